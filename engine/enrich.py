@@ -95,15 +95,22 @@ class Enricher:
         known = self._known_about(event) if self._llm() is not None else ()
         return self._pipeline.analyse(
             event.content, role=event.role, author=event.author, occurred_at=event.occurred_at,
-            run_firewall=False, source=event.source, known=known, embed=embed,
+            run_firewall=False, source=event.source, known=known, embed=embed, valid_time=event.valid_time,
         )
 
     def store(self, tx: Tx, event: Event, analysis: Analysis) -> EnrichmentResult:
-        """Write one event's analysis (used directly by ``extract(learn=True)``)."""
+        """Write one event's analysis (used directly by ``extract(learn=True)``).
+
+        The event's status is checked inside the transaction: an event enriched (or forgotten) since it was read
+        is left alone, so no analysis is ever applied twice.
+        """
+        if tx.scalar("SELECT status FROM events WHERE id = ?", (event.id,)) != "queued":
+            return EnrichmentResult(event.id, analysis, ())
         ctx = FactContext(
             user_id=event.user_id, project_id=event.project_id, conversation_id=event.conversation_id,
             event_id=event.id, span_id=None, extractor=analysis.extractor, prompt_hash=analysis.prompt_hash,
             valid_time=to_epoch(event.valid_time) if event.valid_time else None,
+            stated_at=to_epoch(event.occurred_at),
         )
         applied = self._decider.decide_and_apply(tx, ctx, analysis.proposals)
         if analysis.text_vector is not None:

@@ -128,7 +128,7 @@ class Vault:
         self._recall = Recall(store, vectors, embedder_choice.embedder, catalog, lambda: self._settings,
                               lambda: self.llm, self._submit_write)
         self.documents = DocumentsApi(store, plugins, embedder_choice.embedder, vectors, lambda: self._settings,
-                                      on_enqueue=lambda: self._runner.notify())
+                                      on_enqueue=self._wake_runner)
         self.collections = CollectionsApi(store)
         self.watcher = FolderWatcher(VaultFolderSink(store, self.documents, self.changes.emit), settings.watch)
         self._enricher = Enricher(store, self.pipeline, self._decider, vectors, lambda: self.llm)
@@ -263,6 +263,10 @@ class Vault:
                     self.backup_now()
             except Exception:
                 log.exception("periodic upkeep failed")
+
+    def _wake_runner(self) -> None:
+        """Tell the job runner new work was queued (uploads enqueue distillation jobs)."""
+        self._runner.notify()
 
     def _submit_write(self, op: Any) -> Any:
         assert self.store.writer is not None

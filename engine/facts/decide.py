@@ -53,6 +53,8 @@ class SlotFact:
     corroboration: int
     kind: str
     importance: float
+    corroborated_by: tuple[int, ...] = ()
+    stated_at: float | None = None  # when its evidence was said (the event's time), else when it was recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ class Action:
     targets: tuple[int, ...] = ()
     reason: str = ""
     conflict_with_user: bool = False
+    replaces: tuple[int, ...] = ()  # older non-authoritative values a kept-aside candidate takes over from
 
 
 @dataclass(slots=True)
@@ -78,7 +81,8 @@ class Applied:
 
 SLOT_COLUMNS = (
     "id, object_norm, object_text, status, standing, source_role, confidence, valid_from, event_id, "
-    "corroboration, kind, importance"
+    "corroboration, kind, importance, metadata, "
+    "COALESCE((SELECT e.occurred_at FROM events e WHERE e.id = event_id), recorded_at)"
 )
 SLOT_SQL = (
     f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
@@ -104,27 +108,95 @@ def slot_facts(q: Any, user_id: str, subject_id: int | None, predicate: str, *,
     else:
         rows = q.execute(MULTI_SLOT_SQL, (user_id, subject_id, predicate, object_norm,
                                           user_id, subject_id, predicate)).fetchall()
-    return [SlotFact(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), float(r[6]), r[7], r[8],
-                     int(r[9]), str(r[10]), float(r[11])) for r in rows]
+    return [_slot_fact(r) for r in rows]
+
+
+def applied_from_event(q: Any, user_id: str, subject_id: int | None, p: Proposal, event_id: int | None) -> list[int]:
+    """Facts of ``p``'s slot and value (any status) that this event already created, corroborated or retracted.
+
+    Enrichment of an event is then idempotent even after the slot moved on: re-running it never re-asserts a
+    value it stated before, nor retracts a value a later event stated again.
+    """
+    if subject_id is None or event_id is None:
+        return []
+    if p.proposition.negated:
+        involved = "json_extract(metadata, '$.retracted_by') = ?"
+        args: tuple[Any, ...] = (event_id,)
+    else:
+        involved = ("(event_id = ? OR EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') "
+                    "WHERE value = ?))")
+        args = (event_id, event_id)
+    sql = f"SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? AND {involved}"
+    base: tuple[Any, ...] = (user_id, subject_id, p.predicate, *args)
+    if p.cardinality != "single":
+        sql += " AND object_norm = ?"
+        base += (p.object_norm,)
+    return [int(r[0]) for r in q.execute(sql, base).fetchall() if _same_value(str(r[1]), p.object_norm)]
+
+
+def opposed_facts(q: Any, user_id: str, subject_id: int | None, predicate: str, object_norm: str) -> list[SlotFact]:
+    """Live facts of the opposite preference ("likes" X against "dislikes" X) for the same subject and value."""
+    opposites = params.OPPOSITE_PREDICATES.get(predicate, ())
+    if subject_id is None or not opposites or not object_norm:
+        return []
+    marks = ",".join("?" * len(opposites))
+    rows = q.execute(
+        f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
+        "AND object_norm = ? AND status IN ('active', 'contested') ORDER BY recorded_at, id",
+        (user_id, subject_id, *opposites, object_norm),
+    ).fetchall()
+    return [_slot_fact(r) for r in rows]
+
+
+def _slot_fact(r: Sequence[Any]) -> SlotFact:
+    evidence = json.loads(r[12] or "{}").get("corroborated_by", [])
+    return SlotFact(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), float(r[6]), r[7], r[8],
+                    int(r[9]), str(r[10]), float(r[11]), tuple(int(e) for e in evidence),
+                    float(r[13]) if r[13] is not None else None)
 
 
 def plan(
-    slot: Sequence[SlotFact], p: Proposal, *, event_id: int | None, valid_time: float | None
+    slot: Sequence[SlotFact],
+    p: Proposal,
+    *,
+    event_id: int | None,
+    valid_time: float | None,
+    opposed: Sequence[SlotFact] = (),
+    applied: Sequence[int] = (),
+    stated_at: float | None = None,
 ) -> Action:
-    """Decide what to do with ``p`` given the live facts of its slot (pure: no writes)."""
+    """Decide what to do with ``p`` given the live facts of its slot (pure: no writes).
+
+    ``opposed`` are live facts of the opposite predicate with the same value ("likes jazz" for a proposal
+    "dislikes jazz"): they contradict the proposal the way another value of a single-valued slot does.
+    ``applied`` are facts this very event already produced for the proposal (see :func:`applied_from_event`).
+    ``stated_at`` is when the proposal was said (its event's time).
+    """
+    if applied:
+        return Action("NOOP", p, tuple(applied), "already applied from this event")
     same = [f for f in slot if _same_value(f.object_norm, p.object_norm)]
     if p.proposition.negated:
-        if same:
+        # A negation ends what was said before it, never a value stated later (an older event enriched again or
+        # imported late); an assistant or tool cannot end what the user said.
+        ended = [f for f in same if stated_at is None or f.stated_at is None or f.stated_at <= stated_at]
+        if p.source_role not in AUTHORITATIVE:
+            ended = [f for f in ended if f.source_role not in AUTHORITATIVE]
+        if ended:
             return Action(
                 "RETRACT",
                 p,
-                tuple(f.id for f in same),
+                tuple(f.id for f in ended),
                 "a later statement says this no longer holds",
             )
+        if same:
+            return Action("NOOP", p, (), f"negation of something a {p.source_role} statement cannot end"
+                          if p.source_role not in AUTHORITATIVE else "negation of something stated later")
         return Action("NOOP", p, (), "negation of something not known")
     if same:
         match = same[0]
-        if match.event_id is not None and match.event_id == event_id:
+        if event_id is not None and any(
+            f.event_id == event_id or event_id in f.corroborated_by for f in same
+        ):
             return Action("NOOP", p, (match.id,), "already stored from this event")
         if match.status == "contested" and p.source_role in AUTHORITATIVE:
             return Action(
@@ -136,11 +208,12 @@ def plan(
         return Action(
             "MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again"
         )
-    others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)]
-    if p.cardinality != "single" or not others:
+    others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)] if p.cardinality == "single" else []
+    others += [f for f in opposed if f.id not in {o.id for o in others}]
+    if not others:
         return Action("CREATE", p, (), "new")
     user_backed = [f for f in others if f.source_role in AUTHORITATIVE]
-    if p.source_role not in AUTHORITATIVE and p.source_role != "user":
+    if p.source_role not in AUTHORITATIVE:
         if user_backed:
             return Action(
                 "CREATE",
@@ -148,6 +221,7 @@ def plan(
                 tuple(f.id for f in user_backed),
                 f"{p.source_role} statement cannot overrule the user; kept as a candidate",
                 conflict_with_user=True,
+                replaces=tuple(f.id for f in others if f.source_role not in AUTHORITATIVE),
             )
         return Action("UPDATE", p, tuple(f.id for f in others), f"newer {p.source_role} statement")
     later = valid_time is not None and any(
@@ -182,6 +256,7 @@ class FactContext:
     extractor: str
     prompt_hash: str | None
     valid_time: float | None
+    stated_at: float | None = None  # when the event was said (its occurred_at)
 
 
 class Decider:
@@ -201,7 +276,10 @@ class Decider:
             subject_id = ensure_subject(tx, ctx.user_id, p.subject, kind)
             slot = slot_facts(tx, ctx.user_id, subject_id, p.predicate, cardinality=p.cardinality,
                               object_norm=p.object_norm)
-            action = plan(slot, p, event_id=ctx.event_id, valid_time=ctx.valid_time)
+            opposed = opposed_facts(tx, ctx.user_id, subject_id, p.predicate, p.object_norm)
+            applied = applied_from_event(tx, ctx.user_id, subject_id, p, ctx.event_id)
+            action = plan(slot, p, event_id=ctx.event_id, valid_time=ctx.valid_time, opposed=opposed,
+                          applied=applied, stated_at=ctx.stated_at)
             results.append(self.apply(tx, ctx, subject_id, action))
         return results
 
@@ -209,16 +287,14 @@ class Decider:
         self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None
     ) -> list[Action]:
         """What :meth:`decide_and_apply` would do, against a read snapshot, without writing."""
-        return [
-            plan(
-                slot_facts(q, user_id, find_subject_id(q, user_id, p.subject), p.predicate,
-                           cardinality=p.cardinality, object_norm=p.object_norm),
-                p,
-                event_id=event_id,
-                valid_time=None,
-            )
-            for p in proposals
-        ]
+        actions = []
+        for p in proposals:
+            subject_id = find_subject_id(q, user_id, p.subject)
+            slot = slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality,
+                              object_norm=p.object_norm)
+            opposed = opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm)
+            actions.append(plan(slot, p, event_id=event_id, valid_time=None, opposed=opposed))
+        return actions
 
     # -- applying ----------------------------------------------------------------------------------------------
     def apply(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action) -> Applied:
@@ -242,6 +318,9 @@ class Decider:
                     standing=standing,
                     metadata={"contradicts": list(action.targets)} if action.targets else {},
                 )
+                for old in action.replaces:  # a newer assistant value replaces the older one beside the user's
+                    supersede(tx, old, done.fact_id)
+                done.touched = list(action.replaces)
             case "MERGE" | "LINK":
                 target = action.targets[0]
                 self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE")
@@ -250,7 +329,9 @@ class Decider:
             case "UPDATE":
                 new_id = self._insert(tx, ctx, subject_id, p, previous_id=action.targets[-1])
                 for old in action.targets:
-                    supersede(tx, old, new_id)
+                    supersede(tx, old, new_id, close_conflicts=False)
+                for old in action.targets:  # conflicts among the replaced values are moot now
+                    close_moot_conflicts(tx, old)
                 done.fact_id, done.touched = new_id, list(action.targets)
             case "CONFLICT":
                 new_id = self._insert(tx, ctx, subject_id, p, status="contested")
@@ -270,7 +351,7 @@ class Decider:
                 done.touched.append(winner)
             case "RETRACT":
                 for target in action.targets:
-                    retract(tx, target, until=ctx.valid_time or tx.now)
+                    retract(tx, target, until=ctx.valid_time or tx.now, by_event=ctx.event_id)
                 done.touched = list(action.targets)
         return done
 
@@ -291,6 +372,8 @@ class Decider:
         conf = (
             confidence(p.source_class, p.kind, conflicted=contested) if contested else p.confidence
         )
+        if standing == "candidate":  # kept beside a user fact: its confidence stays in the candidate band
+            conf = min(conf, params.CANDIDATE_MAX_CONFIDENCE)
         band = standing or standing_for(conf, contested=contested)
         tier = tier_for(p.importance, band, p.tier_hint, status)
         meta: dict[str, Any] = dict(metadata or {})
@@ -412,6 +495,9 @@ class Decider:
         if more_detail and contains_detail(p.object_norm, object_norm):
             new_text, new_norm = p.object_text, p.object_norm
             meta.setdefault("earlier_values", []).append(object_text)
+        if _beside_live_user_fact(tx, meta):
+            # an assistant/tool value kept beside the user's: repeating it never makes it injectable
+            conf = min(conf, params.CANDIDATE_MAX_CONFIDENCE)
         standing = standing_for(conf, contested=status == "contested")
         tx.execute(
             "UPDATE facts SET corroboration = ?, confidence = ?, standing = ?, object_text = ?, "
@@ -428,6 +514,16 @@ class Decider:
             ),
         )
         tx.emit("memory.updated", fact_id, reason="corroborated")
+
+
+def _beside_live_user_fact(tx: Tx, meta: dict[str, Any]) -> bool:
+    """True when a fact was stored as a candidate beside user facts that are still live."""
+    ids = [int(i) for i in meta.get("contradicts", [])]
+    if not ids:
+        return False
+    marks = ",".join("?" * len(ids))
+    return bool(tx.scalar(f"SELECT COUNT(*) FROM facts WHERE id IN ({marks}) AND status IN ('active', 'contested')",
+                          tuple(ids)))
 
 
 def _looks_like_name(text: str) -> bool:
@@ -476,28 +572,30 @@ def open_conflicts_of(q: Any, fact_id: int) -> list[int]:
 
 
 def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolved_by: str) -> None:
-    """Close a conflict: the winner is promoted, the loser retired to cold; ``None`` keeps both."""
+    """Close a conflict: the winner is promoted, the loser retired to cold; ``None`` keeps both.
+
+    A loser is retired even when it is part of other open conflicts: in a single-valued slot the value the user
+    chose is the current one.  Conflicts left with a retired side are closed with it (see :func:`supersede`).
+    """
     row = tx.execute(
         "SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)
     ).first()
     if row is None or row[2] != "open":
         return
     fact_a, fact_b = int(row[0]), int(row[1])
-    if winner_id is None:
-        resolution = "keep_both"
-        for fid in (fact_a, fact_b):
-            _settle(tx, fid)
-    else:
-        loser = fact_b if winner_id == fact_a else fact_a
-        resolution = "keep_a" if winner_id == fact_a else "keep_b"
-        _settle(tx, winner_id)
-        if not open_conflicts_of(tx, loser) or open_conflicts_of(tx, loser) == [conflict_id]:
-            supersede(tx, loser, winner_id)
+    resolution = "keep_both" if winner_id is None else ("keep_a" if winner_id == fact_a else "keep_b")
     tx.execute(
         "UPDATE conflicts SET status = 'resolved', resolution = ?, winner_id = ?, resolved_by = ?, "
         "resolved_at = ? WHERE id = ?",
         (resolution, winner_id, resolved_by, tx.now, conflict_id),
     )
+    if winner_id is None:
+        for fid in (fact_a, fact_b):
+            _settle(tx, fid)
+    else:
+        loser = fact_b if winner_id == fact_a else fact_a
+        _settle(tx, winner_id)
+        supersede(tx, loser, winner_id)
     tx.emit(
         "conflict.resolved",
         conflict_id,
@@ -508,34 +606,62 @@ def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolve
 
 
 def _settle(tx: Tx, fact_id: int) -> None:
-    """A fact leaves the contested state (unless another conflict still holds it)."""
-    still_open = [
-        c
-        for c in open_conflicts_of(tx, fact_id)
-        if tx.scalar("SELECT status FROM conflicts WHERE id = ?", (c,)) == "open"
-    ]
-    if len(still_open) <= 1:
+    """A contested fact leaves the contested state once no open conflict holds it any more."""
+    if tx.scalar("SELECT status FROM facts WHERE id = ?", (fact_id,)) != "contested":
+        return
+    if not open_conflicts_of(tx, fact_id):
         _rescore(tx, fact_id, status="active")
         tx.emit("memory.updated", fact_id, reason="conflict resolved")
 
 
-def supersede(tx: Tx, old_id: int, new_id: int | None) -> None:
-    """Retire ``old_id`` (history kept): superseded, cold, pointing at its replacement."""
+def supersede(tx: Tx, old_id: int, new_id: int | None, *, close_conflicts: bool = True) -> None:
+    """Retire ``old_id`` (history kept): superseded, cold, pointing at its replacement.
+
+    A fact leaving a conflict this way gets the standing of its confidence back (``challenged`` only describes
+    a fact in an open conflict), and the conflicts it was part of are closed: the slot has moved on.
+    """
+    row = tx.execute("SELECT status, confidence FROM facts WHERE id = ?", (old_id,)).first()
+    if row is None or row[0] not in ("active", "contested"):
+        return
     tx.execute(
         "UPDATE facts SET status = 'superseded', superseded_at = ?, superseded_by = ?, tier = 'cold', "
-        "standing = CASE WHEN standing = 'challenged' THEN 'candidate' ELSE standing END, updated_at = ? "
-        "WHERE id = ? AND status IN ('active', 'contested')",
-        (tx.now, new_id, tx.now, old_id),
+        "standing = ?, updated_at = ? WHERE id = ?",
+        (tx.now, new_id, standing_for(float(row[1])), tx.now, old_id),
     )
     tx.emit("memory.superseded", old_id, superseded_by=new_id)
+    if close_conflicts:
+        close_moot_conflicts(tx, old_id)
 
 
-def retract(tx: Tx, fact_id: int, *, until: float) -> None:
-    """Mark a fact retracted (no longer true from ``until``), cold."""
+def close_moot_conflicts(tx: Tx, retired_id: int) -> None:
+    """Close the open conflicts of a fact that is no longer current (``resolved_by = 'superseded'``).
+
+    Neither side won such a conflict: the slot moved on.  The other side settles unless another conflict holds it.
+    """
+    for conflict_id in open_conflicts_of(tx, retired_id):
+        fact_a, fact_b = tx.execute("SELECT fact_a, fact_b FROM conflicts WHERE id = ?", (conflict_id,)).first()
+        tx.execute(
+            "UPDATE conflicts SET status = 'resolved', resolution = NULL, winner_id = NULL, "
+            "resolved_by = 'superseded', resolved_at = ? WHERE id = ?",
+            (tx.now, conflict_id),
+        )
+        tx.emit("conflict.resolved", conflict_id, winner_id=None, resolution=None, resolved_by="superseded")
+        _settle(tx, int(fact_b) if int(fact_a) == retired_id else int(fact_a))
+
+
+def retract(tx: Tx, fact_id: int, *, until: float, by_event: int | None = None) -> None:
+    """Mark a fact retracted (no longer true from ``until``), cold; its open conflicts go to the other side.
+
+    ``by_event`` (the event that said so) is kept in the fact's metadata as ``retracted_by``.
+    """
+    row = tx.execute("SELECT status, confidence FROM facts WHERE id = ?", (fact_id,)).first()
+    if row is None or row[0] not in ("active", "contested"):
+        return
     tx.execute(
         "UPDATE facts SET status = 'retracted', valid_to = COALESCE(MIN(valid_to, ?), ?), tier = 'cold', "
-        "updated_at = ? WHERE id = ? AND status IN ('active', 'contested')",
-        (until, until, tx.now, fact_id),
+        "standing = ?, metadata = CASE WHEN ? IS NULL THEN metadata "
+        "ELSE json_set(COALESCE(metadata, '{}'), '$.retracted_by', ?) END, updated_at = ? WHERE id = ?",
+        (until, until, standing_for(float(row[1])), by_event, by_event, tx.now, fact_id),
     )
     for conflict_id in open_conflicts_of(tx, fact_id):
         other = tx.execute(

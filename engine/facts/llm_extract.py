@@ -95,6 +95,9 @@ def extract_with_model(
         if not item["object"].strip() or not item["predicate"].strip():
             rejected.append((item, "empty predicate or object"))
             continue
+        if not any(c.isalnum() for c in item["predicate"]):
+            rejected.append((item, "the predicate has no letters or digits"))
+            continue
         subject = item["subject"].strip() or speaker
         if subject.casefold() in ("i", "me", "myself", "speaker", speaker.casefold()):
             subject = speaker

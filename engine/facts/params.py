@@ -50,6 +50,8 @@ STANDING_BANDS: Final[tuple[tuple[float, Standing], ...]] = (
     (1.01, "fact"),
 )
 INJECTABLE: Final[frozenset[str]] = frozenset({"working", "fact"})
+#: The highest confidence a fact kept as a candidate (an assistant's value beside the user's) may carry.
+CANDIDATE_MAX_CONFIDENCE: Final = 0.49
 
 #: Gate: propositions whose utility falls below this stop before storage.
 GATE_MIN_UTILITY: Final = 0.15
@@ -73,6 +75,14 @@ EPHEMERAL_VALID_DAYS: Final = 7.0
 
 #: Utility signals move importance by this much per mark.
 SIGNAL_STEP: Final = 0.1
+
+#: Preferences that contradict each other for the same value: "I no longer like jazz" (→ dislikes jazz, with a
+#: change cue) supersedes "likes jazz"; without a cue the two are a conflict.
+OPPOSITE_PREDICATES: Final[dict[str, tuple[str, ...]]] = {
+    "likes": ("dislikes",),
+    "loves": ("dislikes",),
+    "dislikes": ("likes", "loves"),
+}
 
 #: A valid time this much later than the current value counts as a change (UPDATE), not a contradiction.
 LATER_VALID_TIME_S: Final = 24 * 3600.0

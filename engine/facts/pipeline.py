@@ -20,7 +20,7 @@ import numpy.typing as npt
 from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.config import Settings
-from engine.errors import ModelUnavailable
+from engine.errors import ModelUnavailable, ValidationError
 from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.classifier import classify
@@ -111,8 +111,13 @@ class Pipeline:
         source: str = "api",
         known: Sequence[str] = (),
         embed: bool = True,
+        valid_time: datetime | None = None,
     ) -> Analysis:
-        """Run the analysis stages on ``text``; see the module docstring."""
+        """Run the analysis stages on ``text``; see the module docstring.
+
+        Relative dates resolve against ``occurred_at`` (when it was said); a fact without a date of its own is
+        true from ``valid_time`` when the event gives one (it became true then), else from ``occurred_at``.
+        """
         speaker = author or ("user" if role == "user" else role)
         out = Analysis(text=text, role=role, speaker=speaker, occurred_at=occurred_at)
         if run_firewall:
@@ -134,7 +139,7 @@ class Pipeline:
         mapped = self._stage_map(out, propositions)
         gated = self._stage_gate(out, mapped)
         out.proposals = self._stage_score(
-            out, gated, role=role, author=author, source=source, mentions=mentions
+            out, gated, role=role, author=author, source=source, mentions=mentions, valid_time=valid_time
         )
         if embed and out.proposals:
             self._stage_embed(out)
@@ -196,9 +201,6 @@ class Pipeline:
     ) -> list[Proposition]:
         t0 = time.perf_counter()
         found = list(rules_extract(text, speaker=speaker, catalog=self.catalog, segments=segments))
-        if out.role in ("assistant", "tool"):
-            # First person in an assistant's turn is the assistant talking about itself: not a memory.
-            found = [p for p in found if p.subject != speaker]
         details: dict[str, Any] = {"rules": len(found)}
         llm = self._llm()
         if llm is not None:
@@ -234,6 +236,13 @@ class Pipeline:
                     "rejected": [{"item": i, "reason": r} for i, r in result.rejected],
                     "segments": kept_text[:200],
                 }
+        if out.role in ("assistant", "tool"):
+            # First person in an assistant's turn is the assistant talking about itself: not a memory (whichever
+            # extractor read it).
+            about_itself = [p for p in found if p.subject == speaker]
+            if about_itself:
+                details["about_the_speaker"] = [_prop_dict(p) for p in about_itself]
+            found = [p for p in found if p.subject != speaker]
         summary = f"{len(found)} propositions" + (
             f" (model: {out.extractor})" if llm is not None else " (rules)"
         )
@@ -253,21 +262,21 @@ class Pipeline:
     ) -> list[tuple[Proposition, str, str]]:
         t0 = time.perf_counter()
         mapped: list[tuple[Proposition, str, str]] = []
+        unmapped: list[dict[str, str]] = []
         for prop in props:
-            name, method = self.map_predicate(prop.predicate)
+            try:
+                name, method = self.map_predicate(prop.predicate)
+            except ValidationError as exc:  # a phrase no predicate name can be made from: drop it, visibly
+                out.dropped.append((f"{prop.subject} {prop.predicate} {prop.object}", exc.message))
+                unmapped.append({"raw": prop.predicate, "why": exc.message})
+                continue
             mapped.append((prop, name, method))
-        out.traces.append(
-            StageTrace(
-                "map",
-                f"{len(mapped)} mapped",
-                {
-                    "mapping": [
-                        {"raw": p.predicate, "predicate": n, "method": m} for p, n, m in mapped
-                    ]
-                },
-                _ms(t0),
-            )
-        )
+        details: dict[str, Any] = {
+            "mapping": [{"raw": p.predicate, "predicate": n, "method": m} for p, n, m in mapped]
+        }
+        if unmapped:
+            details["unmapped"] = unmapped
+        out.traces.append(StageTrace("map", f"{len(mapped)} mapped", details, _ms(t0)))
         return mapped
 
     def map_predicate(self, raw: str) -> tuple[str, str]:
@@ -343,10 +352,11 @@ class Pipeline:
         author: str | None,
         source: str,
         mentions: list[TemporalMention],
+        valid_time: datetime | None = None,
     ) -> list[Proposal]:
         t0 = time.perf_counter()
         proposals: list[Proposal] = []
-        anchor = out.occurred_at
+        anchor = valid_time or out.occurred_at
         for prop, name, method, importance, utility in gated:
             spec = self.catalog.get(name) if name in self.catalog else None
             kind = kind_of(spec.kind if spec else "behavioral")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from engine import Settings, Vault  # noqa: E402
-from engine.events import EventIn  # noqa: E402
+from engine import Settings, Vault
+from engine.events import EventIn
 
 
 def main() -> None:

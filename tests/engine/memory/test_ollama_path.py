@@ -1,0 +1,230 @@
+"""The Ollama extraction path against the fake server (DESIGN §4 stage 2, §7; HARDENING "Privacy").
+
+The prompt is rendered at call time with today's and the event's date; the model's facts are validated (a quote
+that is not verbatim is rejected, visibly, and never stored); output that is not the schema is an error for the
+job (retried, then parked), never a silent empty list; a missing, slow or stopped model degrades that job to the
+rule path with a warning; and personal identifiers are redacted before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Vault
+from engine.events import EventIn
+from engine.facts.llm_extract import ExtractionError
+from tests.engine.memory.support import ChangeLog, check_invariants, every_fact, one, open_vault
+from tests.fakes.ollama import FakeOllama
+
+EMAIL = "ann.lee@example.org"
+CARD = "4111 1111 1111 1111"
+
+
+def model_settings(fake: FakeOllama, **changes: Any) -> Any:
+    return fake.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.backoff_s": 0.02,
+                          **changes})
+
+
+@pytest.fixture
+def model_vault(tmp_path: Path, fake_ollama: FakeOllama) -> Iterator[Vault]:
+    with open_vault(tmp_path / "v", model_settings(fake_ollama)) as vault:
+        assert vault.llm_engine == "ollama:llama3.2"
+        yield vault
+
+
+def extraction_prompts(fake: FakeOllama) -> list[str]:
+    return [r.body["messages"][0]["content"] for r in fake.requests_to("/api/chat")
+            if r.body["messages"][0]["content"].startswith("You extract durable, personal facts")]
+
+
+def stage(report: Any, name: str) -> Any:
+    return next(s for s in report.stages if s.stage == name)
+
+
+def test_the_prompt_is_rendered_at_call_time_with_today_and_the_event_date(model_vault: Vault,
+                                                                          fake_ollama: FakeOllama) -> None:
+    fake_ollama.queue_chat(
+        {"facts": [{"subject": "user", "predicate": "plays_sport", "object": "zorbball",
+                    "evidence": "Every Sunday I play zorbball with Quentin."}]},
+        {"facts": []},
+    )
+    before = datetime.now(UTC)
+    report = model_vault.extract("Every Sunday I play zorbball with Quentin.", learn=True,
+                                 occurred_at="2023-05-08T10:30:00Z")
+    model_vault.extract("Yesterday was a long day.", occurred_at="2024-02-29T18:00:00Z")
+    after = datetime.now(UTC)
+
+    first, second = extraction_prompts(fake_ollama)
+    assert "The message was written on 2023-05-08 10:30 (Monday) by user." in first
+    assert "The message was written on 2024-02-29 18:00 (Thursday) by user." in second
+    for prompt in (first, second):
+        assert any(f"Today is {day:%Y-%m-%d (%A)}." in prompt for day in (before, after))
+        assert "{today}" not in prompt and "{event_date}" not in prompt
+    assert "<<<\nEvery Sunday I play zorbball with Quentin.\n>>>" in first
+
+    fact = model_vault.facts.get(report.fact_ids[0])
+    assert (fact.predicate, fact.object_text, fact.extractor) == ("plays_sport", "zorbball", "ollama:llama3.2")
+    assert fact.prompt_hash is not None and fact.source_text == "Every Sunday I play zorbball with Quentin."
+    chat = fake_ollama.requests_to("/api/chat")[0].body
+    assert chat["format"]["required"] == ["facts"] and chat["model"] == "llama3.2"
+
+
+def test_model_facts_whose_evidence_is_not_verbatim_are_rejected_and_never_stored(
+        model_vault: Vault, fake_ollama: FakeOllama) -> None:
+    text = "Every Sunday I play zorbball with Quentin."
+    answer = {"facts": [
+        {"subject": "user", "predicate": "plays_sport", "object": "zorbball", "evidence": "I play zorbball"},
+        {"subject": "user", "predicate": "lives_in", "object": "Atlantis", "evidence": "I live in Atlantis."},
+        {"subject": "Quentin", "predicate": "is_from", "object": "Mars", "evidence": "quentin is from mars"},
+    ]}
+    fake_ollama.queue_chat(answer, answer)
+    dry = model_vault.extract(text)
+    model = stage(dry, "extract").details["model"]
+    assert model["accepted"] == 1
+    assert [(r["item"]["object"], r["reason"]) for r in model["rejected"]] == [
+        ("Atlantis", "evidence is not a verbatim quote of the message"),
+        ("Mars", "evidence is not a verbatim quote of the message")]
+    assert [d["object"] for d in dry.decisions] == ["zorbball"]
+
+    model_vault.ingest_event(EventIn(conversation_id="c", content=text))  # the worker's path
+    assert model_vault.wait_idle(15)
+    facts = every_fact(model_vault)
+    assert [(f.predicate, f.object_text) for f in facts] == [("plays_sport", "zorbball")]
+    assert facts[0].source_text == "I play zorbball" and text[facts[0].source_start:facts[0].source_end] == (
+        "I play zorbball")
+    check_invariants(model_vault)
+
+
+def test_output_that_is_not_the_schema_is_an_error_for_the_job(model_vault: Vault, fake_ollama: FakeOllama) -> None:
+    fake_ollama.on_chat(lambda request: {"facts": [{"subject": "user", "predicate": 7}]})
+    with pytest.raises(ExtractionError):
+        model_vault.extract("I live in Hanoi.")  # a dry run says so too, instead of "nothing found"
+
+    feed = ChangeLog(model_vault)
+    result = model_vault.ingest_event(EventIn(conversation_id="c", content="I live in Hanoi."))
+    assert model_vault.wait_idle(20)
+    stats = model_vault.jobs()
+    (parked,) = stats.failures
+    assert stats.parked == 1 and parked.kind == "enrich" and parked.payload["event_id"] == result.event_id
+    assert parked.attempts == parked.max_attempts
+    assert "ExtractionError" in (parked.last_error or "") and "facts[0].predicate" in (parked.last_error or "")
+    assert [c.object_id for c in feed.of("job.failed")] == [parked.id]
+    assert every_fact(model_vault) == []  # no silent empty list, and no half-learned event
+    assert model_vault.conversations.event(result.event_id).status == "queued"
+
+    # extract(learn=True) raises the same error and hands its job back to the queue (retried, then parked)
+    with pytest.raises(ExtractionError):
+        model_vault.extract("I work as a nurse.", learn=True)
+    assert model_vault.wait_idle(20)
+    assert model_vault.jobs().parked == 2 and every_fact(model_vault) == []
+
+    # once the model answers properly, retrying the parked jobs learns both events
+    fake_ollama.on_chat(lambda request: {"facts": []})
+    assert model_vault.retry_jobs() == 2
+    assert model_vault.wait_idle(20)
+    assert {f.object_text for f in every_fact(model_vault)} == {"Hanoi", "nurse"}
+    assert model_vault.jobs().parked == 0
+
+
+@pytest.mark.parametrize("fault", ["missing model", "timeout", "connection refused"])
+def test_an_unavailable_model_falls_back_to_the_rule_path_with_a_warning(tmp_path: Path, fake_ollama: FakeOllama,
+                                                                        fault: str) -> None:
+    settings = model_settings(fake_ollama, **{"llm.timeout_s": 0.4})
+    with open_vault(tmp_path / "v", settings) as vault:
+        assert vault.llm_engine == "ollama:llama3.2"
+        if fault == "missing model":
+            fake_ollama.remove_model("llama3.2")
+        elif fault == "timeout":
+            fake_ollama.delay(1.5, path="/api/chat")
+        else:
+            fake_ollama.stop()
+        feed = ChangeLog(vault)
+        result = vault.ingest_event(EventIn(conversation_id="c", content="I live in Hanoi."))
+        assert vault.wait_idle(20)
+
+        fact = one(every_fact(vault), "lives_in", "Hanoi")
+        assert fact.extractor == "rules" and fact.event_id == result.event_id and fact.status == "active"
+        (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "enrich"]
+        assert warning.data["warnings"][0].startswith("model unavailable, used the rule path")
+        assert vault.jobs().parked == 0 and vault.conversations.event(result.event_id).status == "enriched"
+        if fault != "connection refused":
+            assert fake_ollama.requests_to("/api/chat")  # it was asked, and did not answer usefully
+
+        dry = vault.extract("I work as a nurse.")
+        assert [d["object"] for d in dry.decisions] == ["nurse"]
+        assert dry.warnings and dry.warnings[0].startswith("model unavailable, used the rule path")
+        assert stage(dry, "extract").details["model"]["fallback"] == "rules"
+        if fault == "timeout":
+            fake_ollama.delay(0)
+
+
+def test_redaction_happens_before_anything_is_sent(tmp_path: Path, fake_ollama: FakeOllama) -> None:
+    text = f"Mail me at {EMAIL}, my card is {CARD}. I live in Hanoi."
+    settings = model_settings(fake_ollama, **{"privacy.card": "redact", "embedder.provider": "ollama"})
+    with open_vault(tmp_path / "v", settings) as vault:
+        assert vault.embedder.model_id.startswith("ollama:")
+        vault.ingest_event(EventIn(conversation_id="c", content=text))
+        assert vault.wait_idle(15)
+        vault.extract(text)  # the dry run takes the same care
+        vault.extract(f"I moved to Lisbon. Write to {EMAIL}.", learn=True)
+
+    sent = fake_ollama.texts_sent()
+    prompts = extraction_prompts(fake_ollama)
+    assert len(prompts) == 3 and fake_ollama.requests_to("/api/embed")
+    for request in fake_ollama.requests:
+        raw = request.raw.decode("utf-8", "replace")
+        assert EMAIL not in raw and "4111" not in raw and "ann.lee" not in raw
+    assert not any(EMAIL in t or "4111" in t for t in sent)
+    assert all("[EMAIL]" in p for p in prompts) and "[CARD]" in prompts[0] and "[CARD]" in prompts[1]
+    assert any("[EMAIL]" in t for r in fake_ollama.requests_to("/api/embed") for t in r.texts())
+
+
+def test_a_blocked_event_sends_nothing_at_all(model_vault: Vault, fake_ollama: FakeOllama) -> None:
+    fake_ollama.clear_requests()
+    result = model_vault.ingest_event(EventIn(conversation_id="c", content=f"My card is {CARD}. I live in Hanoi."))
+    assert result.status == "blocked" and model_vault.wait_idle(10)
+    report = model_vault.extract(f"My card is {CARD}. I live in Hanoi.")
+    assert report.decisions == () and stage(report, "firewall").details["blocked"] is True
+    assert fake_ollama.requests_to("/api/chat") == [] and every_fact(model_vault) == []
+
+
+def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(model_vault: Vault,
+                                                                               fake_ollama: FakeOllama) -> None:
+    fake_ollama.queue_chat({"facts": []})
+    hanoi = model_vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
+    text = "I am an assistant made by Example Labs. You mentioned you live in Rome now."
+    fake_ollama.queue_chat({"facts": [
+        {"subject": "I", "predicate": "works_at", "object": "Example Labs",
+         "evidence": "I am an assistant made by Example Labs."},
+        {"subject": "user", "predicate": "lives_in", "object": "Rome", "change": True,
+         "evidence": "You mentioned you live in Rome now."},
+    ]})
+    report = model_vault.extract(text, role="assistant", learn=True)
+    subjects = {f.subject for f in every_fact(model_vault)}
+    assert subjects == {"user"}, subjects  # nothing about the assistant itself
+    rome = one(every_fact(model_vault), "lives_in", "Rome")
+    assert rome.source_role == "assistant" and rome.standing == "candidate" and rome.id in report.fact_ids
+    assert model_vault.facts.get(hanoi).status == "active"  # a change cue from the assistant overrules nothing
+    check_invariants(model_vault)
+
+
+def test_a_model_predicate_no_name_can_be_made_from_is_dropped_not_fatal(model_vault: Vault,
+                                                                        fake_ollama: FakeOllama) -> None:
+    fake_ollama.queue_chat({"facts": [
+        {"subject": "user", "predicate": "!!!", "object": "Quentin", "evidence": "I play zorbball with Quentin."},
+        {"subject": "user", "predicate": "喜欢", "object": "Quentin", "evidence": "I play zorbball with Quentin."},
+        {"subject": "user", "predicate": "plays_sport", "object": "zorbball",
+         "evidence": "I play zorbball with Quentin."},
+    ]})
+    report = model_vault.extract("I play zorbball with Quentin.", learn=True)
+    rejected = stage(report, "extract").details["model"]["rejected"]
+    assert [(r["item"]["predicate"], r["reason"]) for r in rejected] == [
+        ("!!!", "the predicate has no letters or digits")]
+    unmapped = stage(report, "map").details["unmapped"]
+    assert [u["raw"] for u in unmapped] == ["喜欢"] and "cannot make a predicate name" in unmapped[0]["why"]
+    assert [(f.predicate, f.object_text) for f in every_fact(model_vault)] == [("plays_sport", "zorbball")]
