@@ -98,8 +98,11 @@ def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
             "forget",
             "get_object",
             "ingest_event",
+            "list_collections",
             "list_conversations",
+            "recall_context",
             "search_facts",
+            "upload_document",
         ]
     )
     assert out["ingest"]["status"] == "queued"

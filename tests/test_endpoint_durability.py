@@ -1,13 +1,14 @@
 """Nothing acknowledged is lost: ``cairn serve`` killed with SIGKILL in the middle of concurrent
-ingests, again and again (HARDENING.md, "SQLite durability").
+ingests and document uploads, again and again (HARDENING.md, "SQLite durability").
 
 Each round starts ``cairn serve`` as a child process, lets several client threads ingest over HTTP
-(single events and batches) for a random 0.3–0.8 s, and kills the server with SIGKILL at that
-random moment.  After every restart, each event acknowledged so far (202) is fetched back through
-``GET /v6/objects/{id}``.  After the last round the vault is opened directly: every acknowledged
-event is present exactly once with its content, ``PRAGMA integrity_check`` is ``ok``, every
-full-text index matches its table, and every vec0 table holds exactly the vectors its embeddings
-rows promise.
+(single events and batches) and one upload documents (JSON text and multipart files, in turn) for a
+random 0.3–0.8 s, and kills the server with SIGKILL at that random moment.  After every restart,
+each event acknowledged so far (202) is fetched back through ``GET /v6/objects/{id}``, and each
+document acknowledged (201) through ``GET /v6/documents/{id}`` with its text.  After the last round
+the vault is opened directly: every acknowledged event and document is present exactly once with
+its content, ``PRAGMA integrity_check`` is ``ok``, every full-text index matches its table, and
+every vec0 table holds exactly the vectors its embeddings rows promise.
 """
 
 from __future__ import annotations
@@ -52,6 +53,21 @@ class Acks:
             if event_id in self.by_id:
                 self.duplicates.append(event_id)
             self.by_id[event_id] = content
+
+
+@dataclass
+class DocAcks:
+    """Acknowledged documents: id → (name, a phrase only its text holds)."""
+
+    by_id: dict[int, tuple[str, str]] = field(default_factory=dict)
+    duplicates: list[int] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, document_id: int, name: str, phrase: str) -> None:
+        with self.lock:
+            if document_id in self.by_id:
+                self.duplicates.append(document_id)
+            self.by_id[document_id] = (name, phrase)
 
 
 class Server:
@@ -141,6 +157,43 @@ def client_load(
                 return  # killed mid-request: not acknowledged, so nothing is promised
 
 
+def upload_load(server: Server, round_no: int, stop: threading.Event, docs: DocAcks) -> None:
+    """Upload documents until stopped or the server dies; record only what was acknowledged."""
+    headers = {"Authorization": f"Bearer {server.token}"}
+    n = 0
+    with httpx.Client(base_url=server.url, headers=headers, trust_env=False, timeout=30) as http:
+        while not stop.is_set():
+            n += 1
+            tag = f"r{round_no}d{n}"
+            name = f"notes-{tag}.md"
+            phrase = f"The lantern {tag} hangs in the boathouse."
+            text = f"# Notes {tag}\n\n{phrase}\n\n## More\n\nNothing else about {tag}.\n"
+            try:
+                if n % 2:
+                    response = http.post("/v6/documents", json={"name": name, "content": text})
+                else:
+                    response = http.post(
+                        "/v6/documents", files={"file": (name, text.encode(), "text/markdown")}
+                    )
+            except httpx.TransportError:
+                return  # killed mid-request: not acknowledged, so nothing is promised
+            if response.status_code == 201:
+                docs.add(int(response.json()["document_id"]), name, phrase)
+
+
+def check_documents_over_http(server: Server, docs: DocAcks, ids: list[int]) -> None:
+    headers = {"Authorization": f"Bearer {server.token}"}
+    with httpx.Client(base_url=server.url, headers=headers, trust_env=False, timeout=10) as http:
+        for document_id in ids:
+            name, phrase = docs.by_id[document_id]
+            answer = http.get(f"/v6/documents/{document_id}")
+            assert answer.status_code == 200, f"acknowledged document {document_id} is gone"
+            tree = answer.json()
+            assert tree["document"]["name"] == name
+            texts = [span["text"] for section in tree["sections"] for span in section["spans"]]
+            assert any(phrase in text for text in texts), f"document {document_id} lost its text"
+
+
 def check_acknowledged_over_http(server: Server, acks: Acks, ids: list[int]) -> None:
     headers = {"Authorization": f"Bearer {server.token}"}
     with httpx.Client(base_url=server.url, headers=headers, trust_env=False, timeout=10) as http:
@@ -156,22 +209,29 @@ def vault_dir(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "vault"
 
 
-def test_acknowledged_events_survive_sigkill(vault_dir: Path, tmp_path: Path) -> None:
+def test_acknowledged_events_and_documents_survive_sigkill(vault_dir: Path, tmp_path: Path) -> None:
     rng = random.Random(20261122)
     acks = Acks()
+    docs = DocAcks()
     kills_under_load = 0
     last_round: list[int] = []
+    last_documents: list[int] = []
     for round_no in range(ROUNDS):
         server = Server(vault_dir, tmp_path / "home")
         try:
             # what the previous round acknowledged before its kill is all back
             check_acknowledged_over_http(server, acks, last_round)
+            check_documents_over_http(server, docs, last_documents)
             before = set(acks.by_id)
+            documents_before = set(docs.by_id)
             stop = threading.Event()
             threads = [
                 threading.Thread(target=client_load, args=(server, round_no, t, stop, acks))
                 for t in range(THREADS)
             ]
+            threads.append(
+                threading.Thread(target=upload_load, args=(server, round_no, stop, docs))
+            )
             for thread in threads:
                 thread.start()
             deadline = time.monotonic() + 15
@@ -184,12 +244,15 @@ def test_acknowledged_events_survive_sigkill(vault_dir: Path, tmp_path: Path) ->
                 thread.join(15)
             assert not any(t.is_alive() for t in threads)
             last_round = sorted(set(acks.by_id) - before)
+            last_documents = sorted(set(docs.by_id) - documents_before)
             kills_under_load += bool(last_round)
         finally:
             server.kill()
     assert kills_under_load == ROUNDS  # every kill landed while acknowledgements were flowing
     assert not acks.duplicates  # no id was ever acknowledged for two different events
     assert len(acks.by_id) > ROUNDS * THREADS  # a real load, not a trickle
+    assert not docs.duplicates
+    assert len(docs.by_id) >= ROUNDS  # uploads were acknowledged throughout
 
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
     vault = Vault.open(vault_dir, settings=settings, start_workers=False)
@@ -203,6 +266,16 @@ def test_acknowledged_events_survive_sigkill(vault_dir: Path, tmp_path: Path) ->
             assert stored.get(event_id) == [content], f"event {event_id}"
             copies = store.scalar("SELECT COUNT(*) FROM events WHERE content = ?", (content,))
             assert copies == 1, f"event {event_id} stored {copies} times"
+        documents: dict[str, list[int]] = {}
+        for document_id, name in store.query("SELECT id, name FROM documents"):
+            documents.setdefault(str(name), []).append(int(document_id))
+        for document_id, (name, phrase) in docs.by_id.items():
+            assert documents.get(name) == [document_id], f"document {name}"
+            held = store.scalar(
+                "SELECT COUNT(*) FROM spans WHERE document_id = ? AND instr(text, ?) > 0",
+                (document_id, phrase),
+            )
+            assert held == 1, f"document {name}: its text is not in its spans"
         assert store.query("PRAGMA integrity_check") == [("ok",)]
         for table in FTS_TABLES:
             base = store.scalar(f"SELECT COUNT(*) FROM {table}")

@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
 from engine.api.auth import TokenFile
+from engine.api.coalesce import IngestCoalescer
 from engine.api.errors import install_error_handlers
 from engine.api.guard import Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
@@ -153,6 +154,7 @@ def create_app(
     )
     hub = StreamHub(vault.changes, streams)
     app.state.vault = vault
+    app.state.ingest = IngestCoalescer(vault)
     app.state.streams = hub
     app.state.mcp = mcp_server
     app.state.mcp_sessions = sessions

@@ -29,6 +29,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError as PydanticValidationError
 
+from engine.api.models.documents import CollectionList, CollectionOut, DocumentJsonBody, UploadOut
 from engine.api.models.events import (
     ConversationList,
     ConversationOut,
@@ -37,7 +38,16 @@ from engine.api.models.events import (
     Role,
 )
 from engine.api.models.facts import FactOut, FactPage
+from engine.api.models.recall import (
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_TOKEN_BUDGET,
+    MIN_TOKEN_BUDGET,
+    RecallBody,
+    RecallContextOut,
+)
 from engine.api.models.system import ObjectOut, ReceiptOut
+from engine.api.uploads import Upload, upload_out
 from engine.errors import ValidationError, VaultError
 from engine.events import MAX_CONTENT_CHARS
 from engine.facts.api import FactFilter
@@ -54,8 +64,11 @@ MCP_PATH = "/mcp"
 
 INSTRUCTIONS = (
     "Cairn is the user's local memory vault. Send each chat turn with ingest_event so Cairn can "
-    "learn from it; look facts up with search_facts and get_object; when the user corrects "
-    "something, call correct_fact; forget removes a scope permanently (try dry_run first)."
+    "learn from it; before answering, call recall_context with the conversation and the user's "
+    "question and put its llm_context text in front of your answer; look facts up with "
+    "search_facts and get_object; when the user corrects something, call correct_fact; add "
+    "documents with upload_document (list_collections names the collections to file them in "
+    "or to ask about); forget removes a scope permanently (try dry_run first)."
 )
 
 P = ParamSpec("P")
@@ -73,6 +86,10 @@ ProjectScope = Annotated[
     str | None, Field(min_length=1, max_length=256, description="Only this project.")
 ]
 When = Annotated[datetime | None, Field(description="ISO-8601 (no zone = UTC) or epoch seconds.")]
+DocumentScope = Annotated[int | None, Field(description="Answer from this document (its id).")]
+CollectionScope = Annotated[
+    int | None, Field(description="Answer from this collection's documents (its id).")
+]
 
 
 class CairnTools:
@@ -114,6 +131,99 @@ class CairnTools:
             external_id=external_id,
         )
         return IngestAck.of(self.vault.ingest_event(body.to_event(SOURCE)))
+
+    def recall_context(
+        self,
+        conversation_id: ConversationId,
+        query: Annotated[
+            str,
+            Field(
+                max_length=MAX_QUERY_CHARS,
+                description="The user's question or latest turn (empty: background only).",
+            ),
+        ],
+        document_id: DocumentScope = None,
+        collection_id: CollectionScope = None,
+        limit: Annotated[
+            int | None, Field(ge=1, le=MAX_LIMIT, description="Ranked blocks at most.")
+        ] = None,
+        token_budget: Annotated[
+            int | None,
+            Field(
+                ge=MIN_TOKEN_BUDGET,
+                le=MAX_TOKEN_BUDGET,
+                description="Size of llm_context.text in tokens at most.",
+            ),
+        ] = None,
+        user_id: UserId = "default",
+        project_id: ProjectScope = None,
+        reference_time: When = None,
+    ) -> RecallContextOut:
+        """Context for the next answer: prompt-ready text, the ranked blocks and the routing."""
+        body = RecallBody(
+            conversation_id=conversation_id,
+            query=query,
+            document_id=document_id,
+            collection_id=collection_id,
+            limit=limit,
+            token_budget=token_budget,
+            user_id=user_id,
+            project_id=project_id,
+            reference_time=reference_time,
+        )
+        return RecallContextOut.of_result(self.vault.recall(body.to_request()))
+
+    def upload_document(
+        self,
+        name: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=255,
+                description="File name of content; its extension picks the parser (notes.md).",
+            ),
+        ] = None,
+        content: Annotated[
+            str | None, Field(min_length=1, description="The document's text (with name).")
+        ] = None,
+        path: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=4096,
+                description="Absolute path of a file on the user's machine (instead of content).",
+            ),
+        ] = None,
+        collection_id: Annotated[
+            int | None, Field(description="Also file it in this collection.")
+        ] = None,
+        document_id: Annotated[
+            int | None, Field(description="Replace this document's content.")
+        ] = None,
+        project_id: ProjectScope = None,
+        user_id: UserId = "default",
+    ) -> UploadOut:
+        """Add a document from a text or a local file; answers its id and status."""
+        body = DocumentJsonBody(
+            name=name,
+            content=content,
+            path=path,
+            collection_id=collection_id,
+            document_id=document_id,
+            project_id=project_id,
+            user_id=user_id,
+        )
+        result, _created = Upload.of_json(body).run(self.vault)
+        return upload_out(result)
+
+    def list_collections(
+        self,
+        user_id: Annotated[str | None, Field(min_length=1, description="Only this user's.")] = None,
+    ) -> CollectionList:
+        """Collections by name, with their ids and document counts."""
+        return CollectionList(
+            collections=[CollectionOut.of(c) for c in self.vault.collections(user_id=user_id)]
+        )
 
     def search_facts(
         self,
@@ -226,6 +336,14 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         ),
     ),
     (
+        "recall_context",
+        "Get what Cairn remembers that bears on the user's question, before answering it: "
+        "returns llm_context.text (prompt-ready, within the token budget; items cite #id), the "
+        "ranked blocks (facts, turns, episodes, document passages) and how the query was "
+        "routed. Give document_id or collection_id to answer from documents.",
+        ToolAnnotations(title="Recall context", read_only_hint=True, open_world_hint=False),
+    ),
+    (
         "search_facts",
         "Search the facts Cairn knows (by words, subject, predicate), most recently changed "
         "first. Current facts only unless include_history is true. Paged with next_cursor.",
@@ -266,11 +384,28 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         "List the conversations Cairn holds, most recently active first, with event counts.",
         ToolAnnotations(title="List conversations", read_only_hint=True, open_world_hint=False),
     ),
-    # Tools that join when their engine capability exists (register them here, one line each,
-    # as methods of CairnTools; tests/engine/api/test_mcp.py lists the expected names):
-    #   recall_context   — POST /v6/recall's context for a prompt (engine/recall/)
-    #   upload_document  — POST /v6/documents (engine/documents/)
-    #   list_collections — GET /v6/collections (engine/documents/)
+    (
+        "upload_document",
+        "Add a document to the vault: give name and content (a text; the name's extension, "
+        "like .md or .txt, picks the parser) or path (the absolute path of a file on the "
+        "user's machine: PDF, Markdown, HTML, text). Optionally file it in a collection. "
+        "Returns the document id and status; a file that cannot be parsed is a tool error "
+        "saying why (it is held in quarantine).",
+        ToolAnnotations(
+            title="Upload a document",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "list_collections",
+        "List the document collections (id, name, description, number of documents); pass a "
+        "collection's id to recall_context to answer from its documents, or to "
+        "upload_document to file a document in it.",
+        ToolAnnotations(title="List collections", read_only_hint=True, open_world_hint=False),
+    ),
 )
 
 

@@ -18,18 +18,22 @@ from typing import Any
 from fastapi import FastAPI
 
 from engine.api.models.common import ErrorBody
+from engine.api.models.documents import DocumentJsonBody
 from engine.version import __version__
 
 TITLE = "Cairn"
 SUMMARY = "The localhost endpoint of a Cairn memory vault."
 DESCRIPTION = (
-    "REST v6 of a local-first memory vault: ingest events, read and correct facts, resolve "
-    "conflicts, forget with receipts, and follow every change as Server-Sent Events "
+    "REST v6 of a local-first memory vault: ingest events, recall context for a prompt, add "
+    "documents and group them in collections, keep folders in sync, read and correct facts, "
+    "resolve conflicts, forget with receipts, and follow every change as Server-Sent Events "
     "(`/v6/events/stream`). The same tools are offered over MCP at `/mcp`.\n\n"
     "Every request needs `Authorization: Bearer <token>` (`cairn token` prints it) except "
     "`GET /v6/health`, must be addressed to the loopback host and port, and may not come from a "
-    "web page unless its origin is allowed. Requests that change something send JSON. Errors "
-    "are `{error: {code, message, details}}`. Times are ISO-8601 UTC."
+    "web page unless its origin is allowed. Requests that change something send JSON (document "
+    "uploads may send multipart/form-data). Errors are `{error: {code, message, details}}`: 400 "
+    "for a bad request (`details.field` names the field), 422 only for a well-formed document "
+    "upload whose file cannot be parsed (`document_quarantined`). Times are ISO-8601 UTC."
 )
 PUBLIC_OPERATIONS = frozenset({("get", "/v6/health")})
 
@@ -39,21 +43,26 @@ _ERRORS: dict[str, str] = {
     "401": "Missing or wrong bearer token.",
     "403": "Sent from a web page whose origin is not allowed.",
     "413": "The body is larger than the endpoint's limit.",
-    "415": "A request that changes something must send JSON.",
+    "415": "A request that changes something must send JSON (or multipart, for uploads).",
     "421": "Not addressed to the loopback host and port of this endpoint.",
     "429": "Too many requests at once; retry after `Retry-After` seconds.",
     "500": "Cairn failed; the vault's logs/ folder names the error type.",
     "503": "The vault is closing; retry after `Retry-After` seconds.",
 }
 _STATE_CHANGING = frozenset({"post", "put", "patch", "delete"})
+#: Models only referenced from a hand-written request body (FastAPI cannot see them).
+_REFERENCED_MODELS = (DocumentJsonBody,)
+#: FastAPI's own validation answer, which Cairn never sends (validation is a 400).
+_FASTAPI_VALIDATION_REF = "#/components/schemas/HTTPValidationError"
 
 _MCP_PATH_ITEM: dict[str, Any] = {
     "post": {
         "tags": ["mcp"],
         "summary": "MCP (streamable HTTP transport)",
         "description": "The Model Context Protocol: JSON-RPC messages of the MCP specification, "
-        "answered as JSON or as an event stream. Tools: ingest_event, search_facts, get_object, "
-        "correct_fact, forget, list_conversations. Send `Accept: application/json, "
+        "answered as JSON or as an event stream. Tools: ingest_event, recall_context, "
+        "search_facts, get_object, correct_fact, upload_document, list_collections, forget, "
+        "list_conversations. Send `Accept: application/json, "
         "text/event-stream`; the same guard applies as everywhere. The same server runs on "
         "stdio with `cairn mcp`.",
         "operationId": "mcp_post",
@@ -97,6 +106,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     schemas.update(_error_schemas())
+    schemas.update(_referenced_schemas())
     doc["components"]["responses"] = {
         f"Error{status}": {
             "description": text,
@@ -107,7 +117,8 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     for path, item in doc.get("paths", {}).items():
         for method, operation in item.items():
             responses = operation.setdefault("responses", {})
-            responses.pop("422", None)
+            if _is_fastapi_validation(responses.get("422")):
+                del responses["422"]
             for status, entry in responses.items():
                 if not status.startswith("2"):  # the route's own refusals (404, 409, …)
                     entry.setdefault("content", {"application/json": {"schema": _ERROR_REF}})
@@ -142,6 +153,22 @@ def _error_statuses(method: str, path: str, operation: dict[str, Any]) -> list[s
     if method in _STATE_CHANGING:
         statuses += ["413", "415"]
     return statuses
+
+
+def _is_fastapi_validation(response: dict[str, Any] | None) -> bool:
+    if response is None:
+        return False
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    return bool(schema.get("$ref") == _FASTAPI_VALIDATION_REF)
+
+
+def _referenced_schemas() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for model in _REFERENCED_MODELS:
+        generated = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        found.update(generated.pop("$defs", {}))
+        found[model.__name__] = generated
+    return found
 
 
 def _error_schemas() -> dict[str, Any]:

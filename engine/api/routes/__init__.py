@@ -1,9 +1,8 @@
 """The endpoint's routers, one module per area.
 
 :func:`routers` is the one list :func:`engine.api.app.create_app` mounts; a new area adds its
-module here (``recall`` for ``POST /v6/recall``; ``documents`` and ``collections`` when the engine
-has them).  Every router serves paths under ``/v6`` and sits behind the guard like everything else
-in the app.
+module here.  Every router serves paths under ``/v6`` and sits behind the guard like everything
+else in the app.
 """
 
 from __future__ import annotations
@@ -15,20 +14,28 @@ def routers() -> list[APIRouter]:
     """Every router of the endpoint, in the order they are mounted."""
     # imported on use: the package stays cheap to import
     from engine.api.routes import (
+        collections,
         conflicts,
         conversations,
+        documents,
         facts,
         forget,
         ingest,
         objects,
+        recall,
         stream,
         subjects,
         system,
+        watch,
     )
 
     return [
         system.router,
         ingest.router,
+        recall.router,
+        documents.router,
+        collections.router,
+        watch.router,
         facts.router,
         conflicts.router,
         conversations.router,

@@ -7,8 +7,9 @@ first, so one bad event stores nothing and the 400 names it (``events[3].content
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
+from engine.api.coalesce import IngestCoalescer
 from engine.api.deps import VaultDep
 from engine.api.models.events import (
     BatchAck,
@@ -32,13 +33,14 @@ router = APIRouter(prefix="/v6", tags=["ingest"])
     summary="Remember one event",
     responses={400: {"description": "A field is missing or wrong; nothing was stored."}},
 )
-def ingest(body: EventBody, vault: VaultDep) -> IngestAck:
+async def ingest(body: EventBody, request: Request) -> IngestAck:
     """Store one event and queue its enrichment; answered once it is committed.
 
     Re-sending the same event (same `external_id`, or same conversation, role, author, content
     and time) stores nothing new and answers `duplicate` with the existing id.
     """
-    return IngestAck.of(vault.ingest_event(body.to_event(SOURCE)))
+    coalescer: IngestCoalescer = request.app.state.ingest
+    return IngestAck.of(await coalescer.ingest(body.to_event(SOURCE)))
 
 
 @router.post(

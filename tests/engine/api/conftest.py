@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
 
-from engine import Vault
+from app.plugins import build_plugin_manager
+from engine import Settings, Vault
 from engine.api.app import create_app
 from engine.api.server import EndpointServer
 
@@ -65,6 +67,34 @@ def seed(vault: Vault) -> None:
         )
 
     vault.store.write(write)
+
+
+#: Offline and quick: the rule path, the hashing embedder, a short parse timeout.
+OFFLINE = {
+    "llm.provider": "simple",
+    "embedder.provider": "hashing",
+    "documents.parse_timeout_s": 5.0,
+    "watch.debounce_s": 0.2,
+}
+
+
+def open_vault(folder: Path, **settings: object) -> Vault:
+    """A real vault with the built-in parser plugins (documents can be uploaded)."""
+    return Vault.open(
+        folder,
+        settings=Settings().updated({**OFFLINE, **settings}),
+        plugins=build_plugin_manager(load_entry_points=False),
+    )
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    """A real vault in a temp folder, offline, with the built-in parsers."""
+    opened = open_vault(tmp_path / "vault")
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 @pytest.fixture

@@ -9,11 +9,13 @@ fact twice would otherwise be a 409, not the route's success).
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 from engine import Vault
 from engine.events import EventIn
 from engine.forget import ForgetScope
+from tests.plugins.parser_pdf import garbage_with_header, text_pdf
 
 _numbers = itertools.count(1)
 
@@ -75,3 +77,61 @@ def conversation(vault: Vault) -> Targets:
     n = next(_numbers)
     vault.ingest_event(EventIn(conversation_id=CONVERSATION, content=f"Turn number {n}."))
     return {"n": n, "conversation_id": CONVERSATION}
+
+
+def document(vault: Vault) -> Targets:
+    """A new document (a short Markdown note)."""
+    n = next(_numbers)
+    result = vault.documents.upload(name=f"note-{n}.md", text=f"# Note {n}\n\nKettle {n} is blue.")
+    assert result.document_id is not None
+    return {"n": n, "document_id": result.document_id}
+
+
+def collection(vault: Vault) -> Targets:
+    """A new, empty collection."""
+    n = next(_numbers)
+    return {"n": n, "collection_id": vault.collections.create(f"Matrix shelf {n}").id}
+
+
+def collection_and_document(vault: Vault) -> Targets:
+    """A new collection and a new document that is not in it."""
+    return {**document(vault), **collection(vault)}
+
+
+def collection_member(vault: Vault) -> Targets:
+    """A new collection holding a new document."""
+    targets = collection_and_document(vault)
+    vault.collections.add(targets["collection_id"], [targets["document_id"]])
+    return targets
+
+
+def repaired_quarantine(vault: Vault) -> Targets:
+    """A file quarantined from its path, since replaced by a readable one (a retry succeeds)."""
+    n = next(_numbers)
+    path = _scratch(vault) / f"ledger-{n}.pdf"
+    path.write_bytes(garbage_with_header(seed=n))
+    held = vault.documents.upload(path=path)
+    assert held.status == "quarantined" and held.quarantine_id is not None
+    path.write_bytes(text_pdf([[f"Ledger {n}: the lamp oil came on Tuesday."]]))
+    return {"n": n, "quarantine_id": held.quarantine_id}
+
+
+def folder(vault: Vault) -> Targets:
+    """A new, empty folder next to the vault (not watched)."""
+    n = next(_numbers)
+    path = _scratch(vault) / f"folder-{n}"
+    path.mkdir()
+    return {"n": n, "folder": str(path)}
+
+
+def watched_folder(vault: Vault) -> Targets:
+    """A new, empty folder that is watched."""
+    targets = folder(vault)
+    vault.watch(targets["folder"])
+    return targets
+
+
+def _scratch(vault: Vault) -> Path:
+    path = vault.paths.root.parent / "matrix-files"
+    path.mkdir(exist_ok=True)
+    return path

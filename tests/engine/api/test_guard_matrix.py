@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 from fastapi.routing import iter_route_contexts
 
-from engine import Settings, Vault
+from engine import Vault
 from engine.api.app import create_app
 from engine.config import EndpointSettings
 from tests.engine.api import targets
 from tests.engine.api.asgi import LiveApp, live
-from tests.engine.api.conftest import PORT, assert_error, seed, table_counts
+from tests.engine.api.conftest import PORT, assert_error, open_vault, seed, table_counts
 
 Body = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]] | None
 MCP_INITIALIZE = {
@@ -89,6 +89,61 @@ ROUTES: list[Route] = [
         ok=202,
     ),
     Route("POST", "/v6/extract", {"text": "I prefer Vue over React."}),
+    Route(
+        "POST",
+        "/v6/recall",
+        {"conversation_id": "matrix-chat", "query": "Where do I live?"},
+        representative=True,
+    ),
+    Route(
+        "POST",
+        "/v6/documents",
+        lambda t: {"name": f"upload-{t['n']}.md", "content": f"# Upload {t['n']}\n\nText."},
+        ok=201,
+        targets=targets.unique,
+        representative=True,
+    ),
+    Route("GET", "/v6/documents"),
+    Route("GET", "/v6/documents/quarantine"),
+    Route(
+        "POST",
+        "/v6/documents/quarantine/{quarantine_id}/retry",
+        ok=201,
+        targets=targets.repaired_quarantine,
+    ),
+    Route("GET", "/v6/documents/{document_id}", targets=targets.document),
+    Route("DELETE", "/v6/documents/{document_id}", targets=targets.document),
+    Route(
+        "POST",
+        "/v6/collections",
+        lambda t: {"name": f"Matrix collection {t['n']}"},
+        ok=201,
+        targets=targets.unique,
+    ),
+    Route("GET", "/v6/collections"),
+    Route("GET", "/v6/collections/{collection_id}", targets=targets.collection),
+    Route(
+        "PATCH",
+        "/v6/collections/{collection_id}",
+        lambda t: {"name": f"Renamed shelf {t['n']}"},
+        targets=targets.collection,
+    ),
+    Route("DELETE", "/v6/collections/{collection_id}", targets=targets.collection),
+    Route(
+        "POST",
+        "/v6/collections/{collection_id}/documents",
+        lambda t: {"document_ids": [t["document_id"]]},
+        targets=targets.collection_and_document,
+    ),
+    Route(
+        "DELETE",
+        "/v6/collections/{collection_id}/documents/{document_id}",
+        targets=targets.collection_member,
+    ),
+    Route("GET", "/v6/watch"),
+    Route("POST", "/v6/watch", lambda t: {"path": t["folder"]}, targets=targets.folder),
+    Route("DELETE", "/v6/watch", lambda t: {"path": t["folder"]}, targets=targets.watched_folder),
+    Route("POST", "/v6/watch/rescan", {"wait_s": 10}),
     Route("POST", "/v6/forget", {"user_id": "matrix-nobody", "dry_run": True}),
     Route("GET", "/v6/forget/receipts/{receipt_id}", targets=targets.receipt),
     Route("GET", "/v6/facts?subject=user&limit=5", representative=True),
@@ -212,8 +267,7 @@ def encode(body: dict[str, Any] | None, ctype: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def matrix_vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vault]:
-    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
-    vault = Vault.open(Path(tmp_path_factory.mktemp("matrix")) / "vault", settings=settings)
+    vault = open_vault(Path(tmp_path_factory.mktemp("matrix")) / "vault")
     seed(vault)
     targets.conversation(vault)
     vault.extract("I live in Lisbon.", learn=True, conversation_id=targets.CONVERSATION)
@@ -335,7 +389,7 @@ def test_every_app_route_is_in_the_table(matrix_vault: Vault) -> None:
             ):
                 missing.append(f"{method} {context.path}")
     assert not missing, f"add these to ROUTES: {missing}"
-    assert served >= 35  # the walk saw the included routers, not just the app's own routes
+    assert served >= 53  # the walk saw the included routers, not just the app's own routes
     assert {"GET /v6/health", "GET /v6/jobs", "POST /mcp"} <= {r.id for r in ROUTES}
 
 

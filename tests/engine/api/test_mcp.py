@@ -27,14 +27,15 @@ T = TypeVar("T")
 
 EXPECTED_TOOLS = {
     "ingest_event",
+    "recall_context",
     "search_facts",
     "get_object",
     "correct_fact",
+    "upload_document",
+    "list_collections",
     "forget",
     "list_conversations",
 }
-# Joining later, once the engine can recall and hold documents (see engine/api/mcp.py):
-NOT_YET = {"recall_context", "upload_document", "list_collections"}
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -79,7 +80,6 @@ def test_tools_are_listed_with_descriptions_and_schemas(served: Served, mode: st
 
     tools = {tool.name: tool for tool in run(served, body, mode)}
     assert set(tools) == EXPECTED_TOOLS
-    assert not NOT_YET & set(tools)  # nothing is offered before it works
     for tool in tools.values():
         assert tool.description and len(tool.description) > 40, tool.name
         assert tool.output_schema is not None, tool.name
@@ -88,6 +88,13 @@ def test_tools_are_listed_with_descriptions_and_schemas(served: Served, mode: st
     assert tools["ingest_event"].input_schema["required"] == ["conversation_id", "content"]
     assert tools["forget"].annotations.destructive_hint is True
     assert tools["search_facts"].annotations.read_only_hint is True
+    assert tools["recall_context"].input_schema["required"] == ["conversation_id", "query"]
+    assert tools["recall_context"].annotations.read_only_hint is True
+    assert "required" not in tools["upload_document"].input_schema  # name+content, or path
+    assert tools["upload_document"].annotations.read_only_hint is False
+    assert tools["list_collections"].annotations.read_only_hint is True
+    recall_out = tools["recall_context"].output_schema["properties"]
+    assert set(recall_out) == {"llm_context", "blocks", "routing"}
 
 
 def test_each_tool_works_on_the_vault(served: Served) -> None:
@@ -279,3 +286,115 @@ def test_building_the_server_leaves_global_logging_alone() -> None:
         cwd=Path(__file__).resolve().parents[3],
     )
     assert result.stdout.split() == ["0", str(logging.WARNING)]
+
+
+# -- recall, documents, collections --------------------------------------------------------------
+def test_recall_context_answers_the_prompt_text_blocks_and_routing(served: Served) -> None:
+    vault = served.vault
+    vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="mcp-r")
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool(
+            "recall_context",
+            {"conversation_id": "mcp-r", "query": "Where do I live?", "token_budget": 400},
+        )
+
+    result = run(served, body)
+    assert result.is_error is False
+    out = result.structured_content
+    assert "Lisbon" in out["llm_context"]["text"]
+    assert 0 < out["llm_context"]["tokens"] <= 400
+    lisbon = [b for b in out["blocks"] if "Lisbon" in b["content"]]
+    assert lisbon and set(lisbon[0]) == {"kind", "id", "content", "score", "at"}
+    assert lisbon[0]["kind"] == "fact" and lisbon[0]["at"].endswith("Z")
+    assert out["routing"]["strategy"] == "LOCAL"
+    assert out["routing"]["subjects"] == ["user (vault owner)"]
+    assert out["routing"]["degraded"] is False
+
+
+def test_documents_over_mcp_upload_list_and_recall(served: Served, tmp_path: Path) -> None:
+    vault = served.vault
+    collection = vault.collections.create("Kitchen")
+    manual = tmp_path / "kettle.txt"
+    manual.write_text("Descale the kettle with citric acid every month.", encoding="utf-8")
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        out["text"] = await client.call_tool(
+            "upload_document",
+            {
+                "name": "oven.md",
+                "content": "# Oven\n\nThe oven self-cleans at 480 degrees for three hours.",
+                "collection_id": collection.id,
+            },
+        )
+        out["path"] = await client.call_tool("upload_document", {"path": str(manual)})
+        out["collections"] = await client.call_tool("list_collections", {})
+        out["recall"] = await client.call_tool(
+            "recall_context",
+            {
+                "conversation_id": "kitchen",
+                "query": "How hot does the oven get when cleaning?",
+                "collection_id": collection.id,
+            },
+        )
+        return out
+
+    out = run(served, body)
+    text = out["text"].structured_content
+    assert text["status"] == "processing" and text["name"] == "oven.md"
+    assert vault.collections.document_ids(collection.id) == [text["document_id"]]
+    by_path = out["path"].structured_content
+    stored = vault.documents.get(by_path["document_id"]).info
+    assert stored.path == str(manual.resolve()) and stored.name == "kettle.txt"
+    [listed] = out["collections"].structured_content["collections"]
+    assert (listed["id"], listed["name"], listed["documents"]) == (collection.id, "Kitchen", 1)
+    recall = out["recall"].structured_content
+    assert recall["routing"]["strategy"] == "COLLECTION"
+    assert "480 degrees" in recall["llm_context"]["text"]
+    assert "citric" not in recall["llm_context"]["text"]  # not in the collection
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("upload_document", {}, "[validation_error] content: is required"),
+        ("upload_document", {"content": "text"}, "[validation_error] name: is required"),
+        ("upload_document", {"path": "notes.txt"}, "[validation_error] path: 'notes.txt' is a"),
+        ("upload_document", {"path": "/dev/null"}, "is a character device"),
+        ("upload_document", {"name": "x.exe", "content": "MZ"}, "[unsupported_file]"),
+        ("upload_document", {"name": "a.md", "content": "x", "collection_id": 9}, "[not_found]"),
+        ("recall_context", {"conversation_id": "c", "query": "x", "limit": 0}, "limit"),
+        ("recall_context", {"conversation_id": "c", "query": "x", "document_id": 9}, "No document"),
+    ],
+)
+def test_document_and_recall_tool_errors_are_readable(
+    served: Served, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    before = table_counts(served.vault)
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool(tool, arguments)
+
+    result = run(served, body)
+    assert result.is_error is True
+    assert expected in text_of(result)
+    assert "Traceback" not in text_of(result)
+    assert table_counts(served.vault) == before
+
+
+def test_a_quarantined_upload_is_a_tool_error_with_the_reason(
+    served: Served, tmp_path: Path
+) -> None:
+    broken = tmp_path / "scan.pdf"
+    broken.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("upload_document", {"path": str(broken)})
+
+    result = run(served, body)
+    assert result.is_error is True
+    assert text_of(result).startswith("[document_quarantined] scan.pdf could not be read (invalid)")
+    assert served.vault.documents() == []
+    [held] = served.vault.documents.quarantine()
+    assert (held.name, held.reason, held.path) == ("scan.pdf", "invalid", str(broken.resolve()))

@@ -68,7 +68,7 @@ def resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_operation_is_described_with_examples() -> None:
     document = schema()
-    assert len(operations(document)) >= 34  # 33 REST operations and MCP
+    assert len(operations(document)) >= 52  # 51 REST operations and MCP
     for method, path, operation in operations(document):
         where = f"{method.upper()} {path}"
         assert operation.get("summary") and operation.get("description"), where
@@ -92,12 +92,22 @@ def test_every_operation_is_described_with_examples() -> None:
                 }, f"{where} {status}: not the endpoint's error shape"
 
 
+#: The one kind of 422 the endpoint answers: a well-formed upload whose file cannot be parsed.
+QUARANTINING = {
+    ("post", "/v6/documents"),
+    ("post", "/v6/documents/quarantine/{quarantine_id}/retry"),
+}
+
+
 def test_errors_are_documented_as_the_endpoint_sends_them() -> None:
     document = schema()
     assert "HTTPValidationError" not in document["components"]["schemas"]
     for method, path, operation in operations(document):
         responses = operation["responses"]
-        assert "422" not in responses, f"{method} {path}: Cairn answers validation with 400"
+        if (method, path) in QUARANTINING:
+            assert "document_quarantined" in responses["422"]["description"]
+        else:
+            assert "422" not in responses, f"{method} {path}: Cairn answers validation with 400"
         if path == "/mcp":
             continue
         assert {"421", "403", "429", "500"} <= set(responses)
@@ -106,3 +116,26 @@ def test_errors_are_documented_as_the_endpoint_sends_them() -> None:
             assert {"413", "415"} <= set(responses)
     stream = document["paths"]["/v6/events/stream"]["get"]["responses"]["200"]["content"]
     assert "event: connected" in stream["text/event-stream"]["example"]
+
+
+def test_the_upload_takes_multipart_or_json_and_says_what_each_status_means() -> None:
+    document = schema()
+    upload = document["paths"]["/v6/documents"]["post"]
+    content = upload["requestBody"]["content"]
+    form = content["multipart/form-data"]["schema"]
+    assert form["required"] == ["file"] and form["properties"]["file"]["format"] == "binary"
+    assert set(form["properties"]) == {
+        "file",
+        "document_id",
+        "collection_id",
+        "project_id",
+        "user_id",
+    }
+    body = resolve(document, content["application/json"]["schema"])
+    assert {"name", "content", "path"} <= set(body["properties"])
+    assert {"200", "201", "404", "413", "415", "422"} <= set(upload["responses"])
+    assert "201" in upload["description"] and "422" in upload["description"]
+    rescan = document["paths"]["/v6/watch/rescan"]["post"]["responses"]
+    assert rescan["202"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RescanOut"
+    }
