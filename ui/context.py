@@ -13,6 +13,9 @@ from PySide6.QtWidgets import QWidget
 
 from ui.ops import OpRunner
 
+FILE_DROPS_PROPERTY = "acceptsFileDrops"
+"""A widget with this Qt property set takes dropped files itself; the main window leaves it be."""
+
 
 @dataclass(frozen=True, slots=True)
 class EndpointInfo:

@@ -11,6 +11,12 @@ shown.
 
 Keyboard: Ctrl+K focuses the search-everywhere box, Ctrl+1 … Ctrl+9 switch views in navigation
 order, Ctrl+Z undoes the current view's last undoable action.
+
+Files and folders dragged from the desktop onto any part of the window are handed to the view
+registered under :data:`FILE_DROP_VIEW` (its ``ingest_paths(paths)``), which is then shown.  Text
+fields would otherwise take such a drop as text, so the window claims file drops first, except on
+widgets that handle files themselves (those with the ``acceptsFileDrops`` property, such as the
+documents tree, where a drop on a collection ingests into it).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import (
     QByteArray,
     QEvent,
+    QMimeData,
     QObject,
     QSize,
     Qt,
@@ -27,7 +34,15 @@ from PySide6.QtCore import (
     Signal,
     SignalInstance,
 )
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -40,7 +55,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.context import EndpointInfo, ViewContext, ViewSpec
+from ui.context import FILE_DROPS_PROPERTY, EndpointInfo, ViewContext, ViewSpec
 from ui.ops import OpRunner
 from ui.theme import fixed_icon, stylesheet, themed_icon
 from ui.ui_state import ui_settings
@@ -63,8 +78,13 @@ OPEN_ROUTES = {
     "subject": ("subjects", "show_subject"),
     "event": ("conversations", "show_event"),
     "conflict": ("conflicts", "select_conflict"),
+    "document": ("documents", "select_document"),
 }
 """Object kind → (view key, the view's method that shows such an object by id)."""
+
+FILE_DROP_VIEW = "documents"
+"""The view that ingests files dropped on the window."""
+_DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
 
 _GEOMETRY_KEY = "main_window/geometry"
 _VIEW_KEY = "main_window/view"
@@ -94,6 +114,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(fixed_icon("cairn"))
         self.setStyleSheet(stylesheet())
         self.setMinimumSize(760, 520)
+        self.setAcceptDrops(True)
 
         self.navigation = QListWidget()
         self.navigation.setObjectName("navigation")
@@ -204,7 +225,19 @@ class MainWindow(QMainWindow):
         add(QKeySequence(QKeySequence.StandardKey.Undo), self.undo)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Keep Ctrl+K for search everywhere even while a text field has the focus."""
+        """Keep Ctrl+K for search everywhere even while a text field has the focus, and take file
+        drops away from text fields (see the module docstring)."""
+        if (
+            event.type() in _DRAG_EVENTS
+            and isinstance(watched, QWidget)
+            and watched is not self
+            and watched.window() is self
+            and isinstance(event, QDropEvent)
+            and local_paths(event.mimeData())
+            and not _handles_file_drops(watched)
+        ):
+            self._take_file_drag(event)
+            return True
         if (
             event.type() == QEvent.Type.ShortcutOverride
             and isinstance(event, QKeyEvent)
@@ -214,6 +247,40 @@ class MainWindow(QMainWindow):
         ):
             return True  # not accepted: the shortcut map, not the text field, gets the key
         return super().eventFilter(watched, event)
+
+    # -- file drops ------------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept files and folders from the desktop."""
+        self._take_file_drag(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        """Keep accepting them wherever they move over the window."""
+        self._take_file_drag(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Ingest the dropped files and folders."""
+        self._take_file_drag(event)
+
+    def _take_file_drag(self, event: QDragMoveEvent | QDropEvent) -> None:
+        paths = local_paths(event.mimeData())
+        if not paths or FILE_DROP_VIEW not in self._views:
+            event.ignore()
+            return
+        # Always a copy: a file manager deletes what it moved once the drop is accepted.
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        if event.type() == QEvent.Type.Drop:
+            self.ingest_files(paths)
+
+    def ingest_files(self, paths: Sequence[str]) -> bool:
+        """Show the documents view and ingest ``paths`` there; False when there is no such view."""
+        view = self._views.get(FILE_DROP_VIEW)
+        ingest = getattr(view, "ingest_paths", None)
+        if view is None or not callable(ingest):
+            return False
+        self.show_view(FILE_DROP_VIEW)
+        ingest(list(paths))
+        return True
 
     def _connect_view(self, key: str, view: QWidget) -> None:
         badge = getattr(view, "badge_changed", None)
@@ -310,10 +377,7 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, event: QEvent) -> None:
         """Re-tint icons when the palette changes (a light/dark theme switch)."""
-        if (
-            event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
-            and self._views
-        ):
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and self._views:
             self._tint_navigation_icons()
         super().changeEvent(event)
 
@@ -336,11 +400,7 @@ class MainWindow(QMainWindow):
     def _restore_state(self) -> None:
         settings = ui_settings()
         geometry = settings.value(_GEOMETRY_KEY)
-        if not (
-            isinstance(geometry, QByteArray)
-            and not geometry.isEmpty()
-            and self.restoreGeometry(geometry)
-        ):
+        if not (isinstance(geometry, QByteArray) and not geometry.isEmpty() and self.restoreGeometry(geometry)):
             self.resize(self._default_size())
         keys = [spec.key for spec in self._specs]
         saved = settings.value(_VIEW_KEY, "")
@@ -359,3 +419,22 @@ class MainWindow(QMainWindow):
         if self._specs:
             settings.setValue(_VIEW_KEY, self.current_view_key())
         settings.sync()
+
+
+def local_paths(data: QMimeData | None) -> list[str]:
+    """The local files and folders a drag carries (empty for anything else)."""
+    if data is None or not data.hasUrls():
+        return []
+    return [url.toLocalFile() for url in data.urls() if url.isLocalFile() and url.toLocalFile()]
+
+
+def _handles_file_drops(widget: QWidget) -> bool:
+    """True when ``widget`` or one of its parents takes file drops itself."""
+    current: QWidget | None = widget
+    while current is not None:
+        if current.property(FILE_DROPS_PROPERTY):
+            return True
+        if current.isWindow():
+            return False
+        current = current.parentWidget()
+    return False

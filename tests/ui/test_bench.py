@@ -1,13 +1,14 @@
-"""The scroll benchmark hook: runs on a real vault, reports the GUI thread's longest stall."""
+"""The GUI benchmarks: scrolling, stalls while events arrive over the endpoint, start-up to first paint."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from engine import Vault
+from engine import Settings, Vault
 from ui.bench import scroll_benchmark
 from ui.main_window import MainWindow
 from ui.models.facts import PAGE_SIZE
@@ -39,3 +40,38 @@ def test_scroll_benchmark_scrolls_to_the_end_fetching_each_page_once(
     assert bar.value() == bar.maximum()
     assert 0 <= stall < 2000
     assert f"{FACTS:,} facts in {vault.paths.root}: longest stall" in capsys.readouterr().out
+
+
+def test_ingest_stall_benchmark_posts_over_the_real_endpoint_and_times_the_gui(
+    vault: Vault,
+    window_for: Callable[[Vault], tuple[MainWindow, OpRunner]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from app.runtime import make_endpoint
+    from ui.bench import ingest_stall_benchmark
+
+    server = make_endpoint(vault, 0)
+    server.start()
+    try:
+        window, _runner = window_for(vault)
+        report = ingest_stall_benchmark(window, server.address, vault.endpoint_token(), rate=40, seconds=1.0)
+    finally:
+        server.stop()
+    assert report.sent == 40 and report.acknowledged == 40
+    assert vault.counts().events == 40  # they really arrived
+    assert report.ticks > 10 and 0 <= report.p99_ms <= report.longest_ms < 5000
+    assert "40/40 events acknowledged" in capsys.readouterr().out
+
+
+def test_startup_benchmark_times_a_fresh_process_to_its_first_paint(
+    tmp_path: Path, offline_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ui.bench import startup_benchmark
+
+    folder = tmp_path / "vault"
+    with Vault.open(folder, settings=offline_settings) as v:
+        v.update_settings({"llm.provider": "simple", "embedder.provider": "hashing"})
+    report = startup_benchmark(folder, runs=1)
+    assert len(report.first_paint_ms) == 1
+    assert 50 < report.first_paint_ms[0] <= report.content_ms[0] < 120_000
+    assert "start-up to first paint" in capsys.readouterr().out

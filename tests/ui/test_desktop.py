@@ -42,12 +42,18 @@ def test_ctrl_and_a_number_switches_views_in_navigation_order(
 ) -> None:
     window, _runner = window_for(vault)
     _activate(qtbot, window)
+    assert len(VIEWS) == 9  # one shortcut per view, Ctrl+1 … Ctrl+9
     keys = [Qt.Key.Key_1 + n for n in range(len(VIEWS))]
     for spec, key in reversed(list(zip(VIEWS, keys, strict=True))):
         _press(qtbot, window, Qt.Key(key))
         assert window.current_view_key() == spec.key
-    _press(qtbot, window, Qt.Key.Key_9)  # no ninth view: nothing changes
-    assert window.current_view_key() == VIEWS[0].key
+    assert window.current_view_key() == "overview"
+    _press(qtbot, window, Qt.Key.Key_9)
+    assert window.current_view_key() == "settings"
+    _press(qtbot, window, Qt.Key.Key_6)
+    assert window.current_view_key() == "documents"
+    _press(qtbot, window, Qt.Key.Key_7)
+    assert window.current_view_key() == "ask"
 
 
 def test_search_everywhere_finds_a_memory_and_jumps_to_it(

@@ -29,6 +29,8 @@ def test_navigation_lists_exactly_the_real_views(composed: tuple[MainWindow, OpR
         "Conflicts",
         "People & topics",
         "Conversations",
+        "Documents",
+        "Ask",
         "Activity",
         "Settings",
     ]

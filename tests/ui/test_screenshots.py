@@ -18,12 +18,15 @@ from pytestqt.qtbot import QtBot
 from engine import Vault
 from engine.jobs import enqueue
 from tests.ui.conftest import seed_chat
+from tests.ui.documents_support import write_note
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
 from ui.views import VIEWS
 from ui.views.activity import ActivityView
+from ui.views.ask import AskView
 from ui.views.conflicts import ConflictsView
 from ui.views.conversations import ConversationsView
+from ui.views.documents import DocumentsView
 from ui.views.memories import MemoriesView
 from ui.views.overview import OverviewView
 from ui.views.settings import SettingsView
@@ -54,6 +57,7 @@ def _populate(vault: Vault, tmp_path: Path) -> None:
     ]
     transcript.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     vault.conversations.import_summary(transcript)
+    vault.documents.upload(path=write_note(tmp_path / "docs"))
     vault.store.write(lambda tx: enqueue(tx, "enrich", {"event_id": "broken"}, max_attempts=1))
     assert vault.wait_idle(30)
 
@@ -92,6 +96,10 @@ def _ready(window: MainWindow, key: str) -> Callable[[], bool]:
             > 0
         ),
         SettingsView: lambda: isinstance(view, SettingsView) and view.loaded,
+        DocumentsView: lambda: (
+            isinstance(view, DocumentsView) and view.group_pane.documents.rowCount() > 0
+        ),
+        AskView: lambda: isinstance(view, AskView) and view.result is not None,
         OverviewView: lambda: (
             isinstance(view, OverviewView)
             and view.count_labels["events"].text() not in ("–", "")
@@ -110,6 +118,10 @@ def test_every_view_draws_its_content(
     qtbot.waitExposed(window)
     for spec in VIEWS:
         window.show_view(spec.key)
+        view = window.view(spec.key)
+        if isinstance(view, AskView):  # a view that shows something once asked
+            qtbot.waitUntil(lambda v=view: v.choices_loaded, timeout=5000)
+            view.ask("Where do I live?", "c2")
         qtbot.waitUntil(_ready(window, spec.key), timeout=10_000)
         qtbot.wait(150)  # let the last results paint
         image = window.grab().toImage()

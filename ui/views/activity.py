@@ -41,6 +41,7 @@ MAX_WARNINGS = 200
 KIND_NAMES = {
     "enrich": "Learning from chat turns",
     "summarize_episode": "Summarising episodes",
+    "distill_document": "Summarising documents",
 }
 
 
