@@ -87,7 +87,7 @@ print("exported", out)
 def default_out() -> Path:
     """The models folder the app looks in (``cairn paths --models``), with the model's folder name."""
     sys.path.insert(0, str(ROOT))
-    from engine.paths import models_dir  # noqa: PLC0415
+    from engine.paths import models_dir
 
     return models_dir() / "all-MiniLM-L6-v2"
 
@@ -100,12 +100,12 @@ def run(cmd: list[str], **kwargs: object) -> None:
 
 def verify(out: Path) -> float:
     """Cosine between the ONNX embedder's vectors and torch's reference vectors (must be ~1)."""
-    import json  # noqa: PLC0415
+    import json
 
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     sys.path.insert(0, str(ROOT))
-    from engine.ai.embedders import OnnxEmbedder  # noqa: PLC0415
+    from engine.ai.embedders import OnnxEmbedder
 
     meta = json.loads((out / "export.json").read_text())
     reference = np.load(out / "reference.npy")
