@@ -30,8 +30,12 @@ err = Console(stderr=True)
 
 VaultOption = Annotated[
     Path | None,
-    typer.Option("--vault", help="Vault folder (default: $CAIRN_HOME/vault or the platform's data folder).",
-                 envvar="CAIRN_VAULT", show_default=False),
+    typer.Option(
+        "--vault",
+        help="Vault folder (default: $CAIRN_HOME/vault or the platform's data folder).",
+        envvar="CAIRN_VAULT",
+        show_default=False,
+    ),
 ]
 
 
@@ -77,8 +81,10 @@ def serve(
         opened = open_vault(vault or state.vault, verbose=verbose)
         try:
             server = make_endpoint(opened, port)
-            err.print(f"Cairn {__version__} serving {opened.paths.root} at {server.address} "
-                      f"(token: `cairn token`; Ctrl-C to stop)")
+            err.print(
+                f"Cairn {__version__} serving {opened.paths.root} at {server.address} "
+                f"(token: `cairn token`; Ctrl-C to stop)"
+            )
             server.run()
             err.print("Stopping: finishing queued work…")
         finally:
@@ -148,8 +154,9 @@ def token(
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to add to the vault.")],
     vault: VaultOption = None,
-    collection: Annotated[str | None, typer.Option("--collection", help="Add them to this collection "
-                                                   "(created when missing).")] = None,
+    collection: Annotated[
+        str | None, typer.Option("--collection", help="Add them to this collection (created when missing).")
+    ] = None,
     project: Annotated[str | None, typer.Option("--project", help="Project id to file them under.")] = None,
 ) -> None:
     """Add documents (Markdown, PDF, text, HTML) with a progress bar and an ok / degraded / quarantined summary."""
@@ -162,18 +169,31 @@ def ingest_command(
         try:
             collection_id = _collection_id(opened, collection) if collection else None
             last = None
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeRemainingColumn(), console=err, transient=True) as bar:
+            with Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            ) as bar:
                 task = bar.add_task("reading…", total=None)
                 for last in opened.ingest_paths(paths, collection_id=collection_id, project_id=project):
-                    bar.update(task, total=last.total, completed=last.done,
-                               description=Path(last.current).name[:40] or "reading…")
+                    bar.update(
+                        task,
+                        total=last.total,
+                        completed=last.done,
+                        description=Path(last.current).name[:40] or "reading…",
+                    )
             if last is None or last.total == 0:
                 err.print("No supported files found (Markdown, PDF, text, HTML).")
                 raise typer.Exit(1)
-            console.print(f"{last.total} files: [green]{last.ok} ok[/], {last.unchanged} unchanged, "
-                          f"[yellow]{last.degraded} degraded[/], [red]{last.quarantined} quarantined[/], "
-                          f"{last.skipped} skipped, {last.failed} failed", highlight=False)
+            console.print(
+                f"{last.total} files: [green]{last.ok} ok[/], {last.unchanged} unchanged, "
+                f"[yellow]{last.degraded} degraded[/], [red]{last.quarantined} quarantined[/], "
+                f"{last.skipped} skipped, {last.failed} failed",
+                highlight=False,
+            )
             for problem in last.problems:
                 console.print(f"  - {problem}", highlight=False)
             err.print("Spans are searchable now; summaries are being made in the background.")
@@ -184,8 +204,9 @@ def ingest_command(
 
 @app.command("import")
 def import_command(
-    files: Annotated[list[Path], typer.Argument(help="Transcript files: ChatGPT or Claude export, JSONL, "
-                                                "text chat log, LoCoMo.")],
+    files: Annotated[
+        list[Path], typer.Argument(help="Transcript files: ChatGPT or Claude export, JSONL, text chat log, LoCoMo.")
+    ],
     vault: VaultOption = None,
     user: Annotated[str, typer.Option("--user", help="User the conversations belong to.")] = "default",
 ) -> None:
@@ -200,8 +221,9 @@ def import_command(
         try:
             for path in files:
                 last = None
-                with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err,
-                              transient=True) as bar:
+                with Progress(
+                    TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+                ) as bar:
                     task = bar.add_task(path.name, total=None)
                     try:
                         for last in opened.conversations.import_file(path, user_id=user):
@@ -211,9 +233,11 @@ def import_command(
                         failed = True
                         continue
                 if last is not None:
-                    console.print(f"{path.name} ({last.importer}): {last.conversations_done} conversations, "
-                                  f"{last.events_added} turns added, {last.duplicates} already there",
-                                  highlight=False)
+                    console.print(
+                        f"{path.name} ({last.importer}): {last.conversations_done} conversations, "
+                        f"{last.events_added} turns added, {last.duplicates} already there",
+                        highlight=False,
+                    )
                     for problem in last.errors:
                         console.print(f"  [red]not imported:[/] {problem}", highlight=False)
                         failed = True
@@ -243,9 +267,15 @@ def show_paths(
         return
     root_dir = paths.resolve_vault_dir(vault or state.vault)
     vp = paths.VaultPaths(root_dir)
-    for label, value in (("vault", vp.root), ("database", vp.db), ("settings", vp.settings),
-                         ("token", vp.token), ("logs", vp.logs), ("backups", vp.backups),
-                         ("models", paths.models_dir())):
+    for label, value in (
+        ("vault", vp.root),
+        ("database", vp.db),
+        ("settings", vp.settings),
+        ("token", vp.token),
+        ("logs", vp.logs),
+        ("backups", vp.backups),
+        ("models", paths.models_dir()),
+    ):
         console.print(f"{label:9} {value}", highlight=False)
 
 

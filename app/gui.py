@@ -36,8 +36,7 @@ from ui.theme import fixed_icon
 log = logging.getLogger(__name__)
 
 NO_DISPLAY_MESSAGE = (
-    "No display found. Run `cairn serve` for the headless vault and endpoint, "
-    "or set QT_QPA_PLATFORM=offscreen."
+    "No display found. Run `cairn serve` for the headless vault and endpoint, or set QT_QPA_PLATFORM=offscreen."
 )
 APP_NAME = "Cairn"
 SIGNAL_POLL_MS = 200
@@ -67,9 +66,7 @@ def build_main_window(
     vault.
     """
     runner = OpRunner(vault, report_bug=report_bug)
-    endpoint = EndpointInfo(
-        address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix
-    )
+    endpoint = EndpointInfo(address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix)
     window = MainWindow(runner, endpoint=endpoint, title=f"{APP_NAME} — {vault.paths.root}")
     window.closed.connect(runner.shutdown)
     return window, runner
@@ -117,8 +114,7 @@ class TrayIcon(QSystemTrayIcon):
             self._told = True  # once per run is a hint; every time would be nagging
             self.showMessage(
                 APP_NAME,
-                "Cairn is still running, and local apps can still reach the vault. "
-                "Quit from this icon's menu.",
+                "Cairn is still running, and local apps can still reach the vault. Quit from this icon's menu.",
                 QSystemTrayIcon.MessageIcon.Information,
                 6000,
             )
@@ -248,9 +244,7 @@ def _start_endpoint(vault: Vault) -> tuple[Any, EndpointInfo]:
 
 
 def _show_fatal(error: VaultError) -> None:
-    box = QMessageBox(
-        QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message
-    )
+    box = QMessageBox(QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message)
     if error.fix:
         box.setInformativeText(f"Fix: {error.fix}")
     box.setStandardButtons(QMessageBox.StandardButton.Close)

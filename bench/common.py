@@ -44,8 +44,12 @@ def bench_vault(embedder: Any, *, folder: Path | None = None, **settings: Any) -
     """A fresh vault in a temp folder with the rule path and the given embedder."""
     changes = {"llm.provider": "simple", "embedder.provider": "hashing", **settings}
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as tmp:
-        vault = Vault.open(folder or Path(tmp) / "vault", settings=Settings().updated(changes),
-                           plugins=build_plugin_manager(load_entry_points=False), embedder=embedder)
+        vault = Vault.open(
+            folder or Path(tmp) / "vault",
+            settings=Settings().updated(changes),
+            plugins=build_plugin_manager(load_entry_points=False),
+            embedder=embedder,
+        )
         try:
             yield vault
         finally:

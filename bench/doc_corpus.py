@@ -62,10 +62,7 @@ def _phrase(rng: random.Random, words: int) -> str:
 
 
 def _sentence(rng: random.Random) -> str:
-    words = [
-        rng.choice(_WORDS) if rng.random() < 0.75 else rng.choice(_CONNECTORS)
-        for _ in range(rng.randint(8, 20))
-    ]
+    words = [rng.choice(_WORDS) if rng.random() < 0.75 else rng.choice(_CONNECTORS) for _ in range(rng.randint(8, 20))]
     return " ".join(words).capitalize() + rng.choice((".", ".", ".", "?", "!"))
 
 
@@ -118,16 +115,12 @@ def _inline_markup(rng: random.Random, paragraph: str) -> str:
     words = paragraph.split(" ")
     for _ in range(3):
         i = rng.randrange(len(words))
-        words[i] = rng.choice(
-            (f"*{words[i]}*", f"**{words[i]}**", f"[{words[i]}](https://example.org/{i})")
-        )
+        words[i] = rng.choice((f"*{words[i]}*", f"**{words[i]}**", f"[{words[i]}](https://example.org/{i})"))
     return " ".join(words)
 
 
 # -- PDF -------------------------------------------------------------------------------------------
-def pdf_report(
-    rng: random.Random, pages: int
-) -> tuple[list[list[tuple[float, str]]], str, list[tuple[int, str, int]]]:
+def pdf_report(rng: random.Random, pages: int) -> tuple[list[list[tuple[float, str]]], str, list[tuple[int, str, int]]]:
     """``(pages of (size, line), title, headings as (level, text, 0-based page))``."""
     title = _phrase(rng, 3)
     lines: list[tuple[float, str]] = [(20.0, title)]
@@ -174,28 +167,20 @@ def _pdf_string(text: str) -> bytes:
     return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
 
 
-def pdf_bytes(
-    pages: list[list[tuple[float, str]]], *, title: str, outline: list[tuple[int, str, int]] | None
-) -> bytes:
+def pdf_bytes(pages: list[list[tuple[float, str]]], *, title: str, outline: list[tuple[int, str, int]] | None) -> bytes:
     """A PDF of Helvetica text lines, one Flate-compressed content stream per page."""
     objects: list[bytes] = [b"", b""]  # 1: catalog, 2: page tree (filled in at the end)
-    objects.append(
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-    )
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
     page_refs: list[int] = []
     for lines in pages:
         ops = [b"BT"]
         y = _PAGE_HEIGHT - 60.0
         for size, text in lines:
             y -= size * 1.5
-            ops.append(
-                b"/F1 %.1f Tf 1 0 0 1 60 %.1f Tm %s Tj" % (size, max(y, 20.0), _pdf_string(text))
-            )
+            ops.append(b"/F1 %.1f Tf 1 0 0 1 60 %.1f Tm %s Tj" % (size, max(y, 20.0), _pdf_string(text)))
         ops.append(b"ET")
         data = zlib.compress(b"\n".join(ops))
-        objects.append(
-            b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data)
-        )
+        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data))
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
             b"/Resources << /Font << /F1 3 0 R >> >> >>" % (len(objects))
@@ -210,9 +195,7 @@ def pdf_bytes(
     return _serialise(objects, info=len(objects))
 
 
-def _add_outline(
-    objects: list[bytes], headings: list[tuple[int, str, int]], page_refs: list[int]
-) -> int:
+def _add_outline(objects: list[bytes], headings: list[tuple[int, str, int]], page_refs: list[int]) -> int:
     """Outline items for level-1 headings with their level-2 headings as children."""
     root = len(objects) + 1
     objects.append(b"")
@@ -272,8 +255,7 @@ def _serialise(objects: list[bytes], *, info: int) -> bytes:
     out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
     out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
     out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-        % (len(objects) + 1, info, xref)
+        b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, info, xref)
     )
     return out.getvalue()
 
@@ -295,9 +277,7 @@ def generate(out: Path, *, markdown: int, pdf: int, pages: int, seed: int) -> li
         path = f"pdf/report-{i:03d}.pdf"
         data = pdf_bytes(laid_out, title=title, outline=placed if with_outline else None)
         (out / path).write_bytes(data)
-        entries.append(
-            FileEntry(path, title, [(lvl, text) for lvl, text, _ in placed], pages, with_outline)
-        )
+        entries.append(FileEntry(path, title, [(lvl, text) for lvl, text, _ in placed], pages, with_outline))
     manifest = {"seed": seed, "files": [asdict(e) for e in entries]}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return entries
@@ -341,9 +321,7 @@ def measure(out: Path, entries: list[FileEntry]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.doc_corpus", description=__doc__.split("\n\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.doc_corpus", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="folder to write the corpus into")
     parser.add_argument("--markdown", type=int, default=50, help="number of Markdown files")
     parser.add_argument("--pdf", type=int, default=20, help="number of PDF files")
@@ -353,9 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.markdown, args.pdf) < 0 or args.pages < 1:
         parser.error("counts must be >= 0 and --pages >= 1")
-    entries = generate(
-        args.out, markdown=args.markdown, pdf=args.pdf, pages=args.pages, seed=args.seed
-    )
+    entries = generate(args.out, markdown=args.markdown, pdf=args.pdf, pages=args.pages, seed=args.seed)
     print(f"wrote {args.markdown} Markdown and {args.pdf} PDFs of {args.pages} pages to {args.out}")
     if args.measure:
         for key, value in measure(args.out, entries).items():

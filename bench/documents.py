@@ -42,8 +42,9 @@ SETTINGS = Settings().updated({"llm.provider": "simple", "embedder.provider": "h
 
 def open_vault(folder: Path, embedder: Any, **kwargs: Any) -> Vault:
     """A benchmark vault with the built-in parsers."""
-    return Vault.open(folder, settings=SETTINGS, plugins=build_plugin_manager(load_entry_points=False),
-                      embedder=embedder, **kwargs)
+    return Vault.open(
+        folder, settings=SETTINGS, plugins=build_plugin_manager(load_entry_points=False), embedder=embedder, **kwargs
+    )
 
 
 def ingest_throughput(corpus: Path, embedder_name: str) -> dict[str, Any]:
@@ -70,9 +71,15 @@ def ingest_throughput(corpus: Path, embedder_name: str) -> dict[str, Any]:
     assert last is not None
     embedder_bound = pages / embed_s
     return {
-        "embedder": embedder.model_id, "files": len(files), "pages": pages, "mb": round(size / 1e6, 2),
-        "spans": len(texts), "ingest_s": round(ingest_s, 2), "pages_per_s": round(pages / ingest_s, 1),
-        "mb_per_s": round(size / 1e6 / ingest_s, 2), "embedder_spans_per_s": round(len(texts) / embed_s, 1),
+        "embedder": embedder.model_id,
+        "files": len(files),
+        "pages": pages,
+        "mb": round(size / 1e6, 2),
+        "spans": len(texts),
+        "ingest_s": round(ingest_s, 2),
+        "pages_per_s": round(pages / ingest_s, 1),
+        "mb_per_s": round(size / 1e6 / ingest_s, 2),
+        "embedder_spans_per_s": round(len(texts) / embed_s, 1),
         "embedder_bound_pages_per_s": round(embedder_bound, 1),
         "ratio_to_embedder_bound": round((pages / ingest_s) / embedder_bound, 3),
         "outcomes": {"ok": last.ok, "degraded": last.degraded, "quarantined": last.quarantined, "failed": last.failed},
@@ -98,9 +105,11 @@ def edit_to_recallable(rounds: int = 5) -> dict[str, Any]:
         folder.mkdir()
         doc = folder / "handbook.md"
         rng = random.Random(3)
-        body = "\n\n".join(f"## Chapter {i}\n\n" + " ".join(f"Paragraph {i}.{j} talks about {rng.random():.6f} "
-                                                            "things worth keeping." for j in range(40))
-                           for i in range(1, 11))  # ≈ 10 pages of text
+        body = "\n\n".join(
+            f"## Chapter {i}\n\n"
+            + " ".join(f"Paragraph {i}.{j} talks about {rng.random():.6f} things worth keeping." for j in range(40))
+            for i in range(1, 11)
+        )  # ≈ 10 pages of text
         doc.write_text(f"# Handbook\n\n{body}\n")
         vault = open_vault(Path(tmp) / "v", make_embedder("hashing"))
         times: list[float] = []
@@ -113,8 +122,12 @@ def edit_to_recallable(rounds: int = 5) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 with doc.open("a") as fh:
                     fh.write(f"\nThe new code word is {marker}.\n")
-                _wait(lambda m=marker: any(m in b.content for b in vault.recall(
-                    RecallRequest(conversation_id="bench", query=m)).blocks), 30)
+                _wait(
+                    lambda m=marker: any(
+                        m in b.content for b in vault.recall(RecallRequest(conversation_id="bench", query=m)).blocks
+                    ),
+                    30,
+                )
                 times.append(time.perf_counter() - t0)
         finally:
             vault.close()
@@ -153,8 +166,12 @@ def local_at_scale(spans: int, queries: int = 100) -> dict[str, Any]:
             result = vault.recall(RecallRequest(conversation_id="bench", query=q))
             latencies.append((time.perf_counter() - t1) * 1000)
             assert result.routing.strategy == "LOCAL"
-        matrix = np.frombuffer(b"".join(r[0] for r in vault.store.query(
-            f"SELECT embedding FROM {vault.vectors.table} WHERE kind = 'span'")), dtype=np.float32).reshape(-1, 384)
+        matrix = np.frombuffer(
+            b"".join(
+                r[0] for r in vault.store.query(f"SELECT embedding FROM {vault.vectors.table} WHERE kind = 'span'")
+            ),
+            dtype=np.float32,
+        ).reshape(-1, 384)
         scans = []
         for q in embedder.embed(qs):
             t1 = time.perf_counter()
@@ -162,11 +179,14 @@ def local_at_scale(spans: int, queries: int = 100) -> dict[str, Any]:
             np.argpartition(-sims, 30)[:30]
             scans.append((time.perf_counter() - t1) * 1000)
         p95, scan95 = percentile(latencies, 95), percentile(scans, 95)
-        return {"spans": spans, "mirror_load_s": round(load_s, 1),
-                "first_pass": [{"dims": f.dims, "pool": f.pool, "recall": f.recall} for f in fitted],
-                "local_recall_ms": {"p50": round(percentile(latencies, 50), 1), "p95": round(p95, 1)},
-                "numpy_scan_ms": {"p50": round(percentile(scans, 50), 1), "p95": round(scan95, 1)},
-                "ratio_p95_to_scan": round(p95 / scan95, 2)}
+        return {
+            "spans": spans,
+            "mirror_load_s": round(load_s, 1),
+            "first_pass": [{"dims": f.dims, "pool": f.pool, "recall": f.recall} for f in fitted],
+            "local_recall_ms": {"p50": round(percentile(latencies, 50), 1), "p95": round(p95, 1)},
+            "numpy_scan_ms": {"p50": round(percentile(scans, 50), 1), "p95": round(scan95, 1)},
+            "ratio_p95_to_scan": round(p95 / scan95, 2),
+        }
     finally:
         vault.close()
 
@@ -191,15 +211,22 @@ def _build_spans(folder: Path, count: int) -> None:
 
 def _insert_doc(tx: Tx, vault: Vault, texts: list[str], vectors: Any, start: int) -> None:
     doc_id = tx.new_id("document")
-    tx.execute("INSERT INTO documents(id, user_id, name, content_hash, status, created_at, updated_at) "
-               "VALUES (?, 'default', ?, ?, 'ready', ?, ?)", (doc_id, f"doc-{start}.md", f"h{start}", tx.now, tx.now))
+    tx.execute(
+        "INSERT INTO documents(id, user_id, name, content_hash, status, created_at, updated_at) "
+        "VALUES (?, 'default', ?, ?, 'ready', ?, ?)",
+        (doc_id, f"doc-{start}.md", f"h{start}", tx.now, tx.now),
+    )
     section = tx.new_id("section")
-    tx.execute("INSERT INTO sections(id, document_id, ordinal, title, start_char, end_char) VALUES (?, ?, 0, 'Body', "
-               "0, 0)", (section, doc_id))
+    tx.execute(
+        "INSERT INTO sections(id, document_id, ordinal, title, start_char, end_char) VALUES (?, ?, 0, 'Body', 0, 0)",
+        (section, doc_id),
+    )
     ids = tx.new_ids("span", len(texts))
-    tx.executemany("INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char) "
-                   "VALUES (?, ?, ?, ?, ?, 0, 0)", [(i, doc_id, section, n, t) for n, (i, t) in
-                                                     enumerate(zip(ids, texts, strict=True))])
+    tx.executemany(
+        "INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char) "
+        "VALUES (?, ?, ?, ?, ?, 0, 0)",
+        [(i, doc_id, section, n, t) for n, (i, t) in enumerate(zip(ids, texts, strict=True))],
+    )
     vault.vectors.add(tx, [VectorItem(i, "span", "default", vectors[n], "synth") for n, i in enumerate(ids)])
 
 

@@ -51,16 +51,25 @@ def main() -> None:
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
     with tempfile.TemporaryDirectory(prefix="cairn-enrich-") as tmp:
         root = Path(tmp) / "vault"
-        vault = Vault.open(root, settings=settings, plugins=build_plugin_manager(load_entry_points=False),
-                           embedder=HashingEmbedder(384), start_workers=False)
+        vault = Vault.open(
+            root,
+            settings=settings,
+            plugins=build_plugin_manager(load_entry_points=False),
+            embedder=HashingEmbedder(384),
+            start_workers=False,
+        )
         t0 = time.perf_counter()
         for path in files:
             vault.conversations.import_summary(path)
         import_s = time.perf_counter() - t0
         events = vault.counts().events
         vault.close()
-        vault = Vault.open(root, settings=settings, plugins=build_plugin_manager(load_entry_points=False),
-                           embedder=HashingEmbedder(384))
+        vault = Vault.open(
+            root,
+            settings=settings,
+            plugins=build_plugin_manager(load_entry_points=False),
+            embedder=HashingEmbedder(384),
+        )
         t0 = time.perf_counter()
         assert vault.wait_idle(timeout=3600)
         enrich_s = time.perf_counter() - t0
@@ -81,12 +90,19 @@ def main() -> None:
             hit = sum(1 for _s, _o, ev in items if any(facts_by_turn.get((conversation_id, e), 0) for e in ev))
             covered += hit
             total += len(items)
-            per_file.append({"file": path.name, "observations": len(items), "covered": hit,
-                             "coverage": round(hit / max(1, len(items)), 4)})
+            per_file.append(
+                {
+                    "file": path.name,
+                    "observations": len(items),
+                    "covered": hit,
+                    "coverage": round(hit / max(1, len(items)), 4),
+                }
+            )
         counts = vault.counts()
         rows = vault.store.query(
             "SELECT s.name, f.predicate, f.object_text, f.standing, e.content FROM facts f "
-            "JOIN subjects s ON s.id = f.subject_id JOIN events e ON e.id = f.event_id")
+            "JOIN subjects s ON s.id = f.subject_id JOIN events e ON e.id = f.event_id"
+        )
         sample = random.Random(7).sample(rows, min(args.sample, len(rows)))
         vault.close()
     payload = {

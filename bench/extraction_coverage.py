@@ -90,9 +90,7 @@ def observation_items(conversation: dict[str, Any]) -> list[tuple[str, str, list
         for speaker, entries in value.items():
             for entry in entries:
                 observation, evidence = entry[0], entry[1]
-                ids = (
-                    evidence if isinstance(evidence, list) else re.split(r"[,;\s]+", str(evidence))
-                )
+                ids = evidence if isinstance(evidence, list) else re.split(r"[,;\s]+", str(evidence))
                 items.append((speaker, observation, [i for i in (s.strip() for s in ids) if i]))
     return items
 
@@ -102,9 +100,7 @@ def measure(path: Path, catalog: Catalog) -> ConversationResult:
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     turns = load_turns(conversation)
-    result = ConversationResult(
-        path.stem, f"{conversation.get('speaker_a')} & {conversation.get('speaker_b')}"
-    )
+    result = ConversationResult(path.stem, f"{conversation.get('speaker_a')} & {conversation.get('speaker_b')}")
     result.turns = len(turns)
     for dia_id, turn in turns.items():
         result.facts[dia_id] = extract(turn.text, speaker=turn.speaker, catalog=catalog)
@@ -132,17 +128,11 @@ def speed(texts: list[tuple[str, str]], catalog: Catalog, *, repeats: int = 3) -
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its report; returns 1 when coverage is below ``--fail-under``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.extraction_coverage", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument(
-        "--data", type=Path, default=DEFAULT_DATA, help="folder of LoCoMo conversation JSON files"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.extraction_coverage", description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of LoCoMo conversation JSON files")
     parser.add_argument("--sample", type=int, default=30, help="propositions to print for reading")
     parser.add_argument("--seed", type=int, default=7, help="random seed of the sample")
-    parser.add_argument(
-        "--fail-under", type=float, default=None, help="exit 1 below this overall coverage"
-    )
+    parser.add_argument("--fail-under", type=float, default=None, help="exit 1 below this overall coverage")
     args = parser.parse_args(argv)
 
     files = sorted(args.data.glob("*.json"))
@@ -157,9 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     print("{:<14}{:<22}{:>6}{:>9}{:>10}{:>7}{:>7}".format(*header))
     row = "{:<14}{:<22}{:>6}{:>9}{:>10.3f}{:>7}{:>7}"
     for r in results:
-        print(
-            row.format(r.name, r.speakers, r.items, r.covered, r.coverage, r.turns, r.propositions)
-        )
+        print(row.format(r.name, r.speakers, r.items, r.covered, r.coverage, r.turns, r.propositions))
     items = sum(r.items for r in results)
     covered = sum(r.covered for r in results)
     overall = covered / items if items else 0.0
@@ -173,16 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     texts: list[tuple[str, str]] = []
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
-        texts.extend(
-            (t.text, t.speaker) for t in load_turns(data.get("conversation", data)).values()
-        )
+        texts.extend((t.text, t.speaker) for t in load_turns(data.get("conversation", data)).values())
     rate = speed(texts, catalog)
     print(f"speed: {rate:,.0f} turns/s on one core, CPU time ({len(texts)} turns, best of 3)")
 
     predicates = Counter(p.predicate for r in results for v in r.facts.values() for p in v)
-    print(
-        "predicates: " + ", ".join(f"{name} {count}" for name, count in predicates.most_common(20))
-    )
+    print("predicates: " + ", ".join(f"{name} {count}" for name, count in predicates.most_common(20)))
 
     everything = [p for r in results for v in r.facts.values() for p in v]
     rng = random.Random(args.seed)

@@ -80,8 +80,10 @@ class Baseline:
 
     def __init__(self) -> None:
         self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE turns USING fts5(dia_id UNINDEXED, body, "
-                        "tokenize='porter unicode61 remove_diacritics 2')")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE turns USING fts5(dia_id UNINDEXED, body, "
+            "tokenize='porter unicode61 remove_diacritics 2')"
+        )
 
     def add(self, data: dict[str, Any]) -> None:
         """Index every turn of one conversation."""
@@ -100,12 +102,17 @@ class Baseline:
         if not words:
             return []
         match = " OR ".join(f'"{w}"' for w in words)
-        return [r[0] for r in self.db.execute(
-            "SELECT dia_id FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?", (match, k))]
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT dia_id FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?", (match, k)
+            )
+        ]
 
 
-def run_file(path: Path, embedder_name: str) -> tuple[list[dict[str, Any]], list[float], list[dict[str, Any]],
-                                                      list[float], dict[str, Any]]:
+def run_file(
+    path: Path, embedder_name: str
+) -> tuple[list[dict[str, Any]], list[float], list[dict[str, Any]], list[float], dict[str, Any]]:
     """Benchmark one conversation file: (cairn rows, cairn latencies, baseline rows, baseline latencies, info)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     questions = locomo_questions(data)
@@ -123,13 +130,20 @@ def run_file(path: Path, embedder_name: str) -> tuple[list[dict[str, Any]], list
         conversation_id = vault.conversations()[0].conversation_id
         for q in questions:
             t1 = time.perf_counter()
-            result = vault.recall(RecallRequest(conversation_id=conversation_id, query=q.text,
-                                                reference_time=reference, limit=max(KS)))
+            result = vault.recall(
+                RecallRequest(conversation_id=conversation_id, query=q.text, reference_time=reference, limit=max(KS))
+            )
             cairn_ms.append((time.perf_counter() - t1) * 1000)
             cairn_rows.append(_row(q, ranked_turns(result)))
-        info = {"file": path.name, "turns": summary.events_added, "questions": len(questions),
-                "ingest_and_enrich_s": round(enrich_s, 2), "facts": vault.counts().active_facts,
-                "embedder": vault.embedder.model_id, "llm": vault.llm_engine}
+        info = {
+            "file": path.name,
+            "turns": summary.events_added,
+            "questions": len(questions),
+            "ingest_and_enrich_s": round(enrich_s, 2),
+            "facts": vault.counts().active_facts,
+            "embedder": vault.embedder.model_id,
+            "llm": vault.llm_engine,
+        }
     baseline = Baseline()
     baseline.add(data)
     base_rows: list[dict[str, Any]] = []
@@ -143,8 +157,13 @@ def run_file(path: Path, embedder_name: str) -> tuple[list[dict[str, Any]], list
 
 
 def _row(q: Question, turns: list[str]) -> dict[str, Any]:
-    return {"question": q.text, "category": q.category, "evidence": list(q.evidence), "top": turns[:10],
-            "recall": score(turns, q.evidence)}
+    return {
+        "question": q.text,
+        "category": q.category,
+        "evidence": list(q.evidence),
+        "top": turns[:10],
+        "recall": score(turns, q.evidence),
+    }
 
 
 def main() -> None:
@@ -173,8 +192,11 @@ def main() -> None:
         infos.append(info)
         c10 = mean([r["recall"][10] for r in c_rows])
         b10 = mean([r["recall"][10] for r in b_rows])
-        print(f"{path.name}: {info['turns']} turns, {info['facts']} facts, enrich {info['ingest_and_enrich_s']} s; "
-              f"recall@10 cairn {c10:.3f} vs baseline {b10:.3f}", flush=True)
+        print(
+            f"{path.name}: {info['turns']} turns, {info['facts']} facts, enrich {info['ingest_and_enrich_s']} s; "
+            f"recall@10 cairn {c10:.3f} vs baseline {b10:.3f}",
+            flush=True,
+        )
     payload = {
         "cairn": summarise(cairn_rows, cairn_ms),
         "baseline": summarise(base_rows, base_ms),

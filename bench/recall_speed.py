@@ -52,22 +52,32 @@ def main() -> None:
         build(folder, args.facts, args.events, vectors)
     embedder = make_embedder(args.embedder)
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
-    vault = Vault.open(folder, settings=settings, plugins=build_plugin_manager(load_entry_points=False),
-                       embedder=embedder)
+    vault = Vault.open(
+        folder, settings=settings, plugins=build_plugin_manager(load_entry_points=False), embedder=embedder
+    )
     try:
         t0 = time.perf_counter()
         loaded = vault.vectors.load_mirror()
         mirror_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        fitted = [dict(zip(("vectors", "dims", "pool", "recall", "fit_s"), (st.vectors, st.dims, st.pool, st.recall,
-                                                                           st.fit_s), strict=True))
-                  for st in vault.vectors.mirror.maintain()]
+        fitted = [
+            dict(
+                zip(
+                    ("vectors", "dims", "pool", "recall", "fit_s"),
+                    (st.vectors, st.dims, st.pool, st.recall, st.fit_s),
+                    strict=True,
+                )
+            )
+            for st in vault.vectors.mirror.maintain()
+        ]
         fit_s = time.perf_counter() - t0
 
         rng = random.Random(5)
         names = [r[0] for r in vault.store.query("SELECT name FROM subjects LIMIT 500")]
-        queries = [rng.choice(QUESTIONS).format(name=rng.choice(names), place=rng.choice(PLACES),
-                                                thing=rng.choice(THINGS)) for _ in range(args.queries)]
+        queries = [
+            rng.choice(QUESTIONS).format(name=rng.choice(names), place=rng.choice(PLACES), thing=rng.choice(THINGS))
+            for _ in range(args.queries)
+        ]
         for q in queries[:10]:  # warm caches (page cache, predicate index)
             vault.recall(RecallRequest(conversation_id="bench", query=q))
         latencies, channel_ms = [], {}
@@ -89,9 +99,11 @@ def main() -> None:
             "first_pass": fitted,
             "first_pass_fit_s": round(fit_s, 2),
             "vector_recall_at_30_vs_exact": vector_recall,
-
-            "recall_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2),
-                          "max": round(max(latencies), 2)},
+            "recall_ms": {
+                "p50": round(percentile(latencies, 50), 2),
+                "p95": round(percentile(latencies, 95), 2),
+                "max": round(max(latencies), 2),
+            },
             "channels_ms_p95": {k: round(percentile(v, 95), 2) for k, v in channel_ms.items()},
             "numpy_scan_ms": scan,
             "vec0_scan_ms": vec0,
@@ -140,8 +152,10 @@ def _vec0_scan(vault: Vault, embedder: object, queries: list[str]) -> dict[str, 
     times = []
     for q in qv:
         t0 = time.perf_counter()
-        vault.store.query(f"SELECT rowid, distance FROM {vault.vectors.table} WHERE embedding MATCH ? AND k = 30",
-                          (np.ascontiguousarray(q, dtype=np.float32).tobytes(),))
+        vault.store.query(
+            f"SELECT rowid, distance FROM {vault.vectors.table} WHERE embedding MATCH ? AND k = 30",
+            (np.ascontiguousarray(q, dtype=np.float32).tobytes(),),
+        )
         times.append((time.perf_counter() - t0) * 1000)
     return {"p50": round(percentile(times, 50), 2), "p95": round(percentile(times, 95), 2)}
 

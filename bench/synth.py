@@ -27,13 +27,19 @@ from engine.store import Tx
 from engine.vault import Vault
 from engine.vectors import VectorItem
 
-FIRST = ("Ana Ben Chloe Dev Elena Farid Gia Hugo Ines Jon Kira Liam Mai Noor Omar Pia Quang Rosa Sven Tara Umar "
-         "Vera Wen Xia Yuki Zane Linh Minh Hoa Bao").split()
+FIRST = (
+    "Ana Ben Chloe Dev Elena Farid Gia Hugo Ines Jon Kira Liam Mai Noor Omar Pia Quang Rosa Sven Tara Umar "
+    "Vera Wen Xia Yuki Zane Linh Minh Hoa Bao"
+).split()
 LAST = "Nguyen Smith Garcia Kim Tran Lopez Silva Novak Costa Ito Berg Haddad Rossi Dubois Kowal".split()
-PLACES = ("Hanoi Paris Lisbon Oslo Berlin Lagos Lima Osaka Denver Austin Madrid Seoul Nairobi Porto Quebec "
-          "Dublin Krakow Hue Busan Perth").split()
-THINGS = ("pottery painting jazz chess surfing climbing baking tennis poetry gardening photography kayaking "
-          "coding sketching running yoga cooking hiking singing fishing").split()
+PLACES = (
+    "Hanoi Paris Lisbon Oslo Berlin Lagos Lima Osaka Denver Austin Madrid Seoul Nairobi Porto Quebec "
+    "Dublin Krakow Hue Busan Perth"
+).split()
+THINGS = (
+    "pottery painting jazz chess surfing climbing baking tennis poetry gardening photography kayaking "
+    "coding sketching running yoga cooking hiking singing fishing"
+).split()
 FOODS = "pho ramen tacos curry pizza sushi falafel paella dumplings risotto".split()
 PETS = "dog cat parrot rabbit turtle hamster".split()
 JOBS = "nurse teacher engineer designer chef pilot lawyer farmer writer architect".split()
@@ -72,9 +78,14 @@ def turns(rng: random.Random, names: list[str], count: int) -> Iterator[tuple[st
     for i in range(count):
         conversation = f"synth:{i // 50}"
         author = names[(i // 50 * 2 + i % 2) % len(names)]
-        text = rng.choice(TURN_TEMPLATES).format(place=rng.choice(PLACES), name=rng.choice(names),
-                                                 thing=rng.choice(THINGS), pet=rng.choice(PETS),
-                                                 food=rng.choice(FOODS), job=rng.choice(JOBS))
+        text = rng.choice(TURN_TEMPLATES).format(
+            place=rng.choice(PLACES),
+            name=rng.choice(names),
+            thing=rng.choice(THINGS),
+            pet=rng.choice(PETS),
+            food=rng.choice(FOODS),
+            job=rng.choice(JOBS),
+        )
         yield conversation, author, text
 
 
@@ -83,8 +94,13 @@ def build(out: Path, facts: int, events: int, vectors: str, seed: int = 11) -> d
     rng = random.Random(seed)
     embedder: Any = HashingEmbedder(384) if vectors == "hashing" else make_embedder("onnx")
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
-    vault = Vault.open(out, settings=settings, plugins=build_plugin_manager(load_entry_points=False),
-                       embedder=embedder, start_workers=False)
+    vault = Vault.open(
+        out,
+        settings=settings,
+        plugins=build_plugin_manager(load_entry_points=False),
+        embedder=embedder,
+        start_workers=False,
+    )
     t0 = time.perf_counter()
     names = people(rng, 2000)
     subject_ids: list[int] = vault.store.write(lambda tx: _subjects(tx, names))
@@ -93,7 +109,7 @@ def build(out: Path, facts: int, events: int, vectors: str, seed: int = 11) -> d
     batch = 2000
     all_turns = list(turns(rng, names, events))
     for start in range(0, events, batch):
-        chunk = all_turns[start:start + batch]
+        chunk = all_turns[start : start + batch]
         vecs = embedder.embed([t for _c, _a, t in chunk])
         event_ids += vault.store.write(lambda tx, c=chunk, v=vecs, s=start: _events(tx, vault, c, v, base_time + s))
     for start in range(0, facts, batch):
@@ -102,13 +118,26 @@ def build(out: Path, facts: int, events: int, vectors: str, seed: int = 11) -> d
             who = rng.randrange(len(names))
             predicate, label, values = FACT_TEMPLATES[rng.randrange(len(FACT_TEMPLATES))]
             value = rng.choice(values)
-            rows.append((subject_ids[who], names[who], predicate, value, f"{names[who]} {label} {value}",
-                         event_ids[i % len(event_ids)] if event_ids else None))
+            rows.append(
+                (
+                    subject_ids[who],
+                    names[who],
+                    predicate,
+                    value,
+                    f"{names[who]} {label} {value}",
+                    event_ids[i % len(event_ids)] if event_ids else None,
+                )
+            )
         vecs = embedder.embed([r[4] for r in rows])
         vault.store.write(lambda tx, r=rows, v=vecs, s=start: _facts(tx, vault, r, v, base_time + s))
-    info = {"facts": facts, "events": events, "subjects": len(names), "vectors": vectors,
-            "model_id": embedder.model_id,
-            "build_s": round(time.perf_counter() - t0, 1)}
+    info = {
+        "facts": facts,
+        "events": events,
+        "subjects": len(names),
+        "vectors": vectors,
+        "model_id": embedder.model_id,
+        "build_s": round(time.perf_counter() - t0, 1),
+    }
     (out / "synth.json").write_text(json.dumps(info))
     vault.close()
     return info
@@ -116,8 +145,11 @@ def build(out: Path, facts: int, events: int, vectors: str, seed: int = 11) -> d
 
 def _subjects(tx: Tx, names: list[str]) -> list[int]:
     ids = tx.new_ids("subject", len(names))
-    tx.executemany("INSERT INTO subjects(id, user_id, name, kind, created_at, updated_at) "
-                   "VALUES (?, 'default', ?, 'person', 0, 0)", [(i, n) for i, n in zip(ids, names, strict=True)])
+    tx.executemany(
+        "INSERT INTO subjects(id, user_id, name, kind, created_at, updated_at) "
+        "VALUES (?, 'default', ?, 'person', 0, 0)",
+        [(i, n) for i, n in zip(ids, names, strict=True)],
+    )
     return ids
 
 
@@ -127,8 +159,11 @@ def _events(tx: Tx, vault: Vault, chunk: list[tuple[str, str, str]], vecs: Any, 
         "INSERT INTO events(id, user_id, conversation_id, type, role, author, content, occurred_at, ingested_at, "
         "content_hash, source, status) VALUES (?, 'default', ?, 'message', 'user', ?, ?, ?, ?, ?, 'synth', "
         "'enriched')",
-        [(i, c, a, t, at + n * 60, at + n * 60, hashlib.sha256(f"{i}{t}".encode()).hexdigest())
-         for n, (i, (c, a, t)) in enumerate(zip(ids, chunk, strict=True))])
+        [
+            (i, c, a, t, at + n * 60, at + n * 60, hashlib.sha256(f"{i}{t}".encode()).hexdigest())
+            for n, (i, (c, a, t)) in enumerate(zip(ids, chunk, strict=True))
+        ],
+    )
     vault.vectors.add(tx, [VectorItem(i, "event", "default", vecs[n], "synth") for n, i in enumerate(ids)])
     return ids
 
@@ -141,10 +176,15 @@ def _facts(tx: Tx, vault: Vault, rows: list[tuple[Any, ...]], vecs: Any, at: flo
         "event_id, conversation_id, source_role, confidence, importance, tier, standing, kind, decay, valid_from, "
         "recorded_at, updated_at, status, extractor) VALUES (?, 'default', ?, ?, ?, ?, ?, ?, ?, NULL, 'user', 0.9, "
         "0.6, ?, 'fact', 'preference', 'stable', ?, ?, ?, 'active', 'synth')",
-        [(i, r[0], r[2], r[3], r[3].lower(), r[4], r[4], r[5], tiers[i % 5] if i % 97 else "hot", at, at, at)
-         for i, r in zip(ids, rows, strict=True)])
-    tx.executemany("INSERT INTO fact_subjects(fact_id, subject_id) VALUES (?, ?)",
-                   [(i, r[0]) for i, r in zip(ids, rows, strict=True)])
+        [
+            (i, r[0], r[2], r[3], r[3].lower(), r[4], r[4], r[5], tiers[i % 5] if i % 97 else "hot", at, at, at)
+            for i, r in zip(ids, rows, strict=True)
+        ],
+    )
+    tx.executemany(
+        "INSERT INTO fact_subjects(fact_id, subject_id) VALUES (?, ?)",
+        [(i, r[0]) for i, r in zip(ids, rows, strict=True)],
+    )
     vault.vectors.add(tx, [VectorItem(i, "fact", "default", vecs[n], "synth") for n, i in enumerate(ids)])
 
 

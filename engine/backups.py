@@ -34,8 +34,11 @@ def list_backups(folder: Path) -> list[Backup]:
     if not folder.exists():
         return []
     files = [p for p in folder.iterdir() if p.is_file() and p.suffix == ".db"]
-    return sorted((Backup(str(p), p.stat().st_size, from_epoch(p.stat().st_mtime)) for p in files),
-                  key=lambda b: b.created_at, reverse=True)
+    return sorted(
+        (Backup(str(p), p.stat().st_size, from_epoch(p.stat().st_mtime)) for p in files),
+        key=lambda b: b.created_at,
+        reverse=True,
+    )
 
 
 def make_backup(store: Store, folder: Path, generations: int) -> Backup:
@@ -61,7 +64,7 @@ def make_backup(store: Store, folder: Path, generations: int) -> Backup:
         target.unlink(missing_ok=True)
         raise
     scheduled = sorted((p for p in folder.glob(f"{PREFIX}*.db")), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in scheduled[max(1, generations):]:
+    for old in scheduled[max(1, generations) :]:
         old.unlink(missing_ok=True)
     return Backup(str(target), target.stat().st_size, from_epoch(target.stat().st_mtime))
 

@@ -37,8 +37,9 @@ class LLMSettings(_Section):
     """The language model used for extraction, summaries and query analysis."""
 
     provider: Literal["auto", "ollama", "simple"] = Field(
-        "auto", description="auto: Ollama when reachable with the model present, else the rule path; "
-        "ollama: always try Ollama (falls back per job with a warning); simple: never use a model."
+        "auto",
+        description="auto: Ollama when reachable with the model present, else the rule path; "
+        "ollama: always try Ollama (falls back per job with a warning); simple: never use a model.",
     )
     ollama_host: str = Field("http://127.0.0.1:11434", description="Address of the local Ollama server.")
     model: str = Field("llama3.2", description="Ollama chat model for extraction and summaries.")
@@ -51,8 +52,9 @@ class EmbedderSettings(_Section):
     """How text is turned into vectors."""
 
     provider: Literal["auto", "ollama", "onnx", "hashing"] = Field(
-        "auto", description="auto: Ollama embedding model if present, else local ONNX MiniLM if its files are "
-        "in the models folder, else the built-in hashing embedder (works offline, lower quality)."
+        "auto",
+        description="auto: Ollama embedding model if present, else local ONNX MiniLM if its files are "
+        "in the models folder, else the built-in hashing embedder (works offline, lower quality).",
     )
     ollama_model: str = Field("nomic-embed-text", description="Ollama embedding model.")
     onnx_model: str = Field(

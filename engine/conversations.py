@@ -51,8 +51,13 @@ class ImportSummary:
 class ConversationsApi:
     """Conversations of the vault (calling it lists them)."""
 
-    def __init__(self, store: Store, plugins: pluggy.PluginManager,
-                 ingest: Callable[[Sequence[EventIn]], list[Any]], gap_s: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        plugins: pluggy.PluginManager,
+        ingest: Callable[[Sequence[EventIn]], list[Any]],
+        gap_s: float,
+    ) -> None:
         self._store = store
         self._plugins = plugins
         self._ingest = ingest
@@ -60,19 +65,30 @@ class ConversationsApi:
 
     def __call__(self, *, user_id: str | None = None, limit: int = 500) -> list[ConversationInfo]:
         """Conversations, most recently active first."""
-        sql = ("SELECT conversation_id, user_id, COUNT(*), MIN(occurred_at), MAX(occurred_at), "
-               "GROUP_CONCAT(DISTINCT author) FROM events")
+        sql = (
+            "SELECT conversation_id, user_id, COUNT(*), MIN(occurred_at), MAX(occurred_at), "
+            "GROUP_CONCAT(DISTINCT author) FROM events"
+        )
         args: list[Any] = []
         if user_id:
             sql += " WHERE user_id = ?"
             args.append(user_id)
         sql += " GROUP BY user_id, conversation_id ORDER BY MAX(occurred_at) DESC LIMIT ?"
-        return [ConversationInfo(str(r[0]), str(r[1]), int(r[2]), from_epoch(float(r[3])), from_epoch(float(r[4])),
-                                 tuple(sorted(a for a in (r[5] or "").split(",") if a)))
-                for r in self._store.query(sql, (*args, limit))]
+        return [
+            ConversationInfo(
+                str(r[0]),
+                str(r[1]),
+                int(r[2]),
+                from_epoch(float(r[3])),
+                from_epoch(float(r[4])),
+                tuple(sorted(a for a in (r[5] or "").split(",") if a)),
+            )
+            for r in self._store.query(sql, (*args, limit))
+        ]
 
-    def events(self, conversation_id: str, *, user_id: str | None = None, limit: int = 1000,
-               before_id: int | None = None) -> list[Event]:
+    def events(
+        self, conversation_id: str, *, user_id: str | None = None, limit: int = 1000, before_id: int | None = None
+    ) -> list[Event]:
         """The conversation's events in time order (the last ``limit`` before ``before_id``)."""
         sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE conversation_id = ?"
         args: list[Any] = [conversation_id]
@@ -82,8 +98,9 @@ class ConversationsApi:
         if before_id is not None:
             sql += " AND id < ?"
             args.append(before_id)
-        rows = self._store.query(f"SELECT * FROM ({sql} ORDER BY occurred_at DESC, id DESC LIMIT ?) "
-                                 "ORDER BY occurred_at, id", (*args, limit))
+        rows = self._store.query(
+            f"SELECT * FROM ({sql} ORDER BY occurred_at DESC, id DESC LIMIT ?) ORDER BY occurred_at, id", (*args, limit)
+        )
         return [event_from_row(r) for r in rows]
 
     def event(self, event_id: int) -> Event:
@@ -99,17 +116,32 @@ class ConversationsApi:
         earlier = self._store.query(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND "
             "(occurred_at < ? OR (occurred_at = ? AND id < ?)) ORDER BY occurred_at DESC, id DESC LIMIT ?",
-            (centre.conversation_id, centre.user_id, centre.occurred_at.timestamp(), centre.occurred_at.timestamp(),
-             centre.id, before))
+            (
+                centre.conversation_id,
+                centre.user_id,
+                centre.occurred_at.timestamp(),
+                centre.occurred_at.timestamp(),
+                centre.id,
+                before,
+            ),
+        )
         later = self._store.query(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND "
             "(occurred_at > ? OR (occurred_at = ? AND id > ?)) ORDER BY occurred_at, id LIMIT ?",
-            (centre.conversation_id, centre.user_id, centre.occurred_at.timestamp(), centre.occurred_at.timestamp(),
-             centre.id, after))
+            (
+                centre.conversation_id,
+                centre.user_id,
+                centre.occurred_at.timestamp(),
+                centre.occurred_at.timestamp(),
+                centre.id,
+                after,
+            ),
+        )
         return [*(event_from_row(r) for r in reversed(earlier)), centre, *(event_from_row(r) for r in later)]
 
-    def episodes(self, conversation_id: str | None = None, *, user_id: str | None = None,
-                 limit: int = 500) -> list[Episode]:
+    def episodes(
+        self, conversation_id: str | None = None, *, user_id: str | None = None, limit: int = 500
+    ) -> list[Episode]:
         """Episodes (of one conversation, or all), newest first."""
         sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE 1"
         args: list[Any] = []
@@ -131,8 +163,9 @@ class ConversationsApi:
 
     def close_episodes(self, conversation_id: str, *, user_id: str | None = None) -> int:
         """Close the conversation's open segment now (its summary is queued)."""
-        return int(self._store.write(lambda tx: close_idle(tx, self._gap_s, conversation_id=conversation_id,
-                                                           user_id=user_id)))
+        return int(
+            self._store.write(lambda tx: close_idle(tx, self._gap_s, conversation_id=conversation_id, user_id=user_id))
+        )
 
     # -- transcripts -------------------------------------------------------------------------------------------
     def importers(self) -> list[Importer]:
@@ -155,11 +188,13 @@ class ConversationsApi:
             except Exception:
                 log.warning("importer %s failed to sniff a file", getattr(importer, "name", "?"))
         names = ", ".join(f"{i.name} ({i.description})" for i in importers) or "none registered"
-        raise UnsupportedFile(f"{path.name} is not a transcript format Cairn knows.",
-                              fix=f"Supported formats: {names}.")
+        raise UnsupportedFile(
+            f"{path.name} is not a transcript format Cairn knows.", fix=f"Supported formats: {names}."
+        )
 
-    def import_file(self, path: Path, *, user_id: str = "default", importer: Importer | None = None,
-                    project_id: str | None = None) -> Iterator[ImportProgress]:
+    def import_file(
+        self, path: Path, *, user_id: str = "default", importer: Importer | None = None, project_id: str | None = None
+    ) -> Iterator[ImportProgress]:
         """Import a transcript file, yielding progress after each conversation.
 
         Each conversation is ingested in one transaction, so a malformed conversation imports nothing; its error
@@ -176,8 +211,16 @@ class ConversationsApi:
             a, d = self._import_conversation(conversation, chosen.name, user_id, project_id)
             added += a
             duplicates += d
-            yield ImportProgress(str(path), chosen.name, done, total, added, duplicates, tuple(errors),
-                                 current=conversation.title or conversation.conversation_id)
+            yield ImportProgress(
+                str(path),
+                chosen.name,
+                done,
+                total,
+                added,
+                duplicates,
+                tuple(errors),
+                current=conversation.title or conversation.conversation_id,
+            )
 
     def import_summary(self, path: Path, **kwargs: Any) -> ImportSummary:
         """Import ``path`` to the end and summarise."""
@@ -185,17 +228,29 @@ class ConversationsApi:
         for last in self.import_file(path, **kwargs):  # noqa: B007 - we want the final progress
             pass
         assert last is not None
-        return ImportSummary(last.path, last.importer, last.conversations_done, last.events_added,
-                             last.duplicates, last.errors)
+        return ImportSummary(
+            last.path, last.importer, last.conversations_done, last.events_added, last.duplicates, last.errors
+        )
 
-    def _import_conversation(self, conversation: ImportedConversation, importer: str, user_id: str,
-                             project_id: str | None) -> tuple[int, int]:
+    def _import_conversation(
+        self, conversation: ImportedConversation, importer: str, user_id: str, project_id: str | None
+    ) -> tuple[int, int]:
         events = [
-            EventIn(conversation_id=conversation.conversation_id, content=turn.content, role=turn.role,
-                    type=turn.type, occurred_at=turn.occurred_at, author=turn.author,
-                    metadata=dict(turn.metadata), user_id=user_id, project_id=project_id,
-                    source=f"import:{importer}", external_id=turn.external_id)
-            for turn in conversation.turns if turn.content.strip()
+            EventIn(
+                conversation_id=conversation.conversation_id,
+                content=turn.content,
+                role=turn.role,
+                type=turn.type,
+                occurred_at=turn.occurred_at,
+                author=turn.author,
+                metadata=dict(turn.metadata),
+                user_id=user_id,
+                project_id=project_id,
+                source=f"import:{importer}",
+                external_id=turn.external_id,
+            )
+            for turn in conversation.turns
+            if turn.content.strip()
         ]
         if not events:
             return 0, 0

@@ -29,9 +29,7 @@ if TYPE_CHECKING:
 REINSTALL = "make run  (or: pip install -e .)"
 
 
-def run_doctor(
-    vault_dir: Path, *, settings: Settings | None = None, vault: Vault | None = None
-) -> DoctorReport:
+def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vault | None = None) -> DoctorReport:
     """Run every check for the vault in ``vault_dir`` and return the findings in a fixed order."""
     findings: list[Finding] = [_python()]
     findings.extend(_sqlite())
@@ -91,8 +89,11 @@ def _vault(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
         writable = os.access(parent, os.W_OK) if parent.exists() else True
         if not writable:
             return Finding(
-                "vault", "error", f"{vault_paths.root} cannot be created (no write permission)",
-                "Choose another folder with --vault or CAIRN_HOME.", essential=True,
+                "vault",
+                "error",
+                f"{vault_paths.root} cannot be created (no write permission)",
+                "Choose another folder with --vault or CAIRN_HOME.",
+                essential=True,
             )
         return Finding("vault", "ok", f"{vault_paths.root} (new: created on first start)")
     try:
@@ -111,8 +112,11 @@ def _vault(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
         )
     if version > SCHEMA_VERSION:
         return Finding(
-            "vault", "error", f"{vault_paths.root}: schema {version} is newer than this Cairn ({SCHEMA_VERSION})",
-            "Upgrade Cairn.", essential=True,
+            "vault",
+            "error",
+            f"{vault_paths.root}: schema {version} is newer than this Cairn ({SCHEMA_VERSION})",
+            "Upgrade Cairn.",
+            essential=True,
         )
     note = "" if version == SCHEMA_VERSION else f"; will be upgraded to {SCHEMA_VERSION} on open"
     return Finding("vault", "ok", f"{vault_paths.root} (schema {version}{note})")
@@ -127,7 +131,9 @@ def _ollama(settings: Settings) -> list[Finding]:
         level: FindingStatus = "error" if cfg.provider == "ollama" else "warn"
         return [
             Finding(
-                "ollama", level, f"not reachable at {cfg.ollama_host} ({status.error}); the rule path is used",
+                "ollama",
+                level,
+                f"not reachable at {cfg.ollama_host} ({status.error}); the rule path is used",
                 "Start Ollama with `ollama serve` (https://ollama.com), or set llm.provider = 'simple'.",
             )
         ]
@@ -136,8 +142,11 @@ def _ollama(settings: Settings) -> list[Finding]:
     if status.has_model(cfg.model):
         out.append(Finding("llm", "ok", f"ollama:{cfg.model}"))
     else:
-        out.append(Finding("llm", "warn", f"model {cfg.model} not installed; the rule path is used",
-                           f"ollama pull {cfg.model}"))
+        out.append(
+            Finding(
+                "llm", "warn", f"model {cfg.model} not installed; the rule path is used", f"ollama pull {cfg.model}"
+            )
+        )
     return out
 
 
@@ -150,12 +159,14 @@ def _embedder(settings: Settings, vault: Vault | None) -> Finding:
     if cfg.provider == "hashing":
         return Finding("embedder", "ok", f"hashing-v1-{cfg.hashing_dim} (chosen in settings)")
     if cfg.provider == "onnx" and not has_onnx:
-        return Finding("embedder", "error", f"no ONNX model in {folder}", ONNX_HELP.format(folder=folder),
-                       essential=True)
+        return Finding(
+            "embedder", "error", f"no ONNX model in {folder}", ONNX_HELP.format(folder=folder), essential=True
+        )
     if has_onnx:
         return Finding("embedder", "ok", f"onnx:{cfg.onnx_model} ({folder})")
     return Finding(
-        "embedder", "warn",
+        "embedder",
+        "warn",
         f"hashing-v1-{cfg.hashing_dim} (no Ollama embedding model, no ONNX model in {folder}); works, lower quality",
         "make models   (exports all-MiniLM-L6-v2 to ONNX offline), or `ollama pull " + cfg.ollama_model + "`",
     )
@@ -178,8 +189,11 @@ def _endpoint(settings: Settings, vault_paths: paths.VaultPaths) -> Finding:
     except (httpx.HTTPError, ValueError):
         pass
     return Finding(
-        "endpoint", "warn", f"port {port} is used by another program",
-        "Choose another port: CAIRN_ENDPOINT_PORT=NNNN or endpoint.port in settings.toml, or `cairn serve --port NNNN`.",
+        "endpoint",
+        "warn",
+        f"port {port} is used by another program",
+        "Choose another port: CAIRN_ENDPOINT_PORT=NNNN or endpoint.port in settings.toml, "
+        "or `cairn serve --port NNNN`.",
     )
 
 
@@ -189,6 +203,7 @@ def _token(vault_paths: paths.VaultPaths) -> Finding:
         return Finding("token", "ok", "created on first start (mode 0600)")
     mode = token.stat().st_mode & 0o777
     if os.name != "nt" and mode & 0o077:
-        return Finding("token", "error", f"{token} is readable by others (mode {mode:o})", f"chmod 600 {token}",
-                       essential=True)
+        return Finding(
+            "token", "error", f"{token} is readable by others (mode {mode:o})", f"chmod 600 {token}", essential=True
+        )
     return Finding("token", "ok", f"{token} (mode {mode:o}); `cairn token` prints it")

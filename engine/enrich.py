@@ -44,8 +44,9 @@ class EnrichmentResult:
 class Enricher:
     """The ``enrich`` job handler."""
 
-    def __init__(self, store: Store, pipeline: Pipeline, decider: Decider, vectors: VectorIndex,
-                 llm: Callable[[], LLM | None]) -> None:
+    def __init__(
+        self, store: Store, pipeline: Pipeline, decider: Decider, vectors: VectorIndex, llm: Callable[[], LLM | None]
+    ) -> None:
         self._store = store
         self._pipeline = pipeline
         self._decider = decider
@@ -94,8 +95,15 @@ class Enricher:
         """The analysis stages for one stored event (its content is already firewalled)."""
         known = self._known_about(event) if self._llm() is not None else ()
         return self._pipeline.analyse(
-            event.content, role=event.role, author=event.author, occurred_at=event.occurred_at,
-            run_firewall=False, source=event.source, known=known, embed=embed, valid_time=event.valid_time,
+            event.content,
+            role=event.role,
+            author=event.author,
+            occurred_at=event.occurred_at,
+            run_firewall=False,
+            source=event.source,
+            known=known,
+            embed=embed,
+            valid_time=event.valid_time,
         )
 
     def store(self, tx: Tx, event: Event, analysis: Analysis) -> EnrichmentResult:
@@ -107,19 +115,24 @@ class Enricher:
         if tx.scalar("SELECT status FROM events WHERE id = ?", (event.id,)) != "queued":
             return EnrichmentResult(event.id, analysis, ())
         ctx = FactContext(
-            user_id=event.user_id, project_id=event.project_id, conversation_id=event.conversation_id,
-            event_id=event.id, span_id=None, extractor=analysis.extractor, prompt_hash=analysis.prompt_hash,
+            user_id=event.user_id,
+            project_id=event.project_id,
+            conversation_id=event.conversation_id,
+            event_id=event.id,
+            span_id=None,
+            extractor=analysis.extractor,
+            prompt_hash=analysis.prompt_hash,
             valid_time=to_epoch(event.valid_time) if event.valid_time else None,
             stated_at=to_epoch(event.occurred_at),
         )
         applied = self._decider.decide_and_apply(tx, ctx, analysis.proposals)
         if analysis.text_vector is not None:
-            self._vectors.add(tx, [VectorItem(event.id, "event", event.user_id, analysis.text_vector,
-                                              "event")])
+            self._vectors.add(tx, [VectorItem(event.id, "event", event.user_id, analysis.text_vector, "event")])
         if event.author:
             speaker_id = ensure_subject(tx, event.user_id, event.author, "person")
-            tx.execute("INSERT OR IGNORE INTO event_subjects(event_id, subject_id) VALUES (?, ?)",
-                       (event.id, speaker_id))
+            tx.execute(
+                "INSERT OR IGNORE INTO event_subjects(event_id, subject_id) VALUES (?, ?)", (event.id, speaker_id)
+            )
         tx.execute("UPDATE events SET status = 'enriched' WHERE id = ?", (event.id,))
         return EnrichmentResult(event.id, analysis, tuple(applied))
 
@@ -153,15 +166,23 @@ class Enricher:
         rows = self._store.query(
             "SELECT f.statement FROM facts f JOIN subjects s ON s.id = f.subject_id WHERE f.user_id = ? "
             "AND s.name = ? COLLATE NOCASE AND f.status = 'active' ORDER BY f.importance DESC, f.updated_at DESC "
-            "LIMIT 12", (event.user_id, speaker))
+            "LIMIT 12",
+            (event.user_id, speaker),
+        )
         return [str(r[0]) for r in rows]
 
 
 class EpisodeSummarizer:
     """The ``summarize_episode`` job handler."""
 
-    def __init__(self, store: Store, embed: Callable[[list[str]], Any], vectors: VectorIndex,
-                 llm: Callable[[], LLM | None], timeout_s: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embed: Callable[[list[str]], Any],
+        vectors: VectorIndex,
+        llm: Callable[[], LLM | None],
+        timeout_s: float,
+    ) -> None:
         self._store = store
         self._embed = embed
         self._vectors = vectors
@@ -187,24 +208,38 @@ class EpisodeSummarizer:
             self._store.write(lambda tx: finish_jobs(tx, [job.id]))
             return []
         episode = episode_from_row(rows[0])
-        turns = [(str(author or role), str(content)) for author, role, content in self._store.query(
-            "SELECT author, role, content FROM events WHERE episode_id = ? AND status != 'blocked' "
-            "AND role != 'system' ORDER BY occurred_at, id", (episode_id,))]
+        turns = [
+            (str(author or role), str(content))
+            for author, role, content in self._store.query(
+                "SELECT author, role, content FROM events WHERE episode_id = ? AND status != 'blocked' "
+                "AND role != 'system' ORDER BY occurred_at, id",
+                (episode_id,),
+            )
+        ]
         warnings: list[str] = []
         summary, summarizer = "", "extractive"
         llm = self._llm()
         if llm is not None and turns:
             prompt = load_prompt("summarize_episode")
             text = prompt.render(
-                today=f"{datetime.now(UTC):%Y-%m-%d}", started=f"{episode.started_at:%Y-%m-%d %H:%M}",
-                ended=f"{episode.ended_at:%Y-%m-%d %H:%M}", speakers=", ".join(sorted({s for s, _ in turns})),
+                today=f"{datetime.now(UTC):%Y-%m-%d}",
+                started=f"{episode.started_at:%Y-%m-%d %H:%M}",
+                ended=f"{episode.ended_at:%Y-%m-%d %H:%M}",
+                speakers=", ".join(sorted({s for s, _ in turns})),
                 turns="\n".join(f"{s}: {t}" for s, t in turns)[:12000],
             )
             try:
-                answer = llm.complete_json(text, "Answer as JSON.", {"type": "object", "properties": {
-                    "summary": {"type": "string"}}, "required": ["summary"]}, timeout_s=self._timeout_s)
-                if not isinstance(answer, dict) or not isinstance(answer.get("summary"), str) \
-                        or not answer["summary"].strip():
+                answer = llm.complete_json(
+                    text,
+                    "Answer as JSON.",
+                    {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]},
+                    timeout_s=self._timeout_s,
+                )
+                if (
+                    not isinstance(answer, dict)
+                    or not isinstance(answer.get("summary"), str)
+                    or not answer["summary"].strip()
+                ):
                     raise ValueError("the model's summary is missing or empty")
                 summary, summarizer = answer["summary"].strip(), f"{llm.name}@{prompt.hash}"
             except ModelUnavailable as exc:
@@ -214,11 +249,12 @@ class EpisodeSummarizer:
         vector = self._embed([summary])[0]
 
         def write(tx: Tx) -> None:
-            tx.execute("UPDATE episodes SET summary = ?, status = 'summarized', summarizer = ?, updated_at = ? "
-                       "WHERE id = ?", (summary, summarizer, tx.now, episode_id))
+            tx.execute(
+                "UPDATE episodes SET summary = ?, status = 'summarized', summarizer = ?, updated_at = ? WHERE id = ?",
+                (summary, summarizer, tx.now, episode_id),
+            )
             self._vectors.add(tx, [VectorItem(episode_id, "episode", episode.user_id, vector, "episode")])
-            tx.emit("episode.created", episode_id, conversation_id=episode.conversation_id,
-                    user_id=episode.user_id)
+            tx.emit("episode.created", episode_id, conversation_id=episode.conversation_id, user_id=episode.user_id)
             finish_jobs(tx, [job.id])
 
         self._store.write(write)

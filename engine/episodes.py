@@ -58,9 +58,17 @@ EPISODE_COLUMNS = (
 def episode_from_row(row: Sequence[Any]) -> Episode:
     """Build an :class:`Episode` from a row selected with :data:`EPISODE_COLUMNS`."""
     return Episode(
-        id=int(row[0]), user_id=str(row[1]), conversation_id=str(row[2]), started_at=from_epoch(float(row[3])),
-        ended_at=from_epoch(float(row[4])), turn_count=int(row[5]), summary=str(row[6]), status=str(row[7]),
-        summarizer=row[8], first_event_id=row[9], last_event_id=row[10],
+        id=int(row[0]),
+        user_id=str(row[1]),
+        conversation_id=str(row[2]),
+        started_at=from_epoch(float(row[3])),
+        ended_at=from_epoch(float(row[4])),
+        turn_count=int(row[5]),
+        summary=str(row[6]),
+        status=str(row[7]),
+        summarizer=row[8],
+        first_event_id=row[9],
+        last_event_id=row[10],
     )
 
 
@@ -103,10 +111,12 @@ class EpisodeCutter:
 
 def close_episode(tx: Tx, episode_id: int) -> None:
     """Mark an episode closed and queue its summary."""
-    tx.execute("UPDATE episodes SET status = 'closed', updated_at = ? WHERE id = ? AND status = 'open'",
-               (tx.now, episode_id))
-    enqueue(tx, "summarize_episode", {"episode_id": episode_id}, priority=150,
-            dedupe_key=f"summarize_episode:{episode_id}")
+    tx.execute(
+        "UPDATE episodes SET status = 'closed', updated_at = ? WHERE id = ? AND status = 'open'", (tx.now, episode_id)
+    )
+    enqueue(
+        tx, "summarize_episode", {"episode_id": episode_id}, priority=150, dedupe_key=f"summarize_episode:{episode_id}"
+    )
 
 
 def close_idle(tx: Tx, gap_s: float, *, conversation_id: str | None = None, user_id: str | None = None) -> int:

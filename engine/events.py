@@ -120,11 +120,22 @@ EVENT_COLUMNS = (
 def event_from_row(row: Sequence[Any]) -> Event:
     """Build an :class:`Event` from a row selected with :data:`EVENT_COLUMNS`."""
     return Event(
-        id=int(row[0]), user_id=str(row[1]), project_id=row[2], conversation_id=str(row[3]), type=str(row[4]),
-        role=str(row[5]), author=row[6], content=str(row[7]), occurred_at=from_epoch(float(row[8])),
+        id=int(row[0]),
+        user_id=str(row[1]),
+        project_id=row[2],
+        conversation_id=str(row[3]),
+        type=str(row[4]),
+        role=str(row[5]),
+        author=row[6],
+        content=str(row[7]),
+        occurred_at=from_epoch(float(row[8])),
         valid_time=from_epoch(float(row[9])) if row[9] is not None else None,
-        ingested_at=from_epoch(float(row[10])), metadata=json.loads(row[11] or "{}"), source=str(row[12]),
-        external_id=row[13], status=str(row[14]), episode_id=int(row[15]) if row[15] is not None else None,
+        ingested_at=from_epoch(float(row[10])),
+        metadata=json.loads(row[11] or "{}"),
+        source=str(row[12]),
+        external_id=row[13],
+        status=str(row[14]),
+        episode_id=int(row[15]) if row[15] is not None else None,
     )
 
 
@@ -145,8 +156,11 @@ def validate(event: EventIn, settings: Settings, now: float, *, where: str = "")
     if not isinstance(event.content, str) or not event.content.strip():
         raise bad("content", "must be non-empty text")
     if len(event.content) > MAX_CONTENT_CHARS:
-        raise bad("content", f"is {len(event.content)} characters; the limit is {MAX_CONTENT_CHARS}",
-                  "Split long text into several events, or upload it as a document.")
+        raise bad(
+            "content",
+            f"is {len(event.content)} characters; the limit is {MAX_CONTENT_CHARS}",
+            "Split long text into several events, or upload it as a document.",
+        )
     for name in ("user_id", "project_id", "author", "external_id", "source"):
         value = getattr(event, name)
         if value is None:
@@ -212,14 +226,29 @@ def insert_prepared(tx: Tx, items: Sequence[_Prepared], episodes: Any) -> list[I
         tx.execute(
             f"INSERT INTO events({EVENT_COLUMNS}, content_hash) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (event_id, e.user_id, e.project_id, e.conversation_id, e.type, e.role, e.author, item.content,
-             item.occurred_at, item.valid_time, tx.now, item.metadata_json, e.source, e.external_id, item.status,
-             episode_id, item.content_hash),
+            (
+                event_id,
+                e.user_id,
+                e.project_id,
+                e.conversation_id,
+                e.type,
+                e.role,
+                e.author,
+                item.content,
+                item.occurred_at,
+                item.valid_time,
+                tx.now,
+                item.metadata_json,
+                e.source,
+                e.external_id,
+                item.status,
+                episode_id,
+                item.content_hash,
+            ),
         )
         if item.status == "queued":
             enqueue(tx, "enrich", {"event_id": event_id}, priority=50)
-        tx.emit("event.created", event_id, conversation_id=e.conversation_id, user_id=e.user_id,
-                status=item.status)
+        tx.emit("event.created", event_id, conversation_id=e.conversation_id, user_id=e.user_id, status=item.status)
         results.append(IngestResult(event_id, "queued" if item.status == "queued" else item.status))  # type: ignore[arg-type]
     return results
 

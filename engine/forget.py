@@ -32,8 +32,20 @@ from engine.store.writer import chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
 from engine.vectors.sqlite_vec import rebuild_vec_table
 
-COUNT_KEYS = ("events", "facts", "conflicts", "episodes", "documents", "sections", "chunks", "embeddings",
-              "understandings", "subjects", "jobs", "backups")
+COUNT_KEYS = (
+    "events",
+    "facts",
+    "conflicts",
+    "episodes",
+    "documents",
+    "sections",
+    "chunks",
+    "embeddings",
+    "understandings",
+    "subjects",
+    "jobs",
+    "backups",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,20 +105,34 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
     def op(tx: Tx) -> Receipt:
         targets = _collect(tx, scope)
         counts = {
-            "events": len(targets.events), "facts": len(targets.facts), "conflicts": len(targets.conflicts),
-            "episodes": len(targets.episodes), "documents": len(targets.documents),
-            "sections": len(targets.sections), "chunks": len(targets.spans), "embeddings": targets.embeddings,
-            "understandings": len(targets.understandings), "subjects": len(targets.subjects),
-            "jobs": len(targets.jobs), "backups": len(backups),
+            "events": len(targets.events),
+            "facts": len(targets.facts),
+            "conflicts": len(targets.conflicts),
+            "episodes": len(targets.episodes),
+            "documents": len(targets.documents),
+            "sections": len(targets.sections),
+            "chunks": len(targets.spans),
+            "embeddings": targets.embeddings,
+            "understandings": len(targets.understandings),
+            "subjects": len(targets.subjects),
+            "jobs": len(targets.jobs),
+            "backups": len(backups),
         }
         if not scope.dry_run:
             _delete(tx, targets)
         receipt_id = tx.new_id("receipt")
         described = scope.describe()
-        tx.execute("INSERT INTO receipts(id, user_id, scope, dry_run, deleted_counts, created_at) "
-                   "VALUES (?, ?, ?, ?, ?, ?)",
-                   (receipt_id, scope.user_id, json.dumps(described, sort_keys=True), int(scope.dry_run),
-                    json.dumps(counts, sort_keys=True), tx.now))
+        tx.execute(
+            "INSERT INTO receipts(id, user_id, scope, dry_run, deleted_counts, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                receipt_id,
+                scope.user_id,
+                json.dumps(described, sort_keys=True),
+                int(scope.dry_run),
+                json.dumps(counts, sort_keys=True),
+                tx.now,
+            ),
+        )
         if not scope.dry_run:
             tx.emit("forget.completed", receipt_id, user_id=scope.user_id, counts=counts)
         return Receipt(receipt_id, described, scope.dry_run, counts, from_epoch(tx.now))
@@ -121,8 +147,9 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
 
 def read_receipt(store: Store, receipt_id: int) -> Receipt:
     """A stored receipt."""
-    rows = store.query("SELECT id, scope, dry_run, deleted_counts, created_at FROM receipts WHERE id = ?",
-                       (receipt_id,))
+    rows = store.query(
+        "SELECT id, scope, dry_run, deleted_counts, created_at FROM receipts WHERE id = ?", (receipt_id,)
+    )
     if not rows:
         raise NotFound("receipt", receipt_id)
     r = rows[0]
@@ -142,8 +169,11 @@ def scrub(store: Store) -> None:
 def _validate(scope: ForgetScope) -> None:
     if not scope.user_id or not str(scope.user_id).strip():
         raise ValidationError("user_id", "is required: forgetting never crosses users")
-    if scope.since is not None and scope.until is not None and \
-            to_epoch(parse_datetime(scope.since)) >= to_epoch(parse_datetime(scope.until)):
+    if (
+        scope.since is not None
+        and scope.until is not None
+        and to_epoch(parse_datetime(scope.since)) >= to_epoch(parse_datetime(scope.until))
+    ):
         raise ValidationError("until", "must be later than since")
 
 
@@ -158,8 +188,13 @@ def _ids(tx: Tx, sql: str, params: Iterable[Any]) -> list[int]:
 def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
     t = _Targets()
     user = scope.user_id
-    whole_user = (scope.conversation_id is None and scope.project_id is None and scope.document_id is None
-                  and scope.since is None and scope.until is None)
+    whole_user = (
+        scope.conversation_id is None
+        and scope.project_id is None
+        and scope.document_id is None
+        and scope.since is None
+        and scope.until is None
+    )
     since = to_epoch(parse_datetime(scope.since)) if scope.since is not None else None
     until = to_epoch(parse_datetime(scope.until)) if scope.until is not None else None
 
@@ -209,49 +244,49 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
     fact_ids: set[int] = set()
     for chunk in chunked(t.events):
         marks, vals = _in(chunk)
-        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND event_id IN ({marks})",
-                             (user, *vals)))
+        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND event_id IN ({marks})", (user, *vals)))
     for chunk in chunked(t.spans):
         marks, vals = _in(chunk)
-        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND span_id IN ({marks})",
-                             (user, *vals)))
+        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND span_id IN ({marks})", (user, *vals)))
     if whole_user:
         fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ?", (user,)))
     elif scope.project_id is not None and scope.conversation_id is None and since is None and until is None:
-        fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ? AND project_id = ?",
-                             (user, scope.project_id)))
+        fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ? AND project_id = ?", (user, scope.project_id)))
     if scope.conversation_id is not None and since is None and until is None:
-        fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ? AND conversation_id = ?",
-                             (user, scope.conversation_id)))
+        fact_ids.update(
+            _ids(tx, "SELECT id FROM facts WHERE user_id = ? AND conversation_id = ?", (user, scope.conversation_id))
+        )
     # later versions of forgotten facts (edits) carry the same content
     frontier = set(fact_ids)
     while frontier:
         nxt: set[int] = set()
         for chunk in chunked(sorted(frontier)):
             marks, vals = _in(chunk)
-            nxt.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND previous_id IN ({marks})",
-                            (user, *vals)))
+            nxt.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND previous_id IN ({marks})", (user, *vals)))
         frontier = nxt - fact_ids
         fact_ids |= frontier
     t.facts = sorted(fact_ids)
     conflict_ids: set[int] = set()
     for chunk in chunked(t.facts):
         marks, vals = _in(chunk)
-        conflict_ids.update(_ids(tx, f"SELECT id FROM conflicts WHERE fact_a IN ({marks}) OR fact_b IN ({marks})",
-                                 (*vals, *vals)))
+        conflict_ids.update(
+            _ids(tx, f"SELECT id FROM conflicts WHERE fact_a IN ({marks}) OR fact_b IN ({marks})", (*vals, *vals))
+        )
     t.conflicts = sorted(conflict_ids)
 
     # episodes summarising forgotten turns
     episode_ids: set[int] = set()
     for chunk in chunked(t.events):
         marks, vals = _in(chunk)
-        episode_ids.update(_ids(tx, f"SELECT DISTINCT episode_id FROM events WHERE id IN ({marks}) "
-                                    "AND episode_id IS NOT NULL", vals))
+        episode_ids.update(
+            _ids(tx, f"SELECT DISTINCT episode_id FROM events WHERE id IN ({marks}) AND episode_id IS NOT NULL", vals)
+        )
     if whole_user:
         episode_ids.update(_ids(tx, "SELECT id FROM episodes WHERE user_id = ?", (user,)))
     elif scope.conversation_id is not None and since is None and until is None:
-        episode_ids.update(_ids(tx, "SELECT id FROM episodes WHERE user_id = ? AND conversation_id = ?",
-                                (user, scope.conversation_id)))
+        episode_ids.update(
+            _ids(tx, "SELECT id FROM episodes WHERE user_id = ? AND conversation_id = ?", (user, scope.conversation_id))
+        )
     t.episodes = sorted(episode_ids)
 
     if whole_user:
@@ -261,14 +296,24 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         t.subjects = _orphaned_subjects(tx, user, set(t.facts), set(t.events))
 
     t.jobs = _jobs_for(tx, set(t.events), set(t.episodes), set(t.documents))
-    every = [*t.events, *t.facts, *t.conflicts, *t.episodes, *t.documents, *t.sections, *t.spans,
-             *t.understandings, *t.subjects]
+    every = [
+        *t.events,
+        *t.facts,
+        *t.conflicts,
+        *t.episodes,
+        *t.documents,
+        *t.sections,
+        *t.spans,
+        *t.understandings,
+        *t.subjects,
+    ]
     spaces: set[str] = set()
     for chunk in chunked(every):
         marks, vals = _in(chunk)
         for count, table in tx.execute(
             f"SELECT COUNT(*), v.table_name FROM embeddings e JOIN vector_spaces v ON v.id = e.space_id "
-            f"WHERE e.object_id IN ({marks}) GROUP BY v.table_name", vals
+            f"WHERE e.object_id IN ({marks}) GROUP BY v.table_name",
+            vals,
         ).fetchall():
             t.embeddings += int(count)
             spaces.add(str(table))
@@ -291,11 +336,17 @@ def _orphaned_subjects(tx: Tx, user: str, facts: set[int], events: set[int]) -> 
         row = tx.execute("SELECT kind, user_id FROM subjects WHERE id = ?", (sid,)).first()
         if row is None or row[0] == "owner" or row[1] != user:
             continue
-        other_facts = {int(r[0]) for r in tx.execute(
-            "SELECT id FROM facts WHERE subject_id = ? UNION SELECT fact_id FROM fact_subjects WHERE subject_id = ?",
-            (sid, sid)).fetchall()} - facts
-        other_events = {int(r[0]) for r in tx.execute(
-            "SELECT event_id FROM event_subjects WHERE subject_id = ?", (sid,)).fetchall()} - events
+        other_facts = {
+            int(r[0])
+            for r in tx.execute(
+                "SELECT id FROM facts WHERE subject_id = ? "
+                "UNION SELECT fact_id FROM fact_subjects WHERE subject_id = ?",
+                (sid, sid),
+            ).fetchall()
+        } - facts
+        other_events = {
+            int(r[0]) for r in tx.execute("SELECT event_id FROM event_subjects WHERE subject_id = ?", (sid,)).fetchall()
+        } - events
         tagged_understandings = tx.scalar("SELECT COUNT(*) FROM understanding_subjects WHERE subject_id = ?", (sid,))
         if not other_facts and not other_events and not tagged_understandings:
             orphans.append(sid)
@@ -306,8 +357,7 @@ def _jobs_for(tx: Tx, events: set[int], episodes: set[int], documents: set[int])
     found = []
     for job_id, payload in tx.execute("SELECT id, payload FROM jobs").fetchall():
         data = json.loads(payload or "{}")
-        if data.get("event_id") in events or data.get("episode_id") in episodes or \
-                data.get("document_id") in documents:
+        if data.get("event_id") in events or data.get("episode_id") in episodes or data.get("document_id") in documents:
             found.append(int(job_id))
     return found
 
@@ -315,8 +365,18 @@ def _jobs_for(tx: Tx, events: set[int], episodes: set[int], documents: set[int])
 def _delete(tx: Tx, t: _Targets) -> None:
     """Delete by global id: cascades remove rows, FTS entries (triggers) and vectors (embeddings trigger)."""
     # facts first so conflicts and fact_subjects go by cascade; subjects last (facts reference them)
-    order = (t.conflicts, t.facts, t.jobs, t.events, t.episodes, t.spans, t.sections, t.documents,
-             t.understandings, t.subjects)
+    order = (
+        t.conflicts,
+        t.facts,
+        t.jobs,
+        t.events,
+        t.episodes,
+        t.spans,
+        t.sections,
+        t.documents,
+        t.understandings,
+        t.subjects,
+    )
     for ids in order:
         for chunk in chunked(ids):
             marks, vals = _in(chunk)

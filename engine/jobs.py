@@ -106,8 +106,7 @@ def enqueue(
     tx.execute(
         "INSERT INTO jobs(id, kind, payload, status, priority, attempts, max_attempts, run_after, dedupe_key, "
         "created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?, ?)",
-        (job_id, kind, json.dumps(dict(payload)), priority, max_attempts, tx.now + delay_s, dedupe_key, tx.now,
-         tx.now),
+        (job_id, kind, json.dumps(dict(payload)), priority, max_attempts, tx.now + delay_s, dedupe_key, tx.now, tx.now),
     )
     return job_id
 
@@ -152,8 +151,9 @@ class JobRunner:
     def start(self) -> None:
         """Requeue jobs a crashed process left running, then start the workers."""
         self._store.write(
-            lambda tx: tx.execute("UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'",
-                                  (tx.now,))
+            lambda tx: tx.execute(
+                "UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'", (tx.now,)
+            )
         )
         for n in range(self._settings.workers):
             thread = threading.Thread(target=self._loop, name=f"vault-jobs-{n}", daemon=True)
@@ -180,9 +180,7 @@ class JobRunner:
         """Block until no job is queued or running (parked jobs don't count); False on timeout."""
         deadline = time.monotonic() + timeout
         while True:
-            remaining = int(
-                self._store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0
-            )
+            remaining = int(self._store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
             if remaining == 0 and self._busy == 0:
                 return True
             if time.monotonic() >= deadline:
@@ -257,8 +255,11 @@ class JobRunner:
                 outcomes = [JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}") for job in batch]
             by_id = {o.job_id: o for o in outcomes}
             failed = [(job, by_id[job.id]) for job in batch if job.id in by_id and by_id[job.id].error]
-            warned = [(job, by_id[job.id]) for job in batch
-                      if job.id in by_id and not by_id[job.id].error and by_id[job.id].warnings]
+            warned = [
+                (job, by_id[job.id])
+                for job in batch
+                if job.id in by_id and not by_id[job.id].error and by_id[job.id].warnings
+            ]
             if failed or warned:
                 self._record_failures(failed, warned)
         finally:
@@ -275,14 +276,32 @@ class JobRunner:
                 tx.execute(
                     "UPDATE jobs SET status = ?, run_after = ?, last_error = ?, warnings = ?, updated_at = ? "
                     "WHERE id = ?",
-                    ("parked" if final else "queued", tx.now + delay, outcome.error,
-                     json.dumps(outcome.warnings), tx.now, job.id),
+                    (
+                        "parked" if final else "queued",
+                        tx.now + delay,
+                        outcome.error,
+                        json.dumps(outcome.warnings),
+                        tx.now,
+                        job.id,
+                    ),
                 )
                 if final:
                     tx.emit("job.failed", job.id, kind=job.kind, error=outcome.error, attempts=job.attempts)
-                    parked.append(JobInfo(job.id, job.kind, "parked", job.attempts, job.max_attempts,
-                                          outcome.error, tuple(outcome.warnings), tx.now, tx.now, tx.now,
-                                          job.payload))
+                    parked.append(
+                        JobInfo(
+                            job.id,
+                            job.kind,
+                            "parked",
+                            job.attempts,
+                            job.max_attempts,
+                            outcome.error,
+                            tuple(outcome.warnings),
+                            tx.now,
+                            tx.now,
+                            tx.now,
+                            job.payload,
+                        )
+                    )
             for job, outcome in warned:
                 # A finished job that degraded (e.g. model down → rule path) keeps a visible note in the log of
                 # warnings; the job row itself is gone, so record it as a change for the GUI and the endpoint.
@@ -312,14 +331,15 @@ def job_stats(store: Store, *, failures: int = 50) -> JobStats:
         "payload FROM jobs WHERE status = 'parked' ORDER BY updated_at DESC LIMIT ?",
         (failures,),
     )
-    return JobStats(totals["queued"], totals["running"], totals["parked"], by_kind,
-                    tuple(_job_info(r) for r in parked))
+    return JobStats(totals["queued"], totals["running"], totals["parked"], by_kind, tuple(_job_info(r) for r in parked))
 
 
 def list_jobs(store: Store, *, status: str | None = None, limit: int = 200) -> list[JobInfo]:
     """Jobs, newest first, optionally of one status."""
-    sql = ("SELECT id, kind, status, attempts, max_attempts, last_error, warnings, created_at, updated_at, "
-           "run_after, payload FROM jobs")
+    sql = (
+        "SELECT id, kind, status, attempts, max_attempts, last_error, warnings, created_at, updated_at, "
+        "run_after, payload FROM jobs"
+    )
     params: tuple[Any, ...] = ()
     if status:
         sql += " WHERE status = ?"
@@ -349,7 +369,15 @@ def retry_parked(tx: Tx, job_ids: Sequence[int] | None = None) -> int:
 
 def _job_info(row: Sequence[Any]) -> JobInfo:
     return JobInfo(
-        id=int(row[0]), kind=str(row[1]), status=str(row[2]), attempts=int(row[3]), max_attempts=int(row[4]),
-        last_error=row[5], warnings=tuple(json.loads(row[6] or "[]")), created_at=float(row[7]),
-        updated_at=float(row[8]), run_after=float(row[9]), payload=json.loads(row[10] or "{}"),
+        id=int(row[0]),
+        kind=str(row[1]),
+        status=str(row[2]),
+        attempts=int(row[3]),
+        max_attempts=int(row[4]),
+        last_error=row[5],
+        warnings=tuple(json.loads(row[6] or "[]")),
+        created_at=float(row[7]),
+        updated_at=float(row[8]),
+        run_after=float(row[9]),
+        payload=json.loads(row[10] or "{}"),
     )

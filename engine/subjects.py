@@ -46,9 +46,17 @@ SUBJECT_COLUMNS = (
 def subject_from_row(row: Sequence[Any]) -> Subject:
     """Build a :class:`Subject` from a row selected with :data:`SUBJECT_COLUMNS`."""
     return Subject(
-        id=int(row[0]), user_id=str(row[1]), name=str(row[2]), kind=str(row[3]), summary=str(row[4]),
-        aliases=tuple(json.loads(row[5] or "[]")), tags=tuple(json.loads(row[6] or "[]")), fact_count=int(row[7]),
-        event_count=int(row[8]), created_at=from_epoch(float(row[9])), updated_at=from_epoch(float(row[10])),
+        id=int(row[0]),
+        user_id=str(row[1]),
+        name=str(row[2]),
+        kind=str(row[3]),
+        summary=str(row[4]),
+        aliases=tuple(json.loads(row[5] or "[]")),
+        tags=tuple(json.loads(row[6] or "[]")),
+        fact_count=int(row[7]),
+        event_count=int(row[8]),
+        created_at=from_epoch(float(row[9])),
+        updated_at=from_epoch(float(row[10])),
     )
 
 
@@ -110,8 +118,10 @@ def rename_subject(tx: Tx, subject_id: int, new_name: str) -> None:
     aliases = [a for a in json.loads(aliases_json or "[]") if a.casefold() != clean.casefold()]
     if old_name.casefold() != clean.casefold():
         aliases.append(old_name)
-    tx.execute("UPDATE subjects SET name = ?, aliases = ?, updated_at = ? WHERE id = ?",
-               (clean, json.dumps(aliases), tx.now, subject_id))
+    tx.execute(
+        "UPDATE subjects SET name = ?, aliases = ?, updated_at = ? WHERE id = ?",
+        (clean, json.dumps(aliases), tx.now, subject_id),
+    )
     tx.emit("subject.changed", subject_id, name=clean)
 
 
@@ -134,19 +144,33 @@ def merge_subjects(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
         if row[0] != keeper[0]:
             raise ValidationError("merge_ids", "subjects of different users cannot be merged")
         if row[3] == "owner":
-            raise Conflict("The vault owner's subject cannot be merged into another.",
-                           fix="Merge the other subject into the owner instead.")
-        moved += int(tx.execute("UPDATE facts SET subject_id = ?, updated_at = ? WHERE subject_id = ?",
-                                (keep_id, tx.now, other)).rowcount or 0)
-        for table, column in (("fact_subjects", "fact_id"), ("event_subjects", "event_id"),
-                              ("understanding_subjects", "understanding_id")):
-            tx.execute(f"INSERT OR IGNORE INTO {table}({column}, subject_id) "
-                       f"SELECT {column}, ? FROM {table} WHERE subject_id = ?", (keep_id, other))
+            raise Conflict(
+                "The vault owner's subject cannot be merged into another.",
+                fix="Merge the other subject into the owner instead.",
+            )
+        moved += int(
+            tx.execute(
+                "UPDATE facts SET subject_id = ?, updated_at = ? WHERE subject_id = ?", (keep_id, tx.now, other)
+            ).rowcount
+            or 0
+        )
+        for table, column in (
+            ("fact_subjects", "fact_id"),
+            ("event_subjects", "event_id"),
+            ("understanding_subjects", "understanding_id"),
+        ):
+            tx.execute(
+                f"INSERT OR IGNORE INTO {table}({column}, subject_id) "
+                f"SELECT {column}, ? FROM {table} WHERE subject_id = ?",
+                (keep_id, other),
+            )
             tx.execute(f"DELETE FROM {table} WHERE subject_id = ?", (other,))
         tx.execute("UPDATE conflicts SET subject_id = ? WHERE subject_id = ?", (keep_id, other))
         aliases.extend([row[1], *json.loads(row[2] or "[]")])
-        tx.execute("UPDATE subjects SET merged_into = ?, aliases = '[]', name = ?, updated_at = ? WHERE id = ?",
-                   (keep_id, f"{row[1]} (merged #{other})", tx.now, other))
+        tx.execute(
+            "UPDATE subjects SET merged_into = ?, aliases = '[]', name = ?, updated_at = ? WHERE id = ?",
+            (keep_id, f"{row[1]} (merged #{other})", tx.now, other),
+        )
     unique = list(dict.fromkeys(a for a in aliases if a))
     tx.execute("UPDATE subjects SET aliases = ?, updated_at = ? WHERE id = ?", (json.dumps(unique), tx.now, keep_id))
     tx.emit("subject.changed", keep_id, merged=list(merge_ids))
@@ -191,7 +215,9 @@ class SubjectsApi:
         """Events tagged with the subject (spoken by or about them), newest first."""
         rows = self._store.query(
             "SELECT e.id FROM event_subjects es JOIN events e ON e.id = es.event_id WHERE es.subject_id = ? "
-            "ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?", (subject_id, limit))
+            "ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?",
+            (subject_id, limit),
+        )
         return [int(r[0]) for r in rows]
 
     def events(self, subject_id: int, *, limit: int = 50) -> list[Any]:
@@ -201,14 +227,18 @@ class SubjectsApi:
         columns = ", ".join(f"e.{c.strip()}" for c in EVENT_COLUMNS.split(","))
         rows = self._store.query(
             f"SELECT {columns} FROM event_subjects es JOIN events e ON e.id = es.event_id WHERE es.subject_id = ? "
-            "ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?", (subject_id, limit))
+            "ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?",
+            (subject_id, limit),
+        )
         return [event_from_row(r) for r in rows]
 
     def document_ids(self, subject_id: int, *, limit: int = 50) -> list[int]:
         """Documents whose facts are about the subject, most recent first."""
         rows = self._store.query(
             "SELECT DISTINCT sp.document_id FROM facts f JOIN spans sp ON sp.id = f.span_id "
-            "WHERE f.subject_id = ? AND f.status IN ('active', 'contested') LIMIT ?", (subject_id, limit))
+            "WHERE f.subject_id = ? AND f.status IN ('active', 'contested') LIMIT ?",
+            (subject_id, limit),
+        )
         return [int(r[0]) for r in rows]
 
     def neighbours(self, subject_id: int, *, limit: int = 20) -> list[tuple[Subject, int]]:
@@ -219,7 +249,8 @@ class SubjectsApi:
             "  WHERE a.subject_id = ? AND b.subject_id != ? "
             " UNION ALL SELECT b.subject_id FROM event_subjects a JOIN event_subjects b ON a.event_id = b.event_id "
             "  WHERE a.subject_id = ? AND b.subject_id != ?) GROUP BY other ORDER BY n DESC LIMIT ?",
-            (subject_id, subject_id, subject_id, subject_id, limit))
+            (subject_id, subject_id, subject_id, subject_id, limit),
+        )
         return [(self.get(int(r[0])), int(r[1])) for r in rows]
 
     def rename(self, subject_id: int, new_name: str) -> Subject:

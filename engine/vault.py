@@ -123,12 +123,21 @@ class Vault:
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
         self.subjects = SubjectsApi(store)
-        self.conversations = ConversationsApi(store, plugins, self.ingest_events,
-                                              settings.episodes.idle_gap_minutes * 60)
-        self._recall = Recall(store, vectors, embedder_choice.embedder, catalog, lambda: self._settings,
-                              lambda: self.llm, self._submit_write)
-        self.documents = DocumentsApi(store, plugins, embedder_choice.embedder, vectors, lambda: self._settings,
-                                      on_enqueue=self._wake_runner)
+        self.conversations = ConversationsApi(
+            store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
+        )
+        self._recall = Recall(
+            store,
+            vectors,
+            embedder_choice.embedder,
+            catalog,
+            lambda: self._settings,
+            lambda: self.llm,
+            self._submit_write,
+        )
+        self.documents = DocumentsApi(
+            store, plugins, embedder_choice.embedder, vectors, lambda: self._settings, on_enqueue=self._wake_runner
+        )
         self.collections = CollectionsApi(store)
         self.watcher = FolderWatcher(VaultFolderSink(store, self.documents, self.changes.emit), settings.watch)
         self._enricher = Enricher(store, self.pipeline, self._decider, vectors, lambda: self.llm)
@@ -136,8 +145,7 @@ class Vault:
         self._runner.register("enrich", self._enricher, batch_size=32)
         self._runner.register(
             "summarize_episode",
-            EpisodeSummarizer(store, embedder_choice.embedder.embed, vectors, lambda: self.llm,
-                              settings.llm.timeout_s),
+            EpisodeSummarizer(store, embedder_choice.embedder.embed, vectors, lambda: self.llm, settings.llm.timeout_s),
             batch_size=4,
         )
         self._runner.register(
@@ -206,9 +214,18 @@ class Vault:
                 embedder_choice = resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status)
             vectors = SqliteVecIndex(store, embedder_choice.embedder.model_id, embedder_choice.embedder.dim)
             vault = cls(
-                root, settings=settings, store=store, changes=changes, lock=lock, plugins=pm,
-                llm_choice=llm_choice, embedder_choice=embedder_choice, vectors=vectors, ollama=ollama,
-                ollama_status=status, catalog=catalog,
+                root,
+                settings=settings,
+                store=store,
+                changes=changes,
+                lock=lock,
+                plugins=pm,
+                llm_choice=llm_choice,
+                embedder_choice=embedder_choice,
+                vectors=vectors,
+                ollama=ollama,
+                ollama_status=status,
+                catalog=catalog,
             )
             if start_workers:
                 vault._start_background()
@@ -217,8 +234,9 @@ class Vault:
                 store.close()
             lock.release()
             raise
-        log.info("vault opened (schema %s, embedder %s, llm %s)", store.schema_version, vectors.model_id,
-                 llm_choice.engine)
+        log.info(
+            "vault opened (schema %s, embedder %s, llm %s)", store.schema_version, vectors.model_id, llm_choice.engine
+        )
         return vault
 
     def _start_background(self) -> None:
@@ -239,8 +257,13 @@ class Vault:
 
     def _maintain_vectors(self) -> None:
         for stats in self.vectors.mirror.maintain():
-            log.info("vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors", stats.dims,
-                     stats.pool, stats.recall, stats.vectors)
+            log.info(
+                "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors",
+                stats.dims,
+                stats.pool,
+                stats.recall,
+                stats.vectors,
+            )
 
     def _timer_loop(self) -> None:
         """Periodic upkeep: close idle episodes so they get summarised; let unused hot facts cool down."""
@@ -258,8 +281,11 @@ class Vault:
                 if ticks % 10 == 0 and self.vectors.mirror.loaded:
                     self._maintain_vectors()
                 backups = self._settings.backups
-                if ticks % 20 == 2 and backups.generations > 0 and backup_due(self.paths.backups,
-                                                                              backups.interval_hours):
+                if (
+                    ticks % 20 == 2
+                    and backups.generations > 0
+                    and backup_due(self.paths.backups, backups.interval_hours)
+                ):
                     self.backup_now()
             except Exception:
                 log.exception("periodic upkeep failed")
@@ -360,8 +386,7 @@ class Vault:
             ValidationError: a field is missing or wrong (the message names it); nothing is stored.
         """
         prepared = validate(event, self._settings, time.time())
-        result: list[IngestResult] = self.store.write(
-            lambda tx: insert_prepared(tx, [prepared], self._episodes))
+        result: list[IngestResult] = self.store.write(lambda tx: insert_prepared(tx, [prepared], self._episodes))
         self._runner.notify()
         return result[0]
 
@@ -369,7 +394,8 @@ class Vault:
         """Validate a batch (all or nothing) and store it in one transaction; one result per event, in order."""
         prepared = prepare_batch(events, self._settings, time.time())
         results: list[IngestResult] = self.store.write(
-            lambda tx: insert_prepared(tx, prepared, self._episodes), timeout=600)
+            lambda tx: insert_prepared(tx, prepared, self._episodes), timeout=600
+        )
         self._runner.notify()
         return results
 
@@ -390,20 +416,40 @@ class Vault:
         ``learn`` the text is ingested as an event (source ``extract``) and enriched at once.
         """
         if learn:
-            return self._learn(EventIn(conversation_id=conversation_id, content=text, role=role, author=author,
-                                       occurred_at=occurred_at, user_id=user_id, source="extract"))
+            return self._learn(
+                EventIn(
+                    conversation_id=conversation_id,
+                    content=text,
+                    role=role,
+                    author=author,
+                    occurred_at=occurred_at,
+                    user_id=user_id,
+                    source="extract",
+                )
+            )
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text", "must be non-empty text")
         when = parse_datetime(occurred_at) if occurred_at is not None else datetime.now(UTC)
         analysis = self.pipeline.analyse(text, role=role, author=author, occurred_at=when, run_firewall=True)
         with self.store.snapshot() as snap:
             actions = self._decider.dry_run(snap, user_id, analysis.proposals, None)
-        decisions = tuple({"decision": a.decision, "statement": a.proposal.statement, "predicate":
-                           a.proposal.predicate, "object": a.proposal.object_text, "targets": list(a.targets),
-                           "reason": a.reason, "confidence": a.proposal.confidence,
-                           "standing": a.proposal.standing} for a in actions)
-        stages = (*analysis.traces, StageTrace("decide", f"{len(actions)} decisions (dry run)",
-                                               {"decisions": list(decisions)}))
+        decisions = tuple(
+            {
+                "decision": a.decision,
+                "statement": a.proposal.statement,
+                "predicate": a.proposal.predicate,
+                "object": a.proposal.object_text,
+                "targets": list(a.targets),
+                "reason": a.reason,
+                "confidence": a.proposal.confidence,
+                "standing": a.proposal.standing,
+            }
+            for a in actions
+        )
+        stages = (
+            *analysis.traces,
+            StageTrace("decide", f"{len(actions)} decisions (dry run)", {"decisions": list(decisions)}),
+        )
         return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), learned=False)
 
     def _learn(self, event: EventIn) -> ExtractionReport:
@@ -418,9 +464,12 @@ class Vault:
         def ingest(tx: Any) -> IngestResult:
             result = insert_prepared(tx, [prepared], self._episodes)[0]
             if result.status == "queued":
-                tx.execute("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
-                           "WHERE kind = 'enrich' AND status = 'queued' "
-                           "AND json_extract(payload, '$.event_id') = ?", (tx.now, result.event_id))
+                tx.execute(
+                    "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
+                    "WHERE kind = 'enrich' AND status = 'queued' "
+                    "AND json_extract(payload, '$.event_id') = ?",
+                    (tx.now, result.event_id),
+                )
             return result
 
         result: IngestResult = self.store.write(ingest)
@@ -428,10 +477,13 @@ class Vault:
             return self._enrich_now(result.event_id)
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
-            self.store.write(lambda tx: tx.execute(
-                "UPDATE jobs SET status = 'queued', last_error = ?, updated_at = ? WHERE kind = 'enrich' "
-                "AND status = 'running' AND json_extract(payload, '$.event_id') = ?",
-                (error, tx.now, result.event_id)))
+            self.store.write(
+                lambda tx: tx.execute(
+                    "UPDATE jobs SET status = 'queued', last_error = ?, updated_at = ? WHERE kind = 'enrich' "
+                    "AND status = 'running' AND json_extract(payload, '$.event_id') = ?",
+                    (error, tx.now, result.event_id),
+                )
+            )
             self._runner.notify()
             raise
 
@@ -439,27 +491,44 @@ class Vault:
         event = self.conversations.event(event_id)
         # The firewall ran when the event was ingested; report what it did there.
         findings = list(event.metadata.get("pii", []))
-        firewall = StageTrace("firewall", ("blocked: " if event.status == "blocked" else "") + (
-            ", ".join(findings) if findings else "nothing found") + " (at ingest)",
-            {"findings": findings, "blocked": event.status == "blocked", "text": event.content})
+        firewall = StageTrace(
+            "firewall",
+            ("blocked: " if event.status == "blocked" else "")
+            + (", ".join(findings) if findings else "nothing found")
+            + " (at ingest)",
+            {"findings": findings, "blocked": event.status == "blocked", "text": event.content},
+        )
         if event.status != "queued":
-            return ExtractionReport((firewall,), (), (f"event {event_id} is {event.status}; nothing to learn",), True,
-                                    event_id)
+            return ExtractionReport(
+                (firewall,), (), (f"event {event_id} is {event.status}; nothing to learn",), True, event_id
+            )
         analysis: Analysis = self._enricher.analyse(event)
 
         def op(tx: Any) -> EnrichmentResult:
             out = self._enricher.store(tx, event, analysis)
-            tx.execute("DELETE FROM jobs WHERE kind = 'enrich' AND json_extract(payload, '$.event_id') = ?",
-                       (event_id,))
+            tx.execute(
+                "DELETE FROM jobs WHERE kind = 'enrich' AND json_extract(payload, '$.event_id') = ?", (event_id,)
+            )
             return out
 
         result: EnrichmentResult = self.store.write(op)
-        decisions = tuple({"decision": a.action.decision, "statement": a.action.proposal.statement,
-                           "predicate": a.action.proposal.predicate, "object": a.action.proposal.object_text,
-                           "targets": list(a.action.targets), "reason": a.action.reason, "fact_id": a.fact_id}
-                          for a in result.applied)
-        stages = (firewall, *analysis.traces, StageTrace("decide", f"{len(decisions)} decisions applied",
-                                                         {"decisions": list(decisions)}))
+        decisions = tuple(
+            {
+                "decision": a.action.decision,
+                "statement": a.action.proposal.statement,
+                "predicate": a.action.proposal.predicate,
+                "object": a.action.proposal.object_text,
+                "targets": list(a.action.targets),
+                "reason": a.action.reason,
+                "fact_id": a.fact_id,
+            }
+            for a in result.applied
+        )
+        stages = (
+            firewall,
+            *analysis.traces,
+            StageTrace("decide", f"{len(decisions)} decisions applied", {"decisions": list(decisions)}),
+        )
         fact_ids = tuple(a.fact_id for a in result.applied if a.fact_id is not None)
         return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), True, event_id, fact_ids)
 
@@ -475,15 +544,30 @@ class Vault:
         return list_backups(self.paths.backups)
 
     # -- files and watched folders -------------------------------------------------------------------------------
-    def ingest_paths(self, paths: Sequence[str | Path], *, user_id: str = "default", collection_id: int | None = None,
-                     project_id: str | None = None, should_stop: Any = None) -> Iterator[IngestProgress]:
+    def ingest_paths(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        user_id: str = "default",
+        collection_id: int | None = None,
+        project_id: str | None = None,
+        should_stop: Any = None,
+    ) -> Iterator[IngestProgress]:
         """Ingest files and folders (walked with the default globs), yielding progress after each file."""
         files = collect(paths)
-        return ingest_files(self.documents, files, self.changes.emit, user_id=user_id, collection_id=collection_id,
-                            project_id=project_id, should_stop=should_stop or (lambda: False))
+        return ingest_files(
+            self.documents,
+            files,
+            self.changes.emit,
+            user_id=user_id,
+            collection_id=collection_id,
+            project_id=project_id,
+            should_stop=should_stop or (lambda: False),
+        )
 
-    def watch(self, path: str | Path, *, include: Sequence[str] | None = None,
-              exclude: Sequence[str] | None = None) -> list[RootStatus]:
+    def watch(
+        self, path: str | Path, *, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None
+    ) -> list[RootStatus]:
         """Keep ``path`` in sync with the vault (saved in settings; scanned now, then watched).
 
         Raises:
@@ -493,8 +577,11 @@ class Vault:
         if not folder_path.is_dir():
             raise ValidationError("path", f"{folder_path} is not a folder")
         defaults = WatchedFolder(path=str(folder_path.resolve()))
-        folder = WatchedFolder(path=defaults.path, include=tuple(include) if include else defaults.include,
-                               exclude=tuple(exclude) if exclude else defaults.exclude)
+        folder = WatchedFolder(
+            path=defaults.path,
+            include=tuple(include) if include else defaults.include,
+            exclude=tuple(exclude) if exclude else defaults.exclude,
+        )
         self.watcher.watch(folder)
         others = [f for f in self._settings.watch.folders if Path(f.path) != Path(folder.path)]
         self.update_settings({"watch.folders": [f.model_dump(mode="json") for f in (*others, folder)]})
@@ -654,8 +741,21 @@ def _sync_predicates(store: Store, catalog: Catalog) -> None:
     """Mirror the catalog (resource file + plugins) into the ``predicates`` table."""
     import json
 
-    rows = [(s.name, s.label, s.description, s.kind, s.cardinality, s.importance, s.decay, s.tier_hint,
-             json.dumps(list(s.cues)), json.dumps(list(s.examples))) for s in catalog]
+    rows = [
+        (
+            s.name,
+            s.label,
+            s.description,
+            s.kind,
+            s.cardinality,
+            s.importance,
+            s.decay,
+            s.tier_hint,
+            json.dumps(list(s.cues)),
+            json.dumps(list(s.examples)),
+        )
+        for s in catalog
+    ]
 
     def op(tx: Any) -> None:
         tx.execute("DELETE FROM predicates WHERE origin = 'catalog'")

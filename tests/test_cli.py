@@ -55,7 +55,8 @@ def test_doctor_fails_when_something_essential_is_wrong(tmp_path: Path) -> None:
     with Vault.open(vault_dir, settings=settings) as v:
         v.store.write(lambda tx: tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}"))
     result = runner.invoke(
-        app, ["doctor", "--vault", str(vault_dir)],
+        app,
+        ["doctor", "--vault", str(vault_dir)],
         env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"},
     )
     assert result.exit_code == 1
@@ -67,9 +68,11 @@ def test_doctor_flags_a_world_readable_token(tmp_path: Path) -> None:
     vault_dir.mkdir()
     (vault_dir / "token").write_text("secret-token-value")
     os.chmod(vault_dir / "token", 0o644)
-    result = runner.invoke(app, ["doctor", "--vault", str(vault_dir)],
-                           env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing",
-                                "COLUMNS": "200"})
+    result = runner.invoke(
+        app,
+        ["doctor", "--vault", str(vault_dir)],
+        env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"},
+    )
     assert result.exit_code == 1
     assert "chmod 600" in result.output
     assert "secret-token-value" not in result.output
@@ -88,7 +91,10 @@ def test_user_errors_print_message_and_fix_without_traceback(tmp_path: Path) -> 
     env = dict(os.environ, CAIRN_LLM_PROVIDER="simple", CAIRN_EMBEDDER_PROVIDER="hashing")
     proc = subprocess.run(
         [sys.executable, "-m", "app", "serve", "--vault", str(vault_dir), "--port", "0"],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert proc.returncode == 1
     assert "not a SQLite database" in proc.stderr and "fix:" in proc.stderr

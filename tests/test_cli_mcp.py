@@ -68,9 +68,7 @@ async def stdio_session(vault_dir: Path, home: Path, errlog: Any) -> dict[str, A
             await asyncio.sleep(0.1)
         out["search"] = found.structured_content
         fact_id = out["search"]["facts"][0]["id"]
-        out["object"] = (
-            await client.call_tool("get_object", {"object_id": fact_id})
-        ).structured_content
+        out["object"] = (await client.call_tool("get_object", {"object_id": fact_id})).structured_content
         out["correct"] = (
             await client.call_tool("correct_fact", {"fact_id": fact_id, "object_text": "Oslo"})
         ).structured_content
@@ -178,9 +176,7 @@ def test_cairn_serve_logs_hold_neither_token_nor_content(tmp_path: Path) -> None
                     Client(streamable_http_client(f"{url}/mcp", http_client=client)) as mcp,  # type: ignore[arg-type]
                 ):
                     await mcp.call_tool("ingest_event", {"conversation_id": "m", "content": CANARY})
-                    failed = await mcp.call_tool(
-                        "correct_fact", {"fact_id": 1, "object_text": CANARY}
-                    )
+                    failed = await mcp.call_tool("correct_fact", {"fact_id": 1, "object_text": CANARY})
                     return bool(failed.is_error)
 
             assert asyncio.run(over_mcp())

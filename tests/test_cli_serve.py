@@ -75,9 +75,7 @@ class Serve:
             time.sleep(0.05)
         raise AssertionError(f"no address printed:\n{self.stderr}")
 
-    def wait_healthy(
-        self, http: httpx.Client, port: int, timeout: float = 20.0
-    ) -> dict[str, object]:
+    def wait_healthy(self, http: httpx.Client, port: int, timeout: float = 20.0) -> dict[str, object]:
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -141,9 +139,7 @@ def test_serve_answers_then_stops_cleanly(serve: Serve, http: httpx.Client, sig:
     assert (token_file.stat().st_mode & 0o777) == 0o600
     token = token_file.read_text().strip()
     assert http.get(f"http://127.0.0.1:{port}/v6/jobs").status_code == 401
-    jobs = http.get(
-        f"http://127.0.0.1:{port}/v6/jobs", headers={"Authorization": f"Bearer {token}"}
-    )
+    jobs = http.get(f"http://127.0.0.1:{port}/v6/jobs", headers={"Authorization": f"Bearer {token}"})
     assert jobs.json()["queue_depth"] == 0
 
     started = time.monotonic()
@@ -155,9 +151,7 @@ def test_serve_answers_then_stops_cleanly(serve: Serve, http: httpx.Client, sig:
         http.get(f"http://127.0.0.1:{port}/v6/health")
 
 
-def test_serve_follows_token_rotation_and_keeps_secrets_out_of_its_log(
-    serve: Serve, http: httpx.Client
-) -> None:
+def test_serve_follows_token_rotation_and_keeps_secrets_out_of_its_log(serve: Serve, http: httpx.Client) -> None:
     port = serve.wait_for_port()
     serve.wait_healthy(http, port)
     url = f"http://127.0.0.1:{port}/v6/jobs"
@@ -171,20 +165,13 @@ def test_serve_follows_token_rotation_and_keeps_secrets_out_of_its_log(
 
     auth = {"Authorization": f"Bearer {new}"}
     assert (
-        http.post(
-            f"http://127.0.0.1:{port}/v6/ingest", json={"content": CANARY}, headers=auth
-        ).status_code
+        http.post(f"http://127.0.0.1:{port}/v6/ingest", json={"content": CANARY}, headers=auth).status_code
         == 400  # no conversation_id: a validation error that must not echo the content
     )
-    assert (
-        http.post(f"http://127.0.0.1:{port}/v6/ingest", content=CANARY, headers=auth).status_code
-        == 415
-    )
+    assert http.post(f"http://127.0.0.1:{port}/v6/ingest", content=CANARY, headers=auth).status_code == 415
 
     assert serve.stop(signal.SIGTERM) == 0, serve.stderr
-    log_text = "".join(
-        p.read_text(errors="replace") for p in (serve.vault_dir / "logs").glob("*.log*")
-    )
+    log_text = "".join(p.read_text(errors="replace") for p in (serve.vault_dir / "logs").glob("*.log*"))
     everything = log_text + serve.stderr
     for secret in (old, new, CANARY):
         assert secret not in everything

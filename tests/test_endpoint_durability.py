@@ -120,9 +120,7 @@ class Server:
         self._reader.join(5)
 
 
-def client_load(
-    server: Server, round_no: int, thread_no: int, stop: threading.Event, acks: Acks
-) -> None:
+def client_load(server: Server, round_no: int, thread_no: int, stop: threading.Event, acks: Acks) -> None:
     """Ingest until stopped or the server dies; record only what was acknowledged."""
     headers = {"Authorization": f"Bearer {server.token}"}
     n = 0
@@ -135,22 +133,14 @@ def client_load(
                     contents = [f"Turn {tag}b{i}: I like gadget{tag}b{i}." for i in range(BATCH)]
                     response = http.post(
                         "/v6/ingest/batch",
-                        json={
-                            "events": [
-                                {"conversation_id": f"c{thread_no}", "content": c} for c in contents
-                            ]
-                        },
+                        json={"events": [{"conversation_id": f"c{thread_no}", "content": c} for c in contents]},
                     )
                     if response.status_code == 202:
-                        for event_id, content in zip(
-                            response.json()["event_ids"], contents, strict=True
-                        ):
+                        for event_id, content in zip(response.json()["event_ids"], contents, strict=True):
                             acks.add(int(event_id), content)
                     continue
                 content = f"Turn {tag}: I live in Town{tag}."
-                response = http.post(
-                    "/v6/ingest", json={"conversation_id": f"c{thread_no}", "content": content}
-                )
+                response = http.post("/v6/ingest", json={"conversation_id": f"c{thread_no}", "content": content})
                 if response.status_code == 202:
                     acks.add(int(response.json()["event_id"]), content)
             except httpx.TransportError:
@@ -172,9 +162,7 @@ def upload_load(server: Server, round_no: int, stop: threading.Event, docs: DocA
                 if n % 2:
                     response = http.post("/v6/documents", json={"name": name, "content": text})
                 else:
-                    response = http.post(
-                        "/v6/documents", files={"file": (name, text.encode(), "text/markdown")}
-                    )
+                    response = http.post("/v6/documents", files={"file": (name, text.encode(), "text/markdown")})
             except httpx.TransportError:
                 return  # killed mid-request: not acknowledged, so nothing is promised
             if response.status_code == 201:
@@ -226,12 +214,9 @@ def test_acknowledged_events_and_documents_survive_sigkill(vault_dir: Path, tmp_
             documents_before = set(docs.by_id)
             stop = threading.Event()
             threads = [
-                threading.Thread(target=client_load, args=(server, round_no, t, stop, acks))
-                for t in range(THREADS)
+                threading.Thread(target=client_load, args=(server, round_no, t, stop, acks)) for t in range(THREADS)
             ]
-            threads.append(
-                threading.Thread(target=upload_load, args=(server, round_no, stop, docs))
-            )
+            threads.append(threading.Thread(target=upload_load, args=(server, round_no, stop, docs)))
             for thread in threads:
                 thread.start()
             deadline = time.monotonic() + 15
@@ -282,23 +267,15 @@ def test_acknowledged_events_and_documents_survive_sigkill(vault_dir: Path, tmp_
             indexed = store.scalar(f"SELECT COUNT(*) FROM {table}_fts_docsize")
             assert indexed == base, f"{table}: {indexed} indexed rows for {base} rows"
             # FTS5's own check that the index matches the table's content, row by row
-            store.write(
-                lambda tx, t=table: tx.execute(
-                    f"INSERT INTO {t}_fts({t}_fts) VALUES ('integrity-check')"
-                )
-            )
+            store.write(lambda tx, t=table: tx.execute(f"INSERT INTO {t}_fts({t}_fts) VALUES ('integrity-check')"))
         for space_id, vec_table in store.query("SELECT id, table_name FROM vector_spaces"):
             promised = {
-                int(r[0])
-                for r in store.query(
-                    "SELECT object_id FROM embeddings WHERE space_id = ?", (space_id,)
-                )
+                int(r[0]) for r in store.query("SELECT object_id FROM embeddings WHERE space_id = ?", (space_id,))
             }
             held = {int(r[0]) for r in store.query(f"SELECT rowid FROM {vec_table}")}
             assert held == promised, f"{vec_table}: vec0 rows differ from embeddings rows"
             orphans = store.scalar(
-                "SELECT COUNT(*) FROM embeddings e LEFT JOIN objects o ON o.id = e.object_id "
-                "WHERE o.id IS NULL"
+                "SELECT COUNT(*) FROM embeddings e LEFT JOIN objects o ON o.id = e.object_id WHERE o.id IS NULL"
             )
             assert orphans == 0
         assert store.scalar("SELECT COUNT(*) FROM embeddings") > 0  # enrichment ran between kills

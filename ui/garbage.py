@@ -23,9 +23,7 @@ CHECK_INTERVAL_MS = 500
 class MainThreadGarbageCollector(QObject):
     """Turns automatic collection off on :meth:`start` and collects from a GUI-thread timer."""
 
-    def __init__(
-        self, parent: QObject | None = None, *, interval_ms: int = CHECK_INTERVAL_MS
-    ) -> None:
+    def __init__(self, parent: QObject | None = None, *, interval_ms: int = CHECK_INTERVAL_MS) -> None:
         super().__init__(parent)
         self._thresholds = gc.get_threshold()
         self._was_enabled = gc.isenabled()

@@ -43,10 +43,7 @@ class ImportOutcome:
         )
         errors = len(last.errors)
         tail = f"{errors} error{'' if errors == 1 else 's'}" if errors else "no errors"
-        return (
-            f"{head} — {last.events_added:,} turns added, {last.duplicates:,} already there, "
-            f"{tail}."
-        )
+        return f"{head} — {last.events_added:,} turns added, {last.duplicates:,} already there, {tail}."
 
 
 class TranscriptImport(QObject):

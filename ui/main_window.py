@@ -151,6 +151,9 @@ class MainWindow(QMainWindow):
         runner.set_dialog_parent(self)
         self._build_shortcuts()
         self._restore_state()
+        # The views list, not the search box, starts with the focus: arrow keys move between views, and the
+        # search box shows its hint rather than a blinking caret until Ctrl+K or a click.
+        self.navigation.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- building ----------------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -190,9 +193,7 @@ class MainWindow(QMainWindow):
         self._busy_timer.timeout.connect(self._busy_label.show)
         text = f"Endpoint {endpoint.address}" if endpoint.running else "Endpoint not serving"
         self.endpoint_status = QLabel(text)
-        self.endpoint_status.setToolTip(
-            endpoint.problem or "Local apps connect here with the token"
-        )
+        self.endpoint_status.setToolTip(endpoint.problem or "Local apps connect here with the token")
         status = self.statusBar()
         status.addPermanentWidget(self._busy_label)
         status.addPermanentWidget(self.endpoint_status)

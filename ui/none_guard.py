@@ -22,6 +22,8 @@ import sys
 
 RESERVE = 1 << 60
 """References added to each singleton: more than any process will lose, far from overflowing."""
+GUARDED = RESERVE // 2
+"""A count above this was raised already: the process has lost references since, but nowhere near this many."""
 SINGLETONS = (None, True, False)
 
 
@@ -34,7 +36,7 @@ def guard_none() -> bool:
     raised = False
     for singleton in SINGLETONS:
         count = ctypes.c_ssize_t.from_address(id(singleton))  # ob_refcnt, the first field
-        if count.value < RESERVE:
+        if count.value < GUARDED:
             count.value += RESERVE
             raised = True
     return raised

@@ -16,9 +16,7 @@ class Throttle(QObject):
     back on, the GUI thread.
     """
 
-    def __init__(
-        self, interval_ms: int, callback: Callable[[], None], parent: QObject | None = None
-    ) -> None:
+    def __init__(self, interval_ms: int, callback: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._interval_ms = interval_ms
         self._callback = callback

@@ -15,6 +15,4 @@ APPLICATION = "Cairn"
 
 def ui_settings() -> QSettings:
     """The UI state file (``<config folder>/Cairn/Cairn.ini``)."""
-    return QSettings(
-        QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION
-    )
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)

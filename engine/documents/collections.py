@@ -10,13 +10,16 @@ from engine.errors import Conflict, NotFound, ValidationError
 from engine.store import Store, Tx
 from engine.temporal import from_epoch
 
-_COLUMNS = ("c.id, c.user_id, c.name, c.description, "
-            "(SELECT COUNT(*) FROM collection_documents m WHERE m.collection_id = c.id), c.created_at, c.updated_at")
+_COLUMNS = (
+    "c.id, c.user_id, c.name, c.description, "
+    "(SELECT COUNT(*) FROM collection_documents m WHERE m.collection_id = c.id), c.created_at, c.updated_at"
+)
 
 
 def _collection(r: Sequence[Any]) -> Collection:
-    return Collection(int(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), from_epoch(float(r[5])),
-                      from_epoch(float(r[6])))
+    return Collection(
+        int(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), from_epoch(float(r[5])), from_epoch(float(r[6]))
+    )
 
 
 class CollectionsApi:
@@ -45,12 +48,17 @@ class CollectionsApi:
         clean = _name(name)
 
         def op(tx: Tx) -> int:
-            if tx.scalar("SELECT id FROM collections WHERE user_id = ? AND name = ? COLLATE NOCASE",
-                         (user_id, clean)) is not None:
+            if (
+                tx.scalar("SELECT id FROM collections WHERE user_id = ? AND name = ? COLLATE NOCASE", (user_id, clean))
+                is not None
+            ):
                 raise Conflict(f"A collection called {clean!r} already exists.", fix="Choose another name.")
             collection_id = tx.new_id("collection")
-            tx.execute("INSERT INTO collections(id, user_id, name, description, created_at, updated_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (collection_id, user_id, clean, description, tx.now, tx.now))
+            tx.execute(
+                "INSERT INTO collections(id, user_id, name, description, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (collection_id, user_id, clean, description, tx.now, tx.now),
+            )
             tx.emit("collection.changed", collection_id, created=True)
             return collection_id
 
@@ -64,8 +72,9 @@ class CollectionsApi:
             row = tx.execute("SELECT user_id FROM collections WHERE id = ?", (collection_id,)).first()
             if row is None:
                 raise NotFound("collection", collection_id)
-            other = tx.scalar("SELECT id FROM collections WHERE user_id = ? AND name = ? COLLATE NOCASE",
-                              (row[0], clean))
+            other = tx.scalar(
+                "SELECT id FROM collections WHERE user_id = ? AND name = ? COLLATE NOCASE", (row[0], clean)
+            )
             if other is not None and int(other) != collection_id:
                 raise Conflict(f"A collection called {clean!r} already exists.", fix="Choose another name.")
             tx.execute("UPDATE collections SET name = ?, updated_at = ? WHERE id = ?", (clean, tx.now, collection_id))
@@ -98,9 +107,13 @@ class CollectionsApi:
     def document_ids(self, collection_id: int) -> list[int]:
         """The collection's documents, most recently added first."""
         self.get(collection_id)
-        return [int(r[0]) for r in self._store.query(
-            "SELECT document_id FROM collection_documents WHERE collection_id = ? ORDER BY added_at DESC",
-            (collection_id,))]
+        return [
+            int(r[0])
+            for r in self._store.query(
+                "SELECT document_id FROM collection_documents WHERE collection_id = ? ORDER BY added_at DESC",
+                (collection_id,),
+            )
+        ]
 
     def _change(self, collection_id: int, document_ids: Sequence[int], *, add: bool) -> None:
         if not document_ids:
@@ -117,11 +130,16 @@ class CollectionsApi:
                 if doc_owner != owner:
                     raise ValidationError("document_ids", f"document {document_id} belongs to another user")
                 if add:
-                    tx.execute("INSERT OR IGNORE INTO collection_documents(collection_id, document_id, added_at) "
-                               "VALUES (?, ?, ?)", (collection_id, document_id, tx.now))
+                    tx.execute(
+                        "INSERT OR IGNORE INTO collection_documents(collection_id, document_id, added_at) "
+                        "VALUES (?, ?, ?)",
+                        (collection_id, document_id, tx.now),
+                    )
                 else:
-                    tx.execute("DELETE FROM collection_documents WHERE collection_id = ? AND document_id = ?",
-                               (collection_id, document_id))
+                    tx.execute(
+                        "DELETE FROM collection_documents WHERE collection_id = ? AND document_id = ?",
+                        (collection_id, document_id),
+                    )
             tx.execute("UPDATE collections SET updated_at = ? WHERE id = ?", (tx.now, collection_id))
             tx.emit("collection.changed", collection_id, documents=list(document_ids), added=add)
 

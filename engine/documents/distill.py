@@ -33,8 +33,9 @@ def extractive(text: str, limit: int) -> str:
     sentences = [m.group().strip() for m in _SENTENCE.finditer(text) if len(m.group().split()) >= 5]
     if not sentences:
         return " ".join(text.split())[:limit]
-    scored = sorted(range(len(sentences)), key=lambda i: -len({w.casefold() for w in _WORD.findall(sentences[i])
-                                                               if len(w) > 3}))
+    scored = sorted(
+        range(len(sentences)), key=lambda i: -len({w.casefold() for w in _WORD.findall(sentences[i]) if len(w) > 3})
+    )
     chosen: list[int] = []
     used = 0
     for i in scored:
@@ -50,8 +51,14 @@ def extractive(text: str, limit: int) -> str:
 class Distiller:
     """The ``distill_document`` job handler."""
 
-    def __init__(self, store: Store, embed: Callable[[list[str]], Any], vectors: SqliteVecIndex,
-                 llm: Callable[[], LLM | None], timeout_s: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embed: Callable[[list[str]], Any],
+        vectors: SqliteVecIndex,
+        llm: Callable[[], LLM | None],
+        timeout_s: float,
+    ) -> None:
         self._store = store
         self._embed = embed
         self._vectors = vectors
@@ -72,15 +79,18 @@ class Distiller:
 
     def _distil(self, job: Job) -> list[str]:
         document_id = int(job.payload["document_id"])
-        rows = self._store.query("SELECT name, user_id, content_hash, status FROM documents WHERE id = ?",
-                                 (document_id,))
+        rows = self._store.query(
+            "SELECT name, user_id, content_hash, status FROM documents WHERE id = ?", (document_id,)
+        )
         if not rows or rows[0][2] != job.payload.get("content_hash"):
             self._store.write(lambda tx: finish_jobs(tx, [job.id]))  # deleted, or replaced by a newer upload
             return []
         name, user_id, _digest, _status = rows[0]
         sections = self._store.query(
             "SELECT se.id, se.title, group_concat(sp.text, ' ') FROM sections se LEFT JOIN spans sp "
-            "ON sp.section_id = se.id WHERE se.document_id = ? GROUP BY se.id ORDER BY se.ordinal", (document_id,))
+            "ON sp.section_id = se.id WHERE se.document_id = ? GROUP BY se.id ORDER BY se.ordinal",
+            (document_id,),
+        )
         warnings: list[str] = []
         llm = self._llm()
         section_texts: list[tuple[int, str, str]] = []
@@ -100,17 +110,23 @@ class Distiller:
 
         def write(tx: Tx) -> None:
             if tx.scalar("SELECT content_hash FROM documents WHERE id = ?", (document_id,)) != job.payload.get(
-                    "content_hash"):
+                "content_hash"
+            ):
                 finish_jobs(tx, [job.id])
                 return
-            for (section_id, summary, engine) in section_texts:
-                tx.execute("UPDATE sections SET distillation = ?, distiller = ? WHERE id = ?",
-                           (summary, engine, section_id))
-            tx.execute("UPDATE documents SET distillation = ?, distiller = ?, status = 'ready', status_reason = NULL, "
-                       "updated_at = ? WHERE id = ?", (document_summary, llm.name if llm else "extractive", tx.now,
-                                                        document_id))
-            items = [VectorItem(sid, "section", str(user_id), vectors[i], "section")
-                     for i, (sid, _s, _e) in enumerate(section_texts)]
+            for section_id, summary, engine in section_texts:
+                tx.execute(
+                    "UPDATE sections SET distillation = ?, distiller = ? WHERE id = ?", (summary, engine, section_id)
+                )
+            tx.execute(
+                "UPDATE documents SET distillation = ?, distiller = ?, status = 'ready', status_reason = NULL, "
+                "updated_at = ? WHERE id = ?",
+                (document_summary, llm.name if llm else "extractive", tx.now, document_id),
+            )
+            items = [
+                VectorItem(sid, "section", str(user_id), vectors[i], "section")
+                for i, (sid, _s, _e) in enumerate(section_texts)
+            ]
             items.append(VectorItem(document_id, "document", str(user_id), vectors[-1], "document"))
             self._vectors.add(tx, items)
             tx.emit("document.ready", document_id, name=str(name), user_id=str(user_id))
@@ -121,10 +137,15 @@ class Distiller:
 
     def _model_summary(self, llm: LLM, document: str, title: str, body: str) -> str:
         prompt = load_prompt("distill_section")
-        text = prompt.render(today=f"{datetime.now(UTC):%Y-%m-%d}", document=document, section=title or "(untitled)",
-                             body=body[:8000])
-        answer = llm.complete_json(text, "Answer as JSON.", {"type": "object", "properties": {
-            "summary": {"type": "string"}}, "required": ["summary"]}, timeout_s=self._timeout_s)
+        text = prompt.render(
+            today=f"{datetime.now(UTC):%Y-%m-%d}", document=document, section=title or "(untitled)", body=body[:8000]
+        )
+        answer = llm.complete_json(
+            text,
+            "Answer as JSON.",
+            {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]},
+            timeout_s=self._timeout_s,
+        )
         if not isinstance(answer, dict) or not isinstance(answer.get("summary"), str) or not answer["summary"].strip():
             raise ValueError("the model's summary is missing or empty")
         return str(answer["summary"]).strip()

@@ -19,15 +19,21 @@ from engine.watching.contract import FileState
 
 log = logging.getLogger(__name__)
 
-_OUTCOME = {"processing": "ok", "ready": "ok", "degraded": "degraded", "quarantined": "quarantined",
-            "unchanged": "unchanged"}
+_OUTCOME = {
+    "processing": "ok",
+    "ready": "ok",
+    "degraded": "degraded",
+    "quarantined": "quarantined",
+    "unchanged": "unchanged",
+}
 
 
 class VaultFolderSink:
     """Implements :class:`engine.watching.contract.FolderSink` over the documents service."""
 
-    def __init__(self, store: Store, documents: DocumentsApi, emit: Callable[..., Any],
-                 user_id: str = "default") -> None:
+    def __init__(
+        self, store: Store, documents: DocumentsApi, emit: Callable[..., Any], user_id: str = "default"
+    ) -> None:
         self._store = store
         self._documents = documents
         self._emit = emit
@@ -35,8 +41,9 @@ class VaultFolderSink:
 
     def indexed_files(self, root: Path) -> dict[Path, FileState]:
         """The files of ``root`` the vault holds, as last ingested."""
-        rows = self._store.query("SELECT path, size_bytes, mtime_ns, content_hash FROM files WHERE root = ?",
-                                 (str(root),))
+        rows = self._store.query(
+            "SELECT path, size_bytes, mtime_ns, content_hash FROM files WHERE root = ?", (str(root),)
+        )
         return {Path(r[0]): FileState(int(r[1]), int(r[2]), r[3]) for r in rows}
 
     def ingest_file(self, path: Path, root: Path, state: FileState) -> str:
@@ -60,8 +67,17 @@ class VaultFolderSink:
                 "size_bytes = excluded.size_bytes, mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash, "
                 "document_id = COALESCE(excluded.document_id, files.document_id), state = excluded.state, "
                 "seen_at = excluded.seen_at",
-                (str(path), str(root), state.size, state.mtime_ns, state.content_hash, document_id,
-                 "pending" if status == "skipped" else status, tx.now))
+                (
+                    str(path),
+                    str(root),
+                    state.size,
+                    state.mtime_ns,
+                    state.content_hash,
+                    document_id,
+                    "pending" if status == "skipped" else status,
+                    tx.now,
+                ),
+            )
 
         self._store.write(record)
         return outcome
@@ -79,4 +95,4 @@ class VaultFolderSink:
 
     def report(self, event: str, data: Mapping[str, object]) -> None:
         """Forward watcher progress and warnings to the change feed."""
-        self._emit(event, None, **{k: v for k, v in data.items()})
+        self._emit(event, None, **dict(data))

@@ -289,9 +289,7 @@ class ParserSandbox:
 
     def _start_worker(self) -> WorkerProcess:
         try:
-            worker = WorkerProcess.start(
-                worker_command(), cwd=self._pool.workdir, memory_mb=self.limits.memory_mb
-            )
+            worker = WorkerProcess.start(worker_command(), cwd=self._pool.workdir, memory_mb=self.limits.memory_mb)
         except WorkerStartError as exc:
             raise EnvironmentProblem(
                 f"Cannot start a document parser process: {exc}",
@@ -334,9 +332,7 @@ class ParserSandbox:
                 out.write(data)
         except OSError as exc:
             self._check_open()  # the work folder vanished because another thread closed us
-            raise StorageFull(
-                f"Cannot hand a file to the parser: {exc}", fix="Free space in the temp folder."
-            ) from exc
+            raise StorageFull(f"Cannot hand a file to the parser: {exc}", fix="Free space in the temp folder.") from exc
         try:
             yield None, path
         finally:

@@ -52,10 +52,7 @@ def worker_command() -> list[str]:
     """
     if getattr(sys, "frozen", False):
         return [sys.executable, WORKER_ARGUMENT]
-    bootstrap = (
-        "import sys; sys.path[:] = sys.argv[1:]; "
-        "from engine.documents.sandbox_worker import main; main()"
-    )
+    bootstrap = "import sys; sys.path[:] = sys.argv[1:]; from engine.documents.sandbox_worker import main; main()"
     return [sys.executable, "-c", bootstrap, *(os.path.abspath(str(p)) for p in sys.path)]
 
 

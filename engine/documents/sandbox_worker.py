@@ -115,10 +115,7 @@ def document_to_wire(doc: ParsedDocument) -> tuple[Any, ...]:
     """A :class:`ParsedDocument` as nested tuples of builtin values."""
     return (
         doc.text,
-        tuple(
-            (s.title, s.level, s.start_char, s.end_char, s.page_start, s.page_end)
-            for s in doc.sections
-        ),
+        tuple((s.title, s.level, s.start_char, s.end_char, s.page_start, s.page_end) for s in doc.sections),
         tuple((p.number, p.start_char, p.end_char) for p in doc.pages),
         doc.title,
         tuple((k, v) for k, v in doc.metadata.items()),
@@ -139,14 +136,10 @@ def document_from_wire(wire: object) -> ParsedDocument:
     _expect(isinstance(text, str), "text is not a string")
     _expect(isinstance(title, str), "title is not a string")
     _expect(_tuple_of(sections, 6) and _tuple_of(pages, 3), "sections or pages are malformed")
-    _expect(
-        _tuple_of(metadata, 2) and isinstance(warnings, tuple), "metadata or warnings are malformed"
-    )
+    _expect(_tuple_of(metadata, 2) and isinstance(warnings, tuple), "metadata or warnings are malformed")
     built_sections = []
     for title_, level, start, end, page_start, page_end in sections:
-        _expect(
-            isinstance(title_, str) and _ints(level, start, end), "a section has a wrong field type"
-        )
+        _expect(isinstance(title_, str) and _ints(level, start, end), "a section has a wrong field type")
         _expect(
             _ints(*(p for p in (page_start, page_end) if p is not None)),
             "a section page is not an int",
@@ -243,9 +236,7 @@ def _limit_resources(memory_mb: int) -> bool:
     import resource  # POSIX only
 
     try:
-        resource.setrlimit(
-            resource.RLIMIT_CORE, (0, 0)
-        )  # a crashing parser must not write core files
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing parser must not write core files
     except (ValueError, OSError):
         pass
     limit = memory_mb * 1024 * 1024
@@ -289,9 +280,7 @@ def _handle(job: Job, parsers: dict[str, Parser]) -> tuple[Any, ...]:
     except MemoryError:
         return _fail("memory", "MemoryError while loading the parser", keep=False)
     except Exception as exc:
-        return _fail(
-            "crash", f"parser {job.parser_ref} cannot be loaded in the sandbox: {_describe(exc)}"
-        )
+        return _fail("crash", f"parser {job.parser_ref} cannot be loaded in the sandbox: {_describe(exc)}")
     except BaseException as exc:  # SystemExit and the like from a module's import-time code
         detail = f"parser {job.parser_ref} cannot be loaded in the sandbox: {_describe(exc)}"
         return _fail("crash", detail, keep=False)
@@ -327,13 +316,9 @@ def _result(doc: object, limits: ParseLimits) -> tuple[Any, ...]:
         return _fail("crash", f"parse() returned {type(doc).__qualname__}, not a ParsedDocument")
     try:
         if len(doc.pages) > limits.max_pages:
-            return _fail(
-                "limit", f"{len(doc.pages)} pages, more than the limit of {limits.max_pages}"
-            )
+            return _fail("limit", f"{len(doc.pages)} pages, more than the limit of {limits.max_pages}")
         if len(doc.text) > limits.max_chars:
-            return _fail(
-                "limit", f"{len(doc.text)} characters, more than the limit of {limits.max_chars}"
-            )
+            return _fail("limit", f"{len(doc.text)} characters, more than the limit of {limits.max_chars}")
         wire = document_to_wire(doc)
     except Exception as exc:
         return _fail("crash", f"parse() returned a malformed ParsedDocument ({_describe(exc)})")
@@ -371,9 +356,7 @@ def _message(exc: BaseException) -> str:
 def _describe(exc: BaseException, *, where: bool = False) -> str:
     """``Type: message`` (module-qualified unless builtin), optionally with the innermost line."""
     cls = type(exc)
-    kind = (
-        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-    )
+    kind = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
     text = _safe_str(exc)
     described = f"{kind}: {text}" if text else kind
     tb = exc.__traceback__

@@ -52,8 +52,16 @@ log = logging.getLogger(__name__)
 class DocumentsApi:
     """Documents of the vault (calling it lists them)."""
 
-    def __init__(self, store: Store, plugins: pluggy.PluginManager, embedder: Embedder,
-                 vectors: SqliteVecIndex, settings: Any, *, on_enqueue: Any = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        plugins: pluggy.PluginManager,
+        embedder: Embedder,
+        vectors: SqliteVecIndex,
+        settings: Any,
+        *,
+        on_enqueue: Any = None,
+    ) -> None:
         self._store = store
         self._on_enqueue = on_enqueue or (lambda: None)  # wakes the job runner for the distillation job
         self._plugins = plugins
@@ -95,8 +103,10 @@ class DocumentsApi:
             if guessed and guessed in parser.mime_types:
                 return parser
         kinds = sorted({ext for p in self.parsers() for ext in p.extensions})
-        raise UnsupportedFile(f"Cairn cannot read {Path(name).name!r} files of this type.",
-                              fix=f"Supported: {', '.join(kinds) or 'none (no parser plugins)'}.")
+        raise UnsupportedFile(
+            f"Cairn cannot read {Path(name).name!r} files of this type.",
+            fix=f"Supported: {', '.join(kinds) or 'none (no parser plugins)'}.",
+        )
 
     # -- upload ------------------------------------------------------------------------------------------------
     def upload(
@@ -133,8 +143,9 @@ class DocumentsApi:
         if collection_id is not None:
             self._require_collection(collection_id, user_id)
         if target is not None and not force:
-            row = self._store.query("SELECT content_hash, parser_version, status FROM documents WHERE id = ?",
-                                    (target,))
+            row = self._store.query(
+                "SELECT content_hash, parser_version, status FROM documents WHERE id = ?", (target,)
+            )
             if row and row[0][0] == digest and row[0][1] == parser.version and row[0][2] != "failed":
                 if collection_id is not None:
                     self._store.write(lambda tx: _add_member(tx, collection_id, target))
@@ -145,23 +156,43 @@ class DocumentsApi:
         parsed = self._parse(parser, payload, display, settings)
         if isinstance(parsed, ParseFailure):
             failure = parsed
-            quarantine_id = self._store.write(lambda tx: self._quarantine(
-                tx, user_id, display, file_path, digest, len(payload), parser, failure, target))
-            return UploadResult(None, "quarantined", 0, 0, display, f"{parsed.reason}: {parsed.detail}",
-                                quarantine_id)
+            quarantine_id = self._store.write(
+                lambda tx: self._quarantine(
+                    tx, user_id, display, file_path, digest, len(payload), parser, failure, target
+                )
+            )
+            return UploadResult(None, "quarantined", 0, 0, display, f"{parsed.reason}: {parsed.detail}", quarantine_id)
         parsed = _masked_structure(parsed, settings.privacy)
         spans = cut(parsed)
-        texts = [firewall_apply(parsed.text[s.start:s.end], settings.privacy).text for s in spans]
+        texts = [firewall_apply(parsed.text[s.start : s.end], settings.privacy).text for s in spans]
         vectors = self._embedder.embed(texts) if texts else None
         degraded = not parsed.text.strip() and len(payload) > 0
-        doc_id = self._store.write(lambda tx: self._write_tree(
-            tx, target, user_id, project_id, display, file_path, parser, digest, len(payload), parsed, spans,
-            texts, vectors, degraded, source, collection_id))
+        doc_id = self._store.write(
+            lambda tx: self._write_tree(
+                tx,
+                target,
+                user_id,
+                project_id,
+                display,
+                file_path,
+                parser,
+                digest,
+                len(payload),
+                parsed,
+                spans,
+                texts,
+                vectors,
+                degraded,
+                source,
+                collection_id,
+            )
+        )
         self._on_enqueue()
         return self._result(doc_id, "degraded" if degraded else "processing")
 
-    def _read(self, path: str | Path | None, name: str | None, data: bytes | None, text: str | None,
-              max_bytes: int) -> tuple[str | None, str, bytes]:
+    def _read(
+        self, path: str | Path | None, name: str | None, data: bytes | None, text: str | None, max_bytes: int
+    ) -> tuple[str | None, str, bytes]:
         given = sum(x is not None for x in (path, data, text))
         if given != 1:
             raise ValidationError("path", "give exactly one of path, data (bytes) or text")
@@ -172,12 +203,18 @@ class DocumentsApi:
             try:
                 size = file_path.stat().st_size
                 if size > max_bytes:
-                    raise ValidationError("path", f"{file_path.name} is {size:,} bytes; the limit is {max_bytes:,}",
-                                          fix="Raise documents.max_bytes in Settings for large files.")
+                    raise ValidationError(
+                        "path",
+                        f"{file_path.name} is {size:,} bytes; the limit is {max_bytes:,}",
+                        fix="Raise documents.max_bytes in Settings for large files.",
+                    )
                 payload = file_path.read_bytes()
             except OSError as exc:  # unreadable, or gone since the check: a user error, not a crash
-                raise ValidationError("path", f"{file_path.name} cannot be read ({exc.strerror or exc})",
-                                      fix="Check the file's permissions and that it is still there.") from exc
+                raise ValidationError(
+                    "path",
+                    f"{file_path.name} cannot be read ({exc.strerror or exc})",
+                    fix="Check the file's permissions and that it is still there.",
+                ) from exc
             return str(file_path.resolve()), name or file_path.name, payload
         if not name or not name.strip():
             raise ValidationError("name", "is required with data or text (its extension picks the parser)")
@@ -192,8 +229,9 @@ class DocumentsApi:
                 raise NotFound("document", document_id)
             return document_id
         if file_path is not None:
-            row = self._store.query("SELECT id FROM documents WHERE path = ? AND user_id = ? ORDER BY id LIMIT 1",
-                                    (file_path, user_id))
+            row = self._store.query(
+                "SELECT id FROM documents WHERE path = ? AND user_id = ? ORDER BY id LIMIT 1", (file_path, user_id)
+            )
             if row:
                 return int(row[0][0])
         return None
@@ -209,73 +247,174 @@ class DocumentsApi:
         rows = self._store.query(
             "SELECT id, name, path, content_hash, size_bytes, parser, parser_version, reason, detail, created_at "
             "FROM quarantine WHERE user_id = ? AND content_hash = ? AND parser = ? AND parser_version = ?",
-            (user_id, digest, parser.name, parser.version))
+            (user_id, digest, parser.name, parser.version),
+        )
         return _quarantine_entry(rows[0]) if rows else None
 
-    def _quarantine(self, tx: Tx, user_id: str, name: str, path: str | None, digest: str, size: int,
-                    parser: Parser, failure: ParseFailure, target: int | None) -> int:
+    def _quarantine(
+        self,
+        tx: Tx,
+        user_id: str,
+        name: str,
+        path: str | None,
+        digest: str,
+        size: int,
+        parser: Parser,
+        failure: ParseFailure,
+        target: int | None,
+    ) -> int:
         if target is not None:
             # the file changed into something unreadable: its old version no longer matches what is on disk
-            tx.execute("UPDATE documents SET status = 'failed', status_reason = ?, updated_at = ? WHERE id = ?",
-                       (f"the latest version could not be read ({failure.reason}); showing the previous one",
-                        tx.now, target))
+            tx.execute(
+                "UPDATE documents SET status = 'failed', status_reason = ?, updated_at = ? WHERE id = ?",
+                (f"the latest version could not be read ({failure.reason}); showing the previous one", tx.now, target),
+            )
             tx.emit("document.degraded", target, reason=failure.reason, user_id=user_id)
-        existing = tx.scalar("SELECT id FROM quarantine WHERE user_id = ? AND content_hash = ? AND parser = ? "
-                             "AND parser_version = ?", (user_id, digest, parser.name, parser.version))
+        existing = tx.scalar(
+            "SELECT id FROM quarantine WHERE user_id = ? AND content_hash = ? AND parser = ? AND parser_version = ?",
+            (user_id, digest, parser.name, parser.version),
+        )
         if existing is not None:
             return int(existing)
         quarantine_id = tx.new_id("quarantine")
-        tx.execute("INSERT INTO quarantine(id, user_id, name, path, content_hash, size_bytes, parser, parser_version, "
-                   "reason, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (quarantine_id, user_id, name, path, digest, size, parser.name, parser.version, failure.reason,
-                    failure.detail[:2000], tx.now))
+        tx.execute(
+            "INSERT INTO quarantine(id, user_id, name, path, content_hash, size_bytes, parser, parser_version, "
+            "reason, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                quarantine_id,
+                user_id,
+                name,
+                path,
+                digest,
+                size,
+                parser.name,
+                parser.version,
+                failure.reason,
+                failure.detail[:2000],
+                tx.now,
+            ),
+        )
         tx.emit("document.quarantined", quarantine_id, reason=failure.reason, user_id=user_id)
         return quarantine_id
 
-    def _write_tree(self, tx: Tx, target: int | None, user_id: str, project_id: str | None, name: str,
-                    path: str | None, parser: Parser, digest: str, size: int, parsed: ParsedDocument,
-                    spans: Sequence[Any], texts: Sequence[str], vectors: Any, degraded: bool, source: str,
-                    collection_id: int | None) -> int:
+    def _write_tree(
+        self,
+        tx: Tx,
+        target: int | None,
+        user_id: str,
+        project_id: str | None,
+        name: str,
+        path: str | None,
+        parser: Parser,
+        digest: str,
+        size: int,
+        parsed: ParsedDocument,
+        spans: Sequence[Any],
+        texts: Sequence[str],
+        vectors: Any,
+        degraded: bool,
+        source: str,
+        collection_id: int | None,
+    ) -> int:
         status = "degraded" if degraded else "processing"
         reason = "no text could be extracted from a non-empty file" if degraded else None
-        metadata = json.dumps({**dict(parsed.metadata), "title": parsed.title,
-                               "warnings": list(parsed.warnings)[:20]}, ensure_ascii=False)
+        metadata = json.dumps(
+            {**dict(parsed.metadata), "title": parsed.title, "warnings": list(parsed.warnings)[:20]}, ensure_ascii=False
+        )
         pages = len(parsed.pages) or None
         if target is None:
             doc_id = tx.new_id("document")
-            tx.execute(f"INSERT INTO documents({DOCUMENT_COLUMNS}, source) "
-                       f"VALUES ({', '.join('?' * 17)})",
-                       (doc_id, user_id, project_id, name, path, mimetypes.guess_type(name)[0], parser.name,
-                        parser.version, digest, size, pages, status, reason, metadata, tx.now, tx.now, source))
+            tx.execute(
+                f"INSERT INTO documents({DOCUMENT_COLUMNS}, source) VALUES ({', '.join('?' * 17)})",
+                (
+                    doc_id,
+                    user_id,
+                    project_id,
+                    name,
+                    path,
+                    mimetypes.guess_type(name)[0],
+                    parser.name,
+                    parser.version,
+                    digest,
+                    size,
+                    pages,
+                    status,
+                    reason,
+                    metadata,
+                    tx.now,
+                    tx.now,
+                    source,
+                ),
+            )
         else:
             doc_id = target
-            old = [int(r[0]) for r in tx.execute(
-                "SELECT id FROM spans WHERE document_id = ? UNION ALL SELECT id FROM sections WHERE document_id = ?",
-                (doc_id, doc_id)).fetchall()]
+            old = [
+                int(r[0])
+                for r in tx.execute(
+                    "SELECT id FROM spans WHERE document_id = ? "
+                    "UNION ALL SELECT id FROM sections WHERE document_id = ?",
+                    (doc_id, doc_id),
+                ).fetchall()
+            ]
             for chunk in chunked(old):
                 tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
             self._vectors.delete(tx, [doc_id])
-            tx.execute("UPDATE documents SET name = ?, path = COALESCE(?, path), mime = ?, parser = ?, "
-                       "parser_version = ?, content_hash = ?, size_bytes = ?, page_count = ?, status = ?, "
-                       "status_reason = ?, metadata = ?, distillation = NULL, distiller = NULL, updated_at = ?, "
-                       "project_id = COALESCE(?, project_id) WHERE id = ?",
-                       (name, path, mimetypes.guess_type(name)[0], parser.name, parser.version, digest, size, pages,
-                        status, reason, metadata, tx.now, project_id, doc_id))
+            tx.execute(
+                "UPDATE documents SET name = ?, path = COALESCE(?, path), mime = ?, parser = ?, "
+                "parser_version = ?, content_hash = ?, size_bytes = ?, page_count = ?, status = ?, "
+                "status_reason = ?, metadata = ?, distillation = NULL, distiller = NULL, updated_at = ?, "
+                "project_id = COALESCE(?, project_id) WHERE id = ?",
+                (
+                    name,
+                    path,
+                    mimetypes.guess_type(name)[0],
+                    parser.name,
+                    parser.version,
+                    digest,
+                    size,
+                    pages,
+                    status,
+                    reason,
+                    metadata,
+                    tx.now,
+                    project_id,
+                    doc_id,
+                ),
+            )
             self._vectors.delete(tx, old)
         section_ids = tx.new_ids("section", len(sections_of(parsed)))
-        tx.executemany("INSERT INTO sections(id, document_id, ordinal, level, title, start_char, end_char, "
-                       "page_start, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(sid, doc_id, i, s.level, s.title, s.start_char, s.end_char, s.page_start, s.page_end)
-                        for i, (sid, s) in enumerate(zip(section_ids, sections_of(parsed), strict=True))])
+        tx.executemany(
+            "INSERT INTO sections(id, document_id, ordinal, level, title, start_char, end_char, "
+            "page_start, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (sid, doc_id, i, s.level, s.title, s.start_char, s.end_char, s.page_start, s.page_end)
+                for i, (sid, s) in enumerate(zip(section_ids, sections_of(parsed), strict=True))
+            ],
+        )
         span_ids = tx.new_ids("span", len(spans))
-        tx.executemany("INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char, "
-                       "page_start, page_end, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(span_id, doc_id, section_ids[s.section], i, texts[i], s.start, s.end, s.page_start,
-                         s.page_end, len(texts[i]) // 4) for i, (span_id, s) in enumerate(zip(span_ids, spans,
-                                                                                          strict=True))])
+        tx.executemany(
+            "INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char, "
+            "page_start, page_end, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    span_id,
+                    doc_id,
+                    section_ids[s.section],
+                    i,
+                    texts[i],
+                    s.start,
+                    s.end,
+                    s.page_start,
+                    s.page_end,
+                    len(texts[i]) // 4,
+                )
+                for i, (span_id, s) in enumerate(zip(span_ids, spans, strict=True))
+            ],
+        )
         if vectors is not None and len(span_ids):
-            self._vectors.add(tx, [VectorItem(span_id, "span", user_id, vectors[i], digest)
-                                   for i, span_id in enumerate(span_ids)])
+            self._vectors.add(
+                tx, [VectorItem(span_id, "span", user_id, vectors[i], digest) for i, span_id in enumerate(span_ids)]
+            )
         if collection_id is not None:
             _add_member(tx, collection_id, doc_id)
         if path is not None:
@@ -283,19 +422,36 @@ class DocumentsApi:
         if degraded:
             tx.emit("document.degraded", doc_id, name=name, user_id=user_id, reason=reason)
         else:
-            enqueue(tx, "distill_document", {"document_id": doc_id, "content_hash": digest}, priority=120,
-                    dedupe_key=f"distill:{doc_id}:{digest}")
+            enqueue(
+                tx,
+                "distill_document",
+                {"document_id": doc_id, "content_hash": digest},
+                priority=120,
+                dedupe_key=f"distill:{doc_id}:{digest}",
+            )
             tx.emit("document.processing", doc_id, name=name, user_id=user_id, spans=len(span_ids))
         return doc_id
 
     def _result(self, document_id: int, status: str) -> UploadResult:
         info = self.get(document_id).info
-        return UploadResult(document_id, status if status == "unchanged" else info.status, info.sections,
-                            info.spans, info.name, info.status_reason or "")
+        return UploadResult(
+            document_id,
+            status if status == "unchanged" else info.status,
+            info.sections,
+            info.spans,
+            info.name,
+            info.status_reason or "",
+        )
 
     # -- reading -----------------------------------------------------------------------------------------------
-    def __call__(self, *, user_id: str | None = None, project_id: str | None = None,
-                 collection_id: int | None = None, limit: int = 1000) -> list[DocumentInfo]:
+    def __call__(
+        self,
+        *,
+        user_id: str | None = None,
+        project_id: str | None = None,
+        collection_id: int | None = None,
+        limit: int = 1000,
+    ) -> list[DocumentInfo]:
         """Documents, most recently updated first."""
         sql = f"SELECT {_qualified('d')} , {_counts('d')} FROM documents d WHERE 1"
         args: list[Any] = []
@@ -313,22 +469,40 @@ class DocumentsApi:
 
     def get(self, document_id: int) -> DocumentTree:
         """A document with its sections and spans."""
-        rows = self._store.query(f"SELECT {_qualified('d')}, {_counts('d')} FROM documents d WHERE d.id = ?",
-                                 (document_id,))
+        rows = self._store.query(
+            f"SELECT {_qualified('d')}, {_counts('d')} FROM documents d WHERE d.id = ?", (document_id,)
+        )
         if not rows:
             raise NotFound("document", document_id)
         info = document_from_row(rows[0])
         spans: dict[int, list[SpanView]] = {}
-        for r in self._store.query("SELECT id, section_id, ordinal, text, start_char, end_char, page_start, page_end "
-                                   "FROM spans WHERE document_id = ? ORDER BY ordinal", (document_id,)):
+        for r in self._store.query(
+            "SELECT id, section_id, ordinal, text, start_char, end_char, page_start, page_end "
+            "FROM spans WHERE document_id = ? ORDER BY ordinal",
+            (document_id,),
+        ):
             spans.setdefault(int(r[1]) if r[1] is not None else -1, []).append(
-                SpanView(int(r[0]), int(r[2]), str(r[3]), int(r[4]), int(r[5]), r[6], r[7]))
+                SpanView(int(r[0]), int(r[2]), str(r[3]), int(r[4]), int(r[5]), r[6], r[7])
+            )
         sections = tuple(
-            SectionView(int(r[0]), int(r[1]), int(r[2]), str(r[3]), int(r[4]), int(r[5]), r[6], r[7], r[8],
-                        tuple(spans.get(int(r[0]), [])))
-            for r in self._store.query("SELECT id, ordinal, level, title, start_char, end_char, page_start, "
-                                       "page_end, distillation FROM sections WHERE document_id = ? ORDER BY ordinal",
-                                       (document_id,)))
+            SectionView(
+                int(r[0]),
+                int(r[1]),
+                int(r[2]),
+                str(r[3]),
+                int(r[4]),
+                int(r[5]),
+                r[6],
+                r[7],
+                r[8],
+                tuple(spans.get(int(r[0]), [])),
+            )
+            for r in self._store.query(
+                "SELECT id, ordinal, level, title, start_char, end_char, page_start, "
+                "page_end, distillation FROM sections WHERE document_id = ? ORDER BY ordinal",
+                (document_id,),
+            )
+        )
         return DocumentTree(info, sections)
 
     def section(self, section_id: int) -> SectionView:
@@ -343,8 +517,9 @@ class DocumentsApi:
 
     def span(self, span_id: int) -> SpanView:
         """One span."""
-        rows = self._store.query("SELECT id, ordinal, text, start_char, end_char, page_start, page_end FROM spans "
-                                 "WHERE id = ?", (span_id,))
+        rows = self._store.query(
+            "SELECT id, ordinal, text, start_char, end_char, page_start, page_end FROM spans WHERE id = ?", (span_id,)
+        )
         if not rows:
             raise NotFound("span", span_id)
         r = rows[0]
@@ -363,9 +538,14 @@ class DocumentsApi:
         def op(tx: Tx) -> int:
             if tx.scalar("SELECT id FROM documents WHERE id = ?", (document_id,)) is None:
                 raise NotFound("document", document_id)
-            ids = [int(r[0]) for r in tx.execute(
-                "SELECT id FROM spans WHERE document_id = ? UNION ALL SELECT id FROM sections WHERE document_id = ?",
-                (document_id, document_id)).fetchall()]
+            ids = [
+                int(r[0])
+                for r in tx.execute(
+                    "SELECT id FROM spans WHERE document_id = ? "
+                    "UNION ALL SELECT id FROM sections WHERE document_id = ?",
+                    (document_id, document_id),
+                ).fetchall()
+            ]
             self._vectors.delete(tx, [*ids, document_id])
             for chunk in chunked(ids):
                 tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
@@ -374,8 +554,10 @@ class DocumentsApi:
             # file comes back as a new document.  (The foreign key would null it anyway; this says so.)
             tx.execute("UPDATE files SET document_id = NULL WHERE document_id = ?", (document_id,))
             tx.execute("DELETE FROM objects WHERE id = ?", (document_id,))
-            tx.execute("DELETE FROM jobs WHERE kind = 'distill_document' AND "
-                       "json_extract(payload, '$.document_id') = ?", (document_id,))
+            tx.execute(
+                "DELETE FROM jobs WHERE kind = 'distill_document' AND json_extract(payload, '$.document_id') = ?",
+                (document_id,),
+            )
             tx.emit("document.deleted", document_id)
             return document_id
 
@@ -384,8 +566,10 @@ class DocumentsApi:
     # -- quarantine --------------------------------------------------------------------------------------------
     def quarantine(self, *, user_id: str | None = None) -> list[QuarantineEntry]:
         """Files that could not be parsed, with their typed reason."""
-        sql = ("SELECT id, name, path, content_hash, size_bytes, parser, parser_version, reason, detail, created_at "
-               "FROM quarantine")
+        sql = (
+            "SELECT id, name, path, content_hash, size_bytes, parser, parser_version, reason, detail, created_at "
+            "FROM quarantine"
+        )
         args: tuple[Any, ...] = ()
         if user_id:
             sql += " WHERE user_id = ?"
@@ -399,8 +583,9 @@ class DocumentsApi:
             raise NotFound("quarantined file", quarantine_id)
         path, name, user_id = rows[0]
         if not path or not Path(path).is_file():
-            raise ValidationError("quarantine_id", f"{name} is no longer at {path or 'a known path'}",
-                                  fix="Upload the file again.")
+            raise ValidationError(
+                "quarantine_id", f"{name} is no longer at {path or 'a known path'}", fix="Upload the file again."
+            )
         self._store.write(lambda tx: tx.execute("DELETE FROM objects WHERE id = ?", (quarantine_id,)))
         return self.upload(path=path, user_id=str(user_id), force=True)
 
@@ -428,8 +613,10 @@ def _masked_structure(parsed: ParsedDocument, policy: PrivacySettings) -> Parsed
 
 
 def _add_member(tx: Tx, collection_id: int, document_id: int) -> None:
-    tx.execute("INSERT OR IGNORE INTO collection_documents(collection_id, document_id, added_at) VALUES (?, ?, ?)",
-               (collection_id, document_id, tx.now))
+    tx.execute(
+        "INSERT OR IGNORE INTO collection_documents(collection_id, document_id, added_at) VALUES (?, ?, ?)",
+        (collection_id, document_id, tx.now),
+    )
     tx.emit("collection.changed", collection_id, document_id=document_id)
 
 
@@ -438,12 +625,24 @@ def _qualified(alias: str) -> str:
 
 
 def _counts(alias: str) -> str:
-    return (f"(SELECT COUNT(*) FROM sections x WHERE x.document_id = {alias}.id), "
-            f"(SELECT COUNT(*) FROM spans y WHERE y.document_id = {alias}.id), "
-            f"(SELECT GROUP_CONCAT(collection_id) FROM collection_documents c WHERE c.document_id = {alias}.id), "
-            f"{alias}.distillation")
+    return (
+        f"(SELECT COUNT(*) FROM sections x WHERE x.document_id = {alias}.id), "
+        f"(SELECT COUNT(*) FROM spans y WHERE y.document_id = {alias}.id), "
+        f"(SELECT GROUP_CONCAT(collection_id) FROM collection_documents c WHERE c.document_id = {alias}.id), "
+        f"{alias}.distillation"
+    )
 
 
 def _quarantine_entry(r: Sequence[Any]) -> QuarantineEntry:
-    return QuarantineEntry(int(r[0]), str(r[1]), r[2], str(r[3]), int(r[4]), str(r[5]), str(r[6]), str(r[7]),
-                           str(r[8]), from_epoch(float(r[9])))
+    return QuarantineEntry(
+        int(r[0]),
+        str(r[1]),
+        r[2],
+        str(r[3]),
+        int(r[4]),
+        str(r[5]),
+        str(r[6]),
+        str(r[7]),
+        str(r[8]),
+        from_epoch(float(r[9])),
+    )

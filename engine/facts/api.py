@@ -116,9 +116,7 @@ class FactFilter:
 class FactsApi:
     """Facts of the vault.  Calling the object lists facts: ``vault.facts(subject="user", as_of=...)``."""
 
-    def __init__(
-        self, store: Store, decider: Decider, pipeline: Pipeline, vectors: VectorIndex
-    ) -> None:
+    def __init__(self, store: Store, decider: Decider, pipeline: Pipeline, vectors: VectorIndex) -> None:
         self._store = store
         self._decider = decider
         self._pipeline = pipeline
@@ -157,8 +155,11 @@ class FactsApi:
         "predicate": ("f.predicate", False),
         "confidence": ("f.confidence", True),
         "tier": ("CASE f.tier WHEN 'hot' THEN 0 WHEN 'warm' THEN 1 ELSE 2 END", False),
-        "standing": ("CASE f.standing WHEN 'fact' THEN 0 WHEN 'working' THEN 1 WHEN 'challenged' THEN 2 "
-                     "WHEN 'candidate' THEN 3 ELSE 4 END", False),
+        "standing": (
+            "CASE f.standing WHEN 'fact' THEN 0 WHEN 'working' THEN 1 WHEN 'challenged' THEN 2 "
+            "WHEN 'candidate' THEN 3 ELSE 4 END",
+            False,
+        ),
         "value": ("f.object_text COLLATE NOCASE", False),
     }
 
@@ -172,8 +173,11 @@ class FactsApi:
         column, natural = self.ORDERS[order]
         direction = "DESC" if (natural if descending is None else descending) else "ASC"
         where, args = self._where(flt)
-        rows = self._store.query(f"SELECT f.id FROM {FACT_FROM} WHERE {' AND '.join(where) or '1'} "
-                                 f"ORDER BY {column} {direction}, f.id {direction}", tuple(args))
+        rows = self._store.query(
+            f"SELECT f.id FROM {FACT_FROM} WHERE {' AND '.join(where) or '1'} "
+            f"ORDER BY {column} {direction}, f.id {direction}",
+            tuple(args),
+        )
         return [int(r[0]) for r in rows]
 
     def predicates(self) -> list[PredicateInfo]:
@@ -182,8 +186,17 @@ class FactsApi:
         known = {str(r[0]) for r in rows}
         custom = self._store.query("SELECT DISTINCT predicate FROM facts WHERE predicate LIKE 'custom:%'")
         out = [PredicateInfo(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
-        out += [PredicateInfo(str(r[0]), str(r[0]).removeprefix("custom:").replace("_", " "), "added by extraction",
-                              "behavioral", "multi") for r in custom if str(r[0]) not in known]
+        out += [
+            PredicateInfo(
+                str(r[0]),
+                str(r[0]).removeprefix("custom:").replace("_", " "),
+                "added by extraction",
+                "behavioral",
+                "multi",
+            )
+            for r in custom
+            if str(r[0]) not in known
+        ]
         return out
 
     def get_many(self, ids: Sequence[int]) -> list[Fact]:
@@ -233,8 +246,7 @@ class FactsApi:
         flt = FactFilter(user_id=user_id, subject=subject, status=("active", "contested"))
         where, args = self._where(flt)
         rows = self._store.query(
-            f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE {' AND '.join(where)} "
-            "ORDER BY s.name, f.predicate",
+            f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE {' AND '.join(where)} ORDER BY s.name, f.predicate",
             tuple(args),
         )
         cardinality = dict(self._store.query("SELECT name, cardinality FROM predicates"))
@@ -326,9 +338,7 @@ class FactsApi:
                 raise ValidationError(name, "must not be empty")
         proposal = self._manual_proposal(subject.strip(), predicate.strip(), object_text.strip())
         ctx = FactContext(user_id, project_id, None, None, None, "manual", None, None)
-        applied: list[Applied] = self._store.write(
-            lambda tx: self._decider.decide_and_apply(tx, ctx, [proposal])
-        )
+        applied: list[Applied] = self._store.write(lambda tx: self._decider.decide_and_apply(tx, ctx, [proposal]))
         fact_id = applied[0].fact_id or (applied[0].touched[0] if applied[0].touched else None)
         if fact_id is None:
             raise Conflict("That memory is already stored.")
@@ -399,8 +409,7 @@ class FactsApi:
                 return
             for conflict_id in open_conflicts_of(tx, fact_id):
                 other = tx.scalar(
-                    "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts "
-                    "WHERE id = ?",
+                    "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts WHERE id = ?",
                     (fact_id, conflict_id),
                 )
                 resolve_conflict(tx, conflict_id, int(other), resolved_by="deletion")
@@ -422,10 +431,7 @@ class FactsApi:
             status = self._status(tx, fact_id)
             if status != "deleted":
                 raise Conflict(f"Fact {fact_id} is not deleted (it is {status}).")
-            previous = (
-                tx.scalar("SELECT status_before_delete FROM facts WHERE id = ?", (fact_id,))
-                or "active"
-            )
+            previous = tx.scalar("SELECT status_before_delete FROM facts WHERE id = ?", (fact_id,)) or "active"
             tx.execute(
                 "UPDATE facts SET status = ?, status_before_delete = NULL, updated_at = ? WHERE id = ?",
                 ("active" if previous == "contested" else previous, tx.now, fact_id),
@@ -463,9 +469,7 @@ class FactsApi:
         """The person vouches for a quarantined or candidate fact: it becomes a manual, injectable fact."""
 
         def op(tx: Tx) -> None:
-            row = tx.execute(
-                "SELECT kind, status, metadata FROM facts WHERE id = ?", (fact_id,)
-            ).first()
+            row = tx.execute("SELECT kind, status, metadata FROM facts WHERE id = ?", (fact_id,)).first()
             if row is None:
                 raise NotFound("fact", fact_id)
             meta = json.loads(row[2] or "{}")
@@ -616,9 +620,7 @@ class FactsApi:
         )
 
     def _ensure_vector(self, tx: Tx, fact_id: int) -> None:
-        row = tx.execute(
-            "SELECT statement, user_id, object_norm FROM facts WHERE id = ?", (fact_id,)
-        ).first()
+        row = tx.execute("SELECT statement, user_id, object_norm FROM facts WHERE id = ?", (fact_id,)).first()
         has = tx.scalar("SELECT 1 FROM embeddings WHERE object_id = ?", (fact_id,))
         if row is not None and not has:
             vector = self._pipeline.embedder.embed([str(row[0])])[0]
@@ -653,13 +655,24 @@ class ConflictsApi:
             "SELECT c.id, c.user_id, COALESCE(s.name, ''), c.predicate, c.status, c.reason, c.fact_a, c.fact_b, "
             "c.resolution, c.winner_id, c.resolved_by, c.created_at, c.resolved_at FROM conflicts c "
             f"LEFT JOIN subjects s ON s.id = c.subject_id WHERE {where} "
-            "ORDER BY c.created_at DESC, c.id DESC LIMIT ?", (*args, limit))
+            "ORDER BY c.created_at DESC, c.id DESC LIMIT ?",
+            (*args, limit),
+        )
         facts = {f.id: f for f in self._facts.get_many([i for r in rows for i in (int(r[6]), int(r[7]))])}
         return [
             ConflictView(
-                id=int(r[0]), user_id=str(r[1]), subject=str(r[2]), predicate=str(r[3]), status=str(r[4]),
-                reason=str(r[5]), fact_a=facts[int(r[6])], fact_b=facts[int(r[7])], resolution=r[8],
-                winner_id=r[9], resolved_by=r[10], created_at=from_epoch(float(r[11])),
+                id=int(r[0]),
+                user_id=str(r[1]),
+                subject=str(r[2]),
+                predicate=str(r[3]),
+                status=str(r[4]),
+                reason=str(r[5]),
+                fact_a=facts[int(r[6])],
+                fact_b=facts[int(r[7])],
+                resolution=r[8],
+                winner_id=r[9],
+                resolved_by=r[10],
+                created_at=from_epoch(float(r[11])),
                 resolved_at=from_epoch(float(r[12])) if r[12] is not None else None,
             )
             for r in rows
@@ -685,9 +698,7 @@ class ConflictsApi:
         """Resolve: ``winner_id`` wins (the other side is retired), or ``None`` keeps both."""
 
         def op(tx: Tx) -> None:
-            row = tx.execute(
-                "SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)
-            ).first()
+            row = tx.execute("SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)).first()
             if row is None:
                 raise NotFound("conflict", conflict_id)
             if row[2] != "open":

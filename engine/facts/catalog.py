@@ -68,9 +68,7 @@ _SLUG_MAX = 48
 #: Leading function words dropped when a raw phrase is compared with a predicate's name ("has_pet" ~
 #: "pet", "is_named" ~ "named"): extractors and models phrase the same predicate with or without
 #: them.
-_LEADING_FILLER = frozenset(
-    {"is", "am", "are", "was", "be", "has", "have", "had", "i", "my", "the", "a", "an"}
-)
+_LEADING_FILLER = frozenset({"is", "am", "are", "was", "be", "has", "have", "had", "i", "my", "the", "a", "an"})
 #: British and informal spellings folded before comparison so cues need only one spelling.
 _SPELLING = {"favourite": "favorite", "fav": "favorite", "colour": "color", "organise": "organize"}
 
@@ -320,9 +318,7 @@ def _validate_spec(spec: object) -> None:
     name = spec.name
     where = f"predicate {name!r}" if isinstance(name, str) and name else "predicate"
     if not isinstance(name, str) or not _NAME_RE.match(name):
-        raise ValidationError(
-            where, "name must be snake_case: a-z, 0-9 and _, starting with a letter"
-        )
+        raise ValidationError(where, "name must be snake_case: a-z, 0-9 and _, starting with a letter")
     for attr in ("label", "description"):
         value = getattr(spec, attr)
         if not isinstance(value, str) or not value.strip():
@@ -332,14 +328,8 @@ def _validate_spec(spec: object) -> None:
     _check_choice(where, "decay", spec.decay, _DECAYS)
     _check_choice(where, "tier_hint", spec.tier_hint, _TIERS)
     importance = spec.importance
-    if (
-        isinstance(importance, bool)
-        or not isinstance(importance, int | float)
-        or not 0 <= importance <= 1
-    ):
-        raise ValidationError(
-            f"{where}.importance", f"must be a number from 0 to 1, got {importance!r}"
-        )
+    if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0 <= importance <= 1:
+        raise ValidationError(f"{where}.importance", f"must be a number from 0 to 1, got {importance!r}")
     if not isinstance(spec.cues, tuple) or not isinstance(spec.examples, tuple):
         raise ValidationError(where, "cues and examples must be tuples of strings")
     for cue in spec.cues:

@@ -35,9 +35,7 @@ from engine.facts.types import Classification, Segment, SegmentLabel
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _CLOSERS = "\"'”’)]}»"
 _FENCE_RE = re.compile(r"(```|~~~)[\s\S]*?(?:\1|\Z)")
-_BOUNDARY_RE = re.compile(
-    r"(?:[.!?…？！。]+[\"'”’)\]]*|" + cues.EMOJI + r"+)(?=\s)|[.!?…？！。]+[\"'”’)\]]*$"
-)
+_BOUNDARY_RE = re.compile(r"(?:[.!?…？！。]+[\"'”’)\]]*|" + cues.EMOJI + r"+)(?=\s)|[.!?…？！。]+[\"'”’)\]]*$")
 _INITIALISM = re.compile(r"(?:[a-z]\.)+[a-z]")
 _LEADING_VOCATIVE = re.compile(r"[A-ZÀ-Ỹ][\w'’-]*\s*,\s+")
 _PREFIX_SEP = re.compile(r"\s*(?:,|\s[-–—]\s)\s*")
@@ -105,11 +103,7 @@ def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
             continue
         score = _code_score(stripped)
         indented = line.startswith(("    ", "\t"))
-        is_code = (
-            score >= 2
-            or (score >= 1 and prev_code)
-            or (indented and (prev_code or (prev_blank and score > 0)))
-        )
+        is_code = score >= 2 or (score >= 1 and prev_code) or (indented and (prev_code or (prev_blank and score > 0)))
         first = line_start + len(line) - len(line.lstrip())
         last = line_start + len(line.rstrip())
         if block and is_code == block_code and (is_code or _wraps(prev_line, stripped)):
@@ -217,11 +211,7 @@ def _reaction(bare: str) -> tuple[SegmentLabel, str] | None:
 def _is_thanks_for(bare: str) -> bool:
     """'Thanks for sharing the recipe' is thanking, unless the reason is the speaker's own news."""
     found = bare.split()
-    return (
-        bool(cues.THANKS_FOR.match(bare))
-        and len(found) <= 12
-        and not cues.FIRST_PERSON.intersection(found[1:])
-    )
+    return bool(cues.THANKS_FOR.match(bare)) and len(found) <= 12 and not cues.FIRST_PERSON.intersection(found[1:])
 
 
 def _label(piece: str, *, strip_first: bool = True) -> tuple[SegmentLabel, str]:
@@ -324,13 +314,9 @@ def classify(text: str, role: str = "user") -> Classification:
     segments: list[Segment] = []
     for start, end, is_code in _spans(text):
         pieces: list[_Piece] | Iterator[_Piece] = (
-            [(start, end, "code", "code block or code lines")]
-            if is_code
-            else _split_label(text, start, end)
+            [(start, end, "code", "code block or code lines")] if is_code else _split_label(text, start, end)
         )
         for s, e, label, reason in pieces:
             note = "; system role: nothing is kept" if system else ""
-            segments.append(
-                Segment(s, e, label, label == "statement" and not system, reason + note)
-            )
+            segments.append(Segment(s, e, label, label == "statement" and not system, reason + note))
     return Classification(tuple(segments))

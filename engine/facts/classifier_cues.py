@@ -58,9 +58,7 @@ CODE_START = re.compile(
 )
 CODE_END = re.compile(r"[;{}]$|\):$")
 ASSIGNMENT = re.compile(r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*(?:[+\-*/%|&]?=|:=)\s*[^=\s]")
-CODE_OPERATOR = re.compile(
-    r"==|!=|=>|->|&&|\|\||::|\+\+|</\w|/>|\w\.\w+\(|\w\(\)|\w\([\w\"',. ]*\)$"
-)
+CODE_OPERATOR = re.compile(r"==|!=|=>|->|&&|\|\||::|\+\+|</\w|/>|\w\.\w+\(|\w\(\)|\w\([\w\"',. ]*\)$")
 # Opening words of code lines that may carry no symbol at all ("import os", "git status").
 CODE_KEYWORDS = tuple(
     words(
@@ -93,9 +91,7 @@ _NOUNISH = alternation(
     advice suggestion find deal goal effort attitude mindset team group project initiative cause
     result results memory memories moment moments"""
 )
-_VI_ADJ = alternation(
-    "hay tuyệt tuyệt_vời đẹp dễ_thương vui xinh ngon giỏi đỉnh ghê đáng_yêu tốt hài"
-)
+_VI_ADJ = alternation("hay tuyệt tuyệt_vời đẹp dễ_thương vui xinh ngon giỏi đỉnh ghê đáng_yêu tốt hài")
 _VI_PARTICLE = alternation("quá thế vậy ghê lắm thật nhỉ nhé ha ta vời đó đấy")
 EVALUATIVE_RE = re.compile(
     # "that's awesome", "your group sounds amazing", "it must have been fun", "sounds like a plan"
@@ -123,9 +119,7 @@ FILLER_WORDS = words(
     whatever same ikr tbh fr bet ừ ừm ờ ừa vâng dạ oke okie được rồi hay tuyệt quá vời thật à ồ ôi
     trời ơi ha hì hí chà nhỉ đúng vậy thế hả ạ ờm uhm"""
 )
-REPEATED_INTERJECTION = re.compile(
-    r"(?:ha|he|hi|hu|k)+h?|l+o+l+|w+o+w+|o+h+|a+w+|y+a+y+|a+h+|u+g+h+"
-)
+REPEATED_INTERJECTION = re.compile(r"(?:ha|he|hi|hu|k)+h?|l+o+l+|w+o+w+|o+h+|a+w+|y+a+y+|a+h+|u+g+h+")
 FILLER_PHRASES_RE = re.compile(
     r"(?:me\s+too|same\s+here|same\s+to\s+you|you\s+too|good\s+for\s+you|no\s+worries|no\s+problem"
     r"|no\s+prob|np|of\s+course|for\s+sure|you\s+bet|not\s+bad|fair\s+enough|makes\s+sense|i\s+see"
@@ -238,9 +232,7 @@ VI_QUESTION_START = re.compile(
     r"(?:tại\s+sao|vì\s+sao|sao|bao\s+giờ|khi\s+nào|ở\s+đâu|làm\s+sao|làm\s+thế\s+nào|có\s+phải"
     r"|bao\s+nhiêu|ai\s+(?:là|đã|sẽ|đang))\b"
 )
-VI_NEGATION = re.compile(
-    r"(?:^|\s)(?:không|chẳng|chả|chưa\s+hề)\s"
-)  # "không biết gì": not a question
+VI_NEGATION = re.compile(r"(?:^|\s)(?:không|chẳng|chả|chưa\s+hề)\s")  # "không biết gì": not a question
 
 # -- requests and imperatives ----------------------------------------------------------------------
 # Verbs that start a request; base forms that are rarely a subject-less past-tense statement.
@@ -258,8 +250,7 @@ _AMBIGUOUS_VERBS = alternation(
     visit join come"""
 )
 _OBJECT = alternation(
-    "me my the a an all this that these those our your it them up out some every us him her over "
-    "here"
+    "me my the a an all this that these those our your it them up out some every us him her over here"
 )
 EN_COMMAND = re.compile(
     r"(?:(?:ok(?:ay)?|so|now|and|hey|also|then)\s+)?(?:(?:please|pls|plz|kindly)\b"

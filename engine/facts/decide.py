@@ -98,16 +98,18 @@ MULTI_SLOT_SQL = (
 )
 
 
-def slot_facts(q: Any, user_id: str, subject_id: int | None, predicate: str, *,
-               cardinality: str = "single", object_norm: str = "") -> list[SlotFact]:
+def slot_facts(
+    q: Any, user_id: str, subject_id: int | None, predicate: str, *, cardinality: str = "single", object_norm: str = ""
+) -> list[SlotFact]:
     """The live facts of a slot that matching needs (``q``: a Tx or a read snapshot)."""
     if subject_id is None:
         return []
     if cardinality == "single":
         rows = q.execute(SLOT_SQL, (user_id, subject_id, predicate)).fetchall()
     else:
-        rows = q.execute(MULTI_SLOT_SQL, (user_id, subject_id, predicate, object_norm,
-                                          user_id, subject_id, predicate)).fetchall()
+        rows = q.execute(
+            MULTI_SLOT_SQL, (user_id, subject_id, predicate, object_norm, user_id, subject_id, predicate)
+        ).fetchall()
     return [_slot_fact(r) for r in rows]
 
 
@@ -123,8 +125,9 @@ def applied_from_event(q: Any, user_id: str, subject_id: int | None, p: Proposal
         involved = "json_extract(metadata, '$.retracted_by') = ?"
         args: tuple[Any, ...] = (event_id,)
     else:
-        involved = ("(event_id = ? OR EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') "
-                    "WHERE value = ?))")
+        involved = (
+            "(event_id = ? OR EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') WHERE value = ?))"
+        )
         args = (event_id, event_id)
     sql = f"SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? AND {involved}"
     base: tuple[Any, ...] = (user_id, subject_id, p.predicate, *args)
@@ -150,9 +153,22 @@ def opposed_facts(q: Any, user_id: str, subject_id: int | None, predicate: str, 
 
 def _slot_fact(r: Sequence[Any]) -> SlotFact:
     evidence = json.loads(r[12] or "{}").get("corroborated_by", [])
-    return SlotFact(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), float(r[6]), r[7], r[8],
-                    int(r[9]), str(r[10]), float(r[11]), tuple(int(e) for e in evidence),
-                    float(r[13]) if r[13] is not None else None)
+    return SlotFact(
+        int(r[0]),
+        str(r[1]),
+        str(r[2]),
+        str(r[3]),
+        str(r[4]),
+        str(r[5]),
+        float(r[6]),
+        r[7],
+        r[8],
+        int(r[9]),
+        str(r[10]),
+        float(r[11]),
+        tuple(int(e) for e in evidence),
+        float(r[13]) if r[13] is not None else None,
+    )
 
 
 def plan(
@@ -189,25 +205,25 @@ def plan(
                 "a later statement says this no longer holds",
             )
         if same:
-            return Action("NOOP", p, (), f"negation of something a {p.source_role} statement cannot end"
-                          if p.source_role not in AUTHORITATIVE else "negation of something stated later")
+            return Action(
+                "NOOP",
+                p,
+                (),
+                f"negation of something a {p.source_role} statement cannot end"
+                if p.source_role not in AUTHORITATIVE
+                else "negation of something stated later",
+            )
         return Action("NOOP", p, (), "negation of something not known")
     if same:
         match = same[0]
-        if event_id is not None and any(
-            f.event_id == event_id or event_id in f.corroborated_by for f in same
-        ):
+        if event_id is not None and any(f.event_id == event_id or event_id in f.corroborated_by for f in same):
             return Action("NOOP", p, (match.id,), "already stored from this event")
         if match.status == "contested" and p.source_role in AUTHORITATIVE:
-            return Action(
-                "RESOLVE", p, (match.id,), "the user repeated one side of an open conflict"
-            )
+            return Action("RESOLVE", p, (match.id,), "the user repeated one side of an open conflict")
         if p.kind == "relational":
             return Action("LINK", p, (match.id,), "known relationship mentioned again")
         detail = contains_detail(p.object_norm, match.object_norm)
-        return Action(
-            "MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again"
-        )
+        return Action("MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again")
     others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)] if p.cardinality == "single" else []
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
@@ -225,19 +241,14 @@ def plan(
             )
         return Action("UPDATE", p, tuple(f.id for f in others), f"newer {p.source_role} statement")
     later = valid_time is not None and any(
-        f.valid_from is None or valid_time - f.valid_from > params.LATER_VALID_TIME_S
-        for f in others
+        f.valid_from is None or valid_time - f.valid_from > params.LATER_VALID_TIME_S for f in others
     )
     if p.proposition.change_cue or later:
         why = "change cue" if p.proposition.change_cue else "later valid time"
         return Action("UPDATE", p, tuple(f.id for f in others), why)
     if not user_backed:
-        return Action(
-            "UPDATE", p, tuple(f.id for f in others), "a user statement replaces an assistant's"
-        )
-    return Action(
-        "CONFLICT", p, tuple(f.id for f in user_backed), "different value without a change cue"
-    )
+        return Action("UPDATE", p, tuple(f.id for f in others), "a user statement replaces an assistant's")
+    return Action("CONFLICT", p, tuple(f.id for f in user_backed), "different value without a change cue")
 
 
 def _same_value(stored: str, new: str) -> bool:
@@ -266,32 +277,35 @@ class Decider:
         self.settings = settings
         self.vectors = vectors
 
-    def decide_and_apply(
-        self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal]
-    ) -> list[Applied]:
+    def decide_and_apply(self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal]) -> list[Applied]:
         """Match, decide and store each proposal in order (later proposals see earlier ones)."""
         results: list[Applied] = []
         for p in proposals:
             kind = "person" if p.source_class != "manual" and _looks_like_name(p.subject) else "entity"
             subject_id = ensure_subject(tx, ctx.user_id, p.subject, kind)
-            slot = slot_facts(tx, ctx.user_id, subject_id, p.predicate, cardinality=p.cardinality,
-                              object_norm=p.object_norm)
+            slot = slot_facts(
+                tx, ctx.user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm
+            )
             opposed = opposed_facts(tx, ctx.user_id, subject_id, p.predicate, p.object_norm)
             applied = applied_from_event(tx, ctx.user_id, subject_id, p, ctx.event_id)
-            action = plan(slot, p, event_id=ctx.event_id, valid_time=ctx.valid_time, opposed=opposed,
-                          applied=applied, stated_at=ctx.stated_at)
+            action = plan(
+                slot,
+                p,
+                event_id=ctx.event_id,
+                valid_time=ctx.valid_time,
+                opposed=opposed,
+                applied=applied,
+                stated_at=ctx.stated_at,
+            )
             results.append(self.apply(tx, ctx, subject_id, action))
         return results
 
-    def dry_run(
-        self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None
-    ) -> list[Action]:
+    def dry_run(self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None) -> list[Action]:
         """What :meth:`decide_and_apply` would do, against a read snapshot, without writing."""
         actions = []
         for p in proposals:
             subject_id = find_subject_id(q, user_id, p.subject)
-            slot = slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality,
-                              object_norm=p.object_norm)
+            slot = slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm)
             opposed = opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm)
             actions.append(plan(slot, p, event_id=event_id, valid_time=None, opposed=opposed))
         return actions
@@ -305,11 +319,7 @@ class Decider:
             case "NOOP":
                 pass
             case "CREATE":
-                standing = (
-                    "candidate"
-                    if action.conflict_with_user and p.standing in ("working", "fact")
-                    else None
-                )
+                standing = "candidate" if action.conflict_with_user and p.standing in ("working", "fact") else None
                 done.fact_id = self._insert(
                     tx,
                     ctx,
@@ -369,9 +379,7 @@ class Decider:
     ) -> int:
         fact_id = tx.new_id("fact")
         contested = status == "contested"
-        conf = (
-            confidence(p.source_class, p.kind, conflicted=contested) if contested else p.confidence
-        )
+        conf = confidence(p.source_class, p.kind, conflicted=contested) if contested else p.confidence
         if standing == "candidate":  # kept beside a user fact: its confidence stays in the candidate band
             conf = min(conf, params.CANDIDATE_MAX_CONFIDENCE)
         band = standing or standing_for(conf, contested=contested)
@@ -431,9 +439,7 @@ class Decider:
         )
         self._tag(tx, ctx, fact_id, p, subject_id=subject_id)
         if p.vector is not None and band != "quarantine":
-            self.vectors.add(
-                tx, [VectorItem(fact_id, "fact", ctx.user_id, p.vector, p.object_norm)]
-            )
+            self.vectors.add(tx, [VectorItem(fact_id, "fact", ctx.user_id, p.vector, p.object_norm)])
         tx.emit(
             "memory.created",
             fact_id,
@@ -445,9 +451,7 @@ class Decider:
         )
         return fact_id
 
-    def _tag(
-        self, tx: Tx, ctx: FactContext, fact_id: int, p: Proposal, *, subject_id: int | None = None
-    ) -> None:
+    def _tag(self, tx: Tx, ctx: FactContext, fact_id: int, p: Proposal, *, subject_id: int | None = None) -> None:
         """Tag the fact with its subject (and, for relationships, the person named), and the event with both."""
         ids = [subject_id] if subject_id is not None else []
         if p.kind == "relational" and _looks_like_name(p.object_text):
@@ -463,9 +467,7 @@ class Decider:
                     (ctx.event_id, sid),
                 )
 
-    def _corroborate(
-        self, tx: Tx, fact_id: int, ctx: FactContext, p: Proposal, *, more_detail: bool
-    ) -> None:
+    def _corroborate(self, tx: Tx, fact_id: int, ctx: FactContext, p: Proposal, *, more_detail: bool) -> None:
         row = tx.execute(
             "SELECT object_text, object_norm, corroboration, source_role, kind, metadata, status, "
             "useful_count, questionable_count FROM facts WHERE id = ?",
@@ -481,9 +483,7 @@ class Decider:
         meta["corroborated_by"] = evidence[-20:]
         count = int(corroboration) + 1
         signals = int(row[7]) - int(row[8])
-        source_class = json.loads(meta_json or "{}").get(
-            "source_class", "user" if source_role == "user" else "group"
-        )
+        source_class = json.loads(meta_json or "{}").get("source_class", "user" if source_role == "user" else "group")
         conf = confidence(
             source_class,
             kind,
@@ -522,8 +522,9 @@ def _beside_live_user_fact(tx: Tx, meta: dict[str, Any]) -> bool:
     if not ids:
         return False
     marks = ",".join("?" * len(ids))
-    return bool(tx.scalar(f"SELECT COUNT(*) FROM facts WHERE id IN ({marks}) AND status IN ('active', 'contested')",
-                          tuple(ids)))
+    return bool(
+        tx.scalar(f"SELECT COUNT(*) FROM facts WHERE id IN ({marks}) AND status IN ('active', 'contested')", tuple(ids))
+    )
 
 
 def _looks_like_name(text: str) -> bool:
@@ -532,16 +533,12 @@ def _looks_like_name(text: str) -> bool:
 
 
 def _higher_confidence(tx: Tx, a: int, b: int) -> int:
-    rows = dict(
-        tx.execute("SELECT id, confidence FROM facts WHERE id IN (?, ?)", (a, b)).fetchall()
-    )
+    rows = dict(tx.execute("SELECT id, confidence FROM facts WHERE id IN (?, ?)", (a, b)).fetchall())
     return a if float(rows.get(a, 0)) > float(rows.get(b, 0)) else b
 
 
 # -- conflicts and status changes shared with the lifecycle API -----------------------------------------------
-def open_conflict(
-    tx: Tx, user_id: str, subject_id: int, predicate: str, old_id: int, new_id: int, reason: str
-) -> int:
+def open_conflict(tx: Tx, user_id: str, subject_id: int, predicate: str, old_id: int, new_id: int, reason: str) -> int:
     """Mark both facts contested/challenged and record the conflict."""
     conflict_id = tx.new_id("conflict")
     tx.execute(
@@ -577,9 +574,7 @@ def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolve
     A loser is retired even when it is part of other open conflicts: in a single-valued slot the value the user
     chose is the current one.  Conflicts left with a retired side are closed with it (see :func:`supersede`).
     """
-    row = tx.execute(
-        "SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)
-    ).first()
+    row = tx.execute("SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)).first()
     if row is None or row[2] != "open":
         return
     fact_a, fact_b = int(row[0]), int(row[1])
@@ -668,9 +663,7 @@ def retract(tx: Tx, fact_id: int, *, until: float, by_event: int | None = None) 
             "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts WHERE id = ?",
             (fact_id, conflict_id),
         ).scalar()
-        resolve_conflict(
-            tx, conflict_id, int(other) if other is not None else None, resolved_by="retraction"
-        )
+        resolve_conflict(tx, conflict_id, int(other) if other is not None else None, resolved_by="retraction")
     tx.emit("memory.updated", fact_id, reason="retracted")
 
 
@@ -705,11 +698,7 @@ def _rescore(tx: Tx, fact_id: int, *, status: str) -> None:
         signals=int(useful) - int(questionable),
     )
     standing = standing_for(conf, contested=contested)
-    new_tier = (
-        tier
-        if pinned
-        else tier_for(float(importance), standing, meta.get("tier_hint", "warm"), status)
-    )
+    new_tier = tier if pinned else tier_for(float(importance), standing, meta.get("tier_hint", "warm"), status)
     tx.execute(
         "UPDATE facts SET status = ?, confidence = ?, standing = ?, tier = ?, updated_at = ? WHERE id = ?",
         (status, conf, standing, new_tier, tx.now, fact_id),

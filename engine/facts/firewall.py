@@ -237,9 +237,7 @@ _ASSIGN_RE = re.compile(
     r"[\"']?\s*(?:=>|:=|[:=]|\s+is)\s*[\"']?(?P<val>[A-Za-z0-9._~+/=-]{12,})"
 )
 # "=" only as base64 padding, so "API_KEY=<token>" yields the token alone
-_ENTROPY_CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9_+/-])[A-Za-z0-9_+/-]{24,}={0,2}(?![A-Za-z0-9_+/=-])"
-)
+_ENTROPY_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+/-])[A-Za-z0-9_+/-]{24,}={0,2}(?![A-Za-z0-9_+/=-])")
 _URL_RE = re.compile(r"(?i:\b(?:https?|ftp)://|\bwww\.|\bdata:[\w/+.-]+;base64,)\S+")
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _HEX_RE = re.compile(r"[0-9a-fA-F-]+")
@@ -261,11 +259,7 @@ def looks_random(token: str) -> bool:
     """The generic secret rule: long, upper + lower + digits, high entropy, no word-like runs."""
     if len(token) < ENTROPY_MIN_LENGTH or _UUID_RE.fullmatch(token) or _HEX_RE.fullmatch(token):
         return False
-    if not (
-        any(c.isupper() for c in token)
-        and any(c.islower() for c in token)
-        and any(c.isdigit() for c in token)
-    ):
+    if not (any(c.isupper() for c in token) and any(c.islower() for c in token) and any(c.isdigit() for c in token)):
         return False
     runs = _ALNUM_RUN.findall(token)
     mean_run = sum(map(len, runs)) / len(runs)
@@ -343,11 +337,7 @@ def _passwords(text: str) -> Iterator[_Candidate]:
         if not value or value.lower() in _NOT_A_PASSWORD or _at_placeholder(text, start):
             continue
         raw = m.group("val")
-        if (
-            _CODE_VALUE.fullmatch(value)
-            or _CODE_VALUE.fullmatch(raw)
-            or _ANNOTATION.match(text, end)
-        ):
+        if _CODE_VALUE.fullmatch(value) or _CODE_VALUE.fullmatch(raw) or _ANNOTATION.match(text, end):
             continue  # source code: "password: str = ...", "pwd=os.environ[...]", "password=None"
         cue = " ".join(m.group("cue").lower().split())
         if cue.startswith(("pin", "mã")) and not (value.isdigit() and 4 <= len(value) <= 8):
@@ -378,10 +368,7 @@ _PHONE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "+1 (415) 555-0132", "+44 20 7946 0958", "+84912345678", "0044 20 7946 0958"
     (
         "phone:international",
-        re.compile(
-            r"(?<![\w+.,/#-])(?:\+|00)[1-9][0-9]{0,2}+(?:[ .-]?\(?[0-9]{1,5}+\)?){1,6}+"
-            + _PHONE_END
-        ),
+        re.compile(r"(?<![\w+.,/#-])(?:\+|00)[1-9][0-9]{0,2}+(?:[ .-]?\(?[0-9]{1,5}+\)?){1,6}+" + _PHONE_END),
     ),
     # "(415) 555-0132", "415-555-0132", "415.555.0132", "1-415-555-0132"
     (

@@ -140,14 +140,7 @@ def confidence(
     k = min(1.0, corroboration / params.CORROBORATION_SATURATION)
     t = params.KIND_BONUS.get(kind, 0.5)  # type: ignore[call-overload]
     f = 1.0 if conflicted else 0.0
-    z = (
-        params.ALPHA * s
-        + params.BETA * k
-        - params.GAMMA * f
-        + params.DELTA * t
-        + params.BIAS
-        + 0.5 * signals
-    )
+    z = params.ALPHA * s + params.BETA * k - params.GAMMA * f + params.DELTA * t + params.BIAS + 0.5 * signals
     return round(1.0 / (1.0 + math.exp(-z)), 4)
 
 
@@ -167,11 +160,7 @@ def tier_for(importance: float, standing: str, tier_hint: str, status: str) -> T
         return "cold"
     if importance < params.COLD_MAX_IMPORTANCE:
         return "cold"
-    if (
-        tier_hint == "hot"
-        and standing in ("fact", "working")
-        and importance >= params.HOT_MIN_IMPORTANCE
-    ):
+    if tier_hint == "hot" and standing in ("fact", "working") and importance >= params.HOT_MIN_IMPORTANCE:
         return "hot"
     return "warm"
 
@@ -202,9 +191,7 @@ def normalise_object(text: str) -> str:
     return value.rstrip(" .")
 
 
-def render_statement(
-    subject: str, label: str, object_text: str, when: datetime | None = None
-) -> str:
+def render_statement(subject: str, label: str, object_text: str, when: datetime | None = None) -> str:
     """The sentence a fact is embedded and searched as: ``"Caroline attended a support group (2023-05-07)"``."""
     who = "User" if subject == "user" else subject
     text = f"{who} {label} {object_text}".strip()

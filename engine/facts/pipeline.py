@@ -125,9 +125,7 @@ class Pipeline:
             if out.firewall is not None and out.firewall.blocked:
                 return out
         if role == "system":
-            out.traces.append(
-                StageTrace("classify", "system messages are not processed for memory")
-            )
+            out.traces.append(StageTrace("classify", "system messages are not processed for memory"))
             return out
         segments = self._stage_classify(out, text, role)
         if embed:
@@ -151,9 +149,7 @@ class Pipeline:
         result = firewall_apply(text, self.settings.privacy)
         out.firewall = result
         cats = sorted({f"{f.category}:{f.action}" for f in result.findings})
-        summary = ("blocked: " if result.blocked else "") + (
-            ", ".join(cats) if cats else "nothing found"
-        )
+        summary = ("blocked: " if result.blocked else "") + (", ".join(cats) if cats else "nothing found")
         out.traces.append(
             StageTrace(
                 "firewall",
@@ -168,10 +164,7 @@ class Pipeline:
         t0 = time.perf_counter()
         result = classify(text, role)
         kept = [(s.start, s.end) for s in result.kept]
-        labels = [
-            {"text": text[s.start : s.end], "label": s.label, "keep": s.keep}
-            for s in result.segments
-        ]
+        labels = [{"text": text[s.start : s.end], "label": s.label, "keep": s.keep} for s in result.segments]
         summary = f"{len(kept)} of {len(result.segments)} segments kept"
         out.traces.append(StageTrace("classify", summary, {"segments": labels}, _ms(t0)))
         return kept
@@ -222,9 +215,7 @@ class Pipeline:
             else:
                 seen = {(p.subject.casefold(), normalise_object(p.object)) for p in found}
                 added = [
-                    p
-                    for p in result.propositions
-                    if (p.subject.casefold(), normalise_object(p.object)) not in seen
+                    p for p in result.propositions if (p.subject.casefold(), normalise_object(p.object)) not in seen
                 ]
                 found.extend(added)
                 out.extractor = llm.name
@@ -243,9 +234,7 @@ class Pipeline:
             if about_itself:
                 details["about_the_speaker"] = [_prop_dict(p) for p in about_itself]
             found = [p for p in found if p.subject != speaker]
-        summary = f"{len(found)} propositions" + (
-            f" (model: {out.extractor})" if llm is not None else " (rules)"
-        )
+        summary = f"{len(found)} propositions" + (f" (model: {out.extractor})" if llm is not None else " (rules)")
         details["propositions"] = [_prop_dict(p) for p in found]
         out.traces.append(StageTrace("extract", summary, details, _ms(t0)))
         return found
@@ -257,9 +246,7 @@ class Pipeline:
             return []
 
     # -- 3 map -------------------------------------------------------------------------------------------------
-    def _stage_map(
-        self, out: Analysis, props: list[Proposition]
-    ) -> list[tuple[Proposition, str, str]]:
+    def _stage_map(self, out: Analysis, props: list[Proposition]) -> list[tuple[Proposition, str, str]]:
         t0 = time.perf_counter()
         mapped: list[tuple[Proposition, str, str]] = []
         unmapped: list[dict[str, str]] = []
@@ -271,9 +258,7 @@ class Pipeline:
                 unmapped.append({"raw": prop.predicate, "why": exc.message})
                 continue
             mapped.append((prop, name, method))
-        details: dict[str, Any] = {
-            "mapping": [{"raw": p.predicate, "predicate": n, "method": m} for p, n, m in mapped]
-        }
+        details: dict[str, Any] = {"mapping": [{"raw": p.predicate, "predicate": n, "method": m} for p, n, m in mapped]}
         if unmapped:
             details["unmapped"] = unmapped
         out.traces.append(StageTrace("map", f"{len(mapped)} mapped", details, _ms(t0)))
@@ -326,15 +311,9 @@ class Pipeline:
                     }
                 )
                 continue
-            decisions.append(
-                {"predicate": name, "object": prop.object, "utility": utility, "pass": True}
-            )
+            decisions.append({"predicate": name, "object": prop.object, "utility": utility, "pass": True})
             passed.append((prop, name, method, importance, utility))
-        out.traces.append(
-            StageTrace(
-                "gate", f"{len(passed)} of {len(mapped)} pass", {"decisions": decisions}, _ms(t0)
-            )
-        )
+        out.traces.append(StageTrace("gate", f"{len(passed)} of {len(mapped)} pass", {"decisions": decisions}, _ms(t0)))
         return passed
 
     def _importance(self, name: str) -> float:
@@ -369,15 +348,9 @@ class Pipeline:
             if decay == "ephemeral":
                 end = when.range.end if when and when.range.end > anchor else anchor
                 valid_to = (end + timedelta(days=params.EPHEMERAL_VALID_DAYS)).timestamp()
-            label = (
-                spec.label
-                if spec
-                else name.removeprefix("custom:").replace("_", " ").replace("-", " ")
-            )
+            label = spec.label if spec else name.removeprefix("custom:").replace("_", " ").replace("-", " ")
             object_text = prop.object.strip().rstrip(".")
-            statement = render_statement(
-                prop.subject, label, object_text, when.range.start if when else None
-            )
+            statement = render_statement(prop.subject, label, object_text, when.range.start if when else None)
             proposals.append(
                 Proposal(
                     proposition=prop,
@@ -436,16 +409,20 @@ class Pipeline:
             count = len(analysis.proposals)
             analysis.proposals = [_with_vector(p, vectors[position + j]) for j, p in enumerate(analysis.proposals)]
             position += count
-            analysis.traces.append(StageTrace("embed", f"text and {count} statements embedded (batch of "
-                                              f"{len(analyses)})", {"embedder": self.embedder.model_id}, _ms(t0)))
+            analysis.traces.append(
+                StageTrace(
+                    "embed",
+                    f"text and {count} statements embedded (batch of {len(analyses)})",
+                    {"embedder": self.embedder.model_id},
+                    _ms(t0),
+                )
+            )
 
     def _stage_embed(self, out: Analysis) -> None:
         t0 = time.perf_counter()
         vectors = self.embedder.embed([p.statement for p in out.proposals])
         out.proposals = [_with_vector(p, vectors[i]) for i, p in enumerate(out.proposals)]
-        out.traces.append(
-            StageTrace("embed", f"{len(out.proposals)} statements embedded", {}, _ms(t0))
-        )
+        out.traces.append(StageTrace("embed", f"{len(out.proposals)} statements embedded", {}, _ms(t0)))
 
 
 def _with_vector(p: Proposal, vector: npt.NDArray[np.float32]) -> Proposal:

@@ -51,8 +51,10 @@ _SECTION = re.compile(
     r"(?:\s+(?:of|in|from)\s+(?:the\s+|my\s+)?[\"“']?(?P<document>[^\s?!,\"”']+(?:\s+[^\s?!,\"”']+){0,4}))?",
     re.IGNORECASE,
 )
-_SECTION_STOP = frozenset("the a an my your our this that of in from show me what does do is are about tell "
-                          "summarise summarize read open give find".split())
+_SECTION_STOP = frozenset(
+    "the a an my your our this that of in from show me what does do is are about tell "
+    "summarise summarize read open give find".split()
+)
 _WHEN = re.compile(r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b", re.IGNORECASE)
 
 
@@ -76,7 +78,7 @@ class QueryAnalysis:
 
 
 def _named_section(text: str) -> tuple[str | None, str | None]:
-    """"the Installation section of the README" → ("Installation", "README"): the words right before "section"
+    """ "the Installation section of the README" → ("Installation", "README"): the words right before "section"
     back to the first function word, and the document named after "of/in/from"."""
     found = _SECTION.search(text)
     if not found:
@@ -123,8 +125,9 @@ class QueryAnalyzer:
         untimed = text
         for mention in reversed(mentions):
             untimed = untimed[: mention.start] + " " + untimed[mention.end :]
-        keywords = tuple(dict.fromkeys(
-            w for w in (x.strip("'’-") for x in _WORD.findall(untimed)) if w and w.casefold() not in STOP))
+        keywords = tuple(
+            dict.fromkeys(w for w in (x.strip("'’-") for x in _WORD.findall(untimed)) if w and w.casefold() not in STOP)
+        )
         section, section_doc = _named_section(text)
         analysis = QueryAnalysis(
             query=text,
@@ -203,8 +206,9 @@ class QueryAnalyzer:
             "required": ["mode", "keywords"],
         }
         try:
-            answer = llm.complete_json(prompt.render(query=analysis.query), "Answer as JSON.", schema,
-                                       timeout_s=timeout_s)
+            answer = llm.complete_json(
+                prompt.render(query=analysis.query), "Answer as JSON.", schema, timeout_s=timeout_s
+            )
         except ModelUnavailable as exc:
             return replace(analysis, notes=(*analysis.notes, f"model analysis skipped: {exc.message}"))
         if not isinstance(answer, dict) or answer.get("mode") not in ("broad", "direct", "indirect"):

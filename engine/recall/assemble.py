@@ -117,77 +117,152 @@ def _block(store: Reader, anchor: Any, hydrated: dict[str, dict[int, Any]], *, w
         evidence = [_turn_evidence(turn, best)]
         if with_neighbours and (len(turn.content) < SHORT_TURN or turn.content.rstrip().endswith("?")):
             evidence += [_turn_evidence(t, None) for t in neighbour_turns(store, turn)]
-        meta: dict[str, Any] = {"turn_id": turn.id, "external_id": turn.external_id,
-                                "conversation_id": turn.conversation_id, "author": turn.author, "role": turn.role}
+        meta: dict[str, Any] = {
+            "turn_id": turn.id,
+            "external_id": turn.external_id,
+            "conversation_id": turn.conversation_id,
+            "author": turn.author,
+            "role": turn.role,
+        }
         if best is not None:
             meta.update(_fact_meta(best))
             meta["also"] = [fid for _s, fid in anchor.facts[1:]]
-            return Block("fact", best.id, best.statement, score, (best.id, turn.id), tuple(evidence),
-                         best.valid_from or turn.at, channels, meta)
+            return Block(
+                "fact",
+                best.id,
+                best.statement,
+                score,
+                (best.id, turn.id),
+                tuple(evidence),
+                best.valid_from or turn.at,
+                channels,
+                meta,
+            )
         meta["injected"] = True
         speaker = turn.author or turn.role
-        return Block("event", turn.id, f"{speaker}: {turn.content}", score, (turn.id,), tuple(evidence), turn.at,
-                     channels, meta)
+        return Block(
+            "event", turn.id, f"{speaker}: {turn.content}", score, (turn.id,), tuple(evidence), turn.at, channels, meta
+        )
     if kind == "fact":
         fact: Fact | None = hydrated["fact"].get(object_id)
         if fact is None:
             return None
-        ev = Evidence(fact.source_text, "manual" if fact.event_id is None else "event", fact.event_id,
-                      fact.recorded_at, None, fact.source_start, fact.source_end)
-        return Block("fact", fact.id, fact.statement, score, (fact.id,), (ev,), fact.valid_from or fact.recorded_at,
-                     channels, _fact_meta(fact))
+        ev = Evidence(
+            fact.source_text,
+            "manual" if fact.event_id is None else "event",
+            fact.event_id,
+            fact.recorded_at,
+            None,
+            fact.source_start,
+            fact.source_end,
+        )
+        return Block(
+            "fact",
+            fact.id,
+            fact.statement,
+            score,
+            (fact.id,),
+            (ev,),
+            fact.valid_from or fact.recorded_at,
+            channels,
+            _fact_meta(fact),
+        )
     if kind == "episode":
         episode: EpisodeRow | None = hydrated["episode"].get(object_id)
         if episode is None:
             return None
-        return Block("episode", episode.id, episode.summary, score, (episode.id,), (), episode.started_at, channels,
-                     {"conversation_id": episode.conversation_id, "injected": True,
-                      "turns": [episode.first_event_id, episode.last_event_id]})
+        return Block(
+            "episode",
+            episode.id,
+            episode.summary,
+            score,
+            (episode.id,),
+            (),
+            episode.started_at,
+            channels,
+            {
+                "conversation_id": episode.conversation_id,
+                "injected": True,
+                "turns": [episode.first_event_id, episode.last_event_id],
+            },
+        )
     if kind == "span":
         span: SpanRow | None = hydrated["span"].get(object_id)
         if span is None:
             return None
-        meta = {"document_id": span.document_id, "document": span.document_name,
-                                "section": span.section_title, "page_start": span.page_start,
-                                "page_end": span.page_end, "injected": True}
+        meta = {
+            "document_id": span.document_id,
+            "document": span.document_name,
+            "section": span.section_title,
+            "page_start": span.page_start,
+            "page_end": span.page_end,
+            "injected": True,
+        }
         ev = Evidence(span.text, "span", span.id, None, None, span.start_char, span.end_char)
         if best is not None:
             meta.update(_fact_meta(best))
-            return Block("fact", best.id, best.statement, score, (best.id, span.id), (ev,), best.valid_from,
-                         channels, meta)
+            return Block(
+                "fact", best.id, best.statement, score, (best.id, span.id), (ev,), best.valid_from, channels, meta
+            )
         return Block("span", span.id, span.text, score, (span.id, span.document_id), (ev,), None, channels, meta)
     extra = hydrated.get(kind, {}).get(object_id)
     if extra is not None and isinstance(extra, Block):
-        return Block(extra.kind, extra.id, extra.content, score, extra.source_ids, extra.evidence, extra.at,
-                     channels, extra.meta)
+        return Block(
+            extra.kind, extra.id, extra.content, score, extra.source_ids, extra.evidence, extra.at, channels, extra.meta
+        )
     return None
 
 
 def _fact_meta(fact: Fact) -> dict[str, Any]:
-    return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object_text,
-            "standing": fact.standing, "tier": fact.tier, "confidence": fact.confidence, "status": fact.status,
-            "injected": fact.status == "active" and fact.standing in INJECTABLE}
+    return {
+        "subject": fact.subject,
+        "predicate": fact.predicate,
+        "object": fact.object_text,
+        "standing": fact.standing,
+        "tier": fact.tier,
+        "confidence": fact.confidence,
+        "status": fact.status,
+        "injected": fact.status == "active" and fact.standing in INJECTABLE,
+    }
 
 
 def _turn_evidence(turn: Turn, fact: Fact | None) -> Evidence:
     if fact is not None and fact.source_start is not None and fact.source_end is not None:
-        return Evidence(fact.source_text, "event", turn.id, turn.at, turn.author or turn.role,
-                        fact.source_start, fact.source_end)
+        return Evidence(
+            fact.source_text, "event", turn.id, turn.at, turn.author or turn.role, fact.source_start, fact.source_end
+        )
     return Evidence(turn.content, "event", turn.id, turn.at, turn.author or turn.role)
 
 
 def _fact_block(fact: Fact, score: float, channel: str) -> Block:
-    ev = Evidence(fact.source_text, "event" if fact.event_id else ("span" if fact.span_id else "manual"),
-                  fact.event_id or fact.span_id, fact.recorded_at, None, fact.source_start, fact.source_end)
-    return Block("fact", fact.id, fact.statement, score, tuple(i for i in (fact.id, fact.event_id) if i), (ev,),
-                 fact.valid_from or fact.recorded_at, (channel,), _fact_meta(fact))
+    ev = Evidence(
+        fact.source_text,
+        "event" if fact.event_id else ("span" if fact.span_id else "manual"),
+        fact.event_id or fact.span_id,
+        fact.recorded_at,
+        None,
+        fact.source_start,
+        fact.source_end,
+    )
+    return Block(
+        "fact",
+        fact.id,
+        fact.statement,
+        score,
+        tuple(i for i in (fact.id, fact.event_id) if i),
+        (ev,),
+        fact.valid_from or fact.recorded_at,
+        (channel,),
+        _fact_meta(fact),
+    )
 
 
 def _background(store: Reader, request: RecallRequest) -> list[Block]:
     rows = store.query(
         f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.user_id = ? AND f.tier = 'hot' AND f.status = 'active' "
         "AND f.standing IN ('working', 'fact') ORDER BY f.importance DESC, f.updated_at DESC, f.id LIMIT ?",
-        (request.user_id, BACKGROUND_LIMIT))
+        (request.user_id, BACKGROUND_LIMIT),
+    )
     return [_fact_block(fact_from_row(r), 1.0, "hot") for r in rows]
 
 
@@ -196,14 +271,18 @@ def _working(store: Reader, request: RecallRequest) -> list[Block]:
         f"SELECT {FACT_COLUMNS} FROM facts f INDEXED BY facts_conversation JOIN subjects s ON s.id = f.subject_id "
         "WHERE f.user_id = ? AND f.conversation_id = ? AND f.status IN ('active', 'contested') "
         "AND f.standing != 'quarantine' "
-        "ORDER BY f.recorded_at DESC, f.id DESC LIMIT ?", (request.user_id, request.conversation_id, WORKING_LIMIT))
+        "ORDER BY f.recorded_at DESC, f.id DESC LIMIT ?",
+        (request.user_id, request.conversation_id, WORKING_LIMIT),
+    )
     return [_fact_block(fact_from_row(r), 1.0, "conversation") for r in rows]
 
 
 def _history(store: Reader, request: RecallRequest) -> list[HistoryTurn]:
     rows = store.query(
         f"SELECT {TURN_COLUMNS} FROM events WHERE user_id = ? AND conversation_id = ? AND role != 'system' "
-        "ORDER BY occurred_at DESC, id DESC LIMIT ?", (request.user_id, request.conversation_id, HISTORY_TURNS))
+        "ORDER BY occurred_at DESC, id DESC LIMIT ?",
+        (request.user_id, request.conversation_id, HISTORY_TURNS),
+    )
     turns = [turn_from_row(r) for r in reversed(rows)]
     return [HistoryTurn(t.id, t.role, t.author, t.content, t.at, t.status) for t in turns]
 
@@ -215,20 +294,38 @@ def _conflicts(store: Reader, request: RecallRequest, challenged: list[Fact]) ->
     marks = ",".join("?" * len(fact_ids))
     rows = store.query(
         f"SELECT c.id, c.fact_a, c.fact_b, c.created_at FROM conflicts c WHERE c.status = 'open' AND c.user_id = ? "
-        f"AND (c.fact_a IN ({marks}) OR c.fact_b IN ({marks})) ORDER BY c.id", (request.user_id, *fact_ids, *fact_ids))
+        f"AND (c.fact_a IN ({marks}) OR c.fact_b IN ({marks})) ORDER BY c.id",
+        (request.user_id, *fact_ids, *fact_ids),
+    )
     blocks = []
     for conflict_id, fact_a, fact_b, _created in rows:
-        facts = {int(r[0]): fact_from_row(r) for r in store.query(
-            f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN (?, ?)", (fact_a, fact_b))}
+        facts = {
+            int(r[0]): fact_from_row(r)
+            for r in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN (?, ?)", (fact_a, fact_b))
+        }
         a, b = facts.get(int(fact_a)), facts.get(int(fact_b))
         if a is None or b is None:
             continue
-        text = (f"Unsure: {a.statement} ({_date(a.recorded_at)}) or {b.object_text} ({_date(b.recorded_at)})? "
-                f"Ask the user which is right.")
-        evidence = tuple(Evidence(f.source_text, "event" if f.event_id else "manual", f.event_id, f.recorded_at)
-                         for f in (a, b))
-        blocks.append(Block("conflict", int(conflict_id), text, 1.0, (a.id, b.id), evidence, None, ("conflicts",),
-                            {"fact_a": a.id, "fact_b": b.id, "injected": True}))
+        text = (
+            f"Unsure: {a.statement} ({_date(a.recorded_at)}) or {b.object_text} ({_date(b.recorded_at)})? "
+            f"Ask the user which is right."
+        )
+        evidence = tuple(
+            Evidence(f.source_text, "event" if f.event_id else "manual", f.event_id, f.recorded_at) for f in (a, b)
+        )
+        blocks.append(
+            Block(
+                "conflict",
+                int(conflict_id),
+                text,
+                1.0,
+                (a.id, b.id),
+                evidence,
+                None,
+                ("conflicts",),
+                {"fact_a": a.id, "fact_b": b.id, "injected": True},
+            )
+        )
     return blocks
 
 
@@ -259,9 +356,17 @@ def _line(block: Block) -> str:
     return f"- [#{block.id} {where}] {text}"
 
 
-def _render(analysis: QueryAnalysis, reference: datetime, strategy: str, background: list[Block],
-            answer: list[Block], blocks: list[Block], conflicts: list[Block], documents: list[Block],
-            budget: int) -> LLMContext:
+def _render(
+    analysis: QueryAnalysis,
+    reference: datetime,
+    strategy: str,
+    background: list[Block],
+    answer: list[Block],
+    blocks: list[Block],
+    conflicts: list[Block],
+    documents: list[Block],
+    budget: int,
+) -> LLMContext:
     header = f"Memory context (as of {reference:%Y-%m-%d}; cite items by #id)."
     sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
     used = tokens(header) + 12  # section titles

@@ -53,23 +53,24 @@ def predicate_channel(store: Store, ci: ChannelInput) -> list[Key]:
         return []
     marks = ",".join("?" * len(a.predicates))
     index = "facts_slot" if a.subject_ids else "facts_predicate"
-    sql = (f"SELECT f.id FROM facts f INDEXED BY {index} WHERE f.user_id = ? AND {LIVE_FACT} "
-           f"AND f.predicate IN ({marks})")
+    sql = (
+        f"SELECT f.id FROM facts f INDEXED BY {index} WHERE f.user_id = ? AND {LIVE_FACT} AND f.predicate IN ({marks})"
+    )
     params: list[Any] = [ci.user_id, *a.predicates]
     if a.subject_ids:
         sql += f" AND f.subject_id IN ({','.join('?' * len(a.subject_ids))})"
         params += list(a.subject_ids)
     extra, extra_params = _project("f", ci.project_id)
-    sql += extra + (" ORDER BY (f.source_role IN ('user', 'manual')) DESC, "
-                    "CASE f.standing WHEN 'fact' THEN 0 WHEN 'working' THEN 1 WHEN 'challenged' THEN 2 ELSE 3 END, "
-                    "f.importance DESC, f.recorded_at DESC LIMIT ?")
+    sql += extra + (
+        " ORDER BY (f.source_role IN ('user', 'manual')) DESC, "
+        "CASE f.standing WHEN 'fact' THEN 0 WHEN 'working' THEN 1 WHEN 'challenged' THEN 2 ELSE 3 END, "
+        "f.importance DESC, f.recorded_at DESC LIMIT ?"
+    )
     rows = store.query(sql, (*params, *extra_params, ci.depth))
     return [("fact", int(r[0])) for r in rows]
 
 
-def vector_channel(
-    store: Store, vectors: SqliteVecIndex, ci: ChannelInput, kinds: Sequence[str]
-) -> list[Key]:
+def vector_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput, kinds: Sequence[str]) -> list[Key]:
     """Nearest neighbours of the query among facts, events and this conversation's episodes."""
     if ci.query_vector is None or not ci.analysis.query:
         return []
@@ -92,8 +93,10 @@ def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]
         return []
     stems = {t: stem(t) for t in tokens}
     marks = ",".join("?" * len(set(stems.values())))
-    df = {str(r[0]): int(r[1]) for r in store.query(
-        f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(set(stems.values())))}
+    df = {
+        str(r[0]): int(r[1])
+        for r in store.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(set(stems.values())))
+    }
     present = [t for t in tokens if df.get(stems[t], 0) > 0]
     present.sort(key=lambda t: df[stems[t]])
     chosen: list[str] = []
@@ -133,7 +136,8 @@ def keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
             f"SELECT m.score, e.id FROM (SELECT rowid AS id, {EVENT_BM25} AS score FROM events_fts "
             f"WHERE events_fts MATCH ? ORDER BY score LIMIT ?) m JOIN events e ON e.id = m.id "
             f"WHERE e.user_id = ? AND e.status != 'blocked' AND e.role != 'system'{project} ORDER BY m.score LIMIT ?",
-                (_match(terms), ci.depth * 4, ci.user_id, *pparams, ci.depth)):
+            (_match(terms), ci.depth * 4, ci.user_id, *pparams, ci.depth),
+        ):
             scored.append((float(score), ("event", int(event_id))))
     words = [k for k in ci.analysis.keywords if any(c.isalnum() for c in k)][:16]
     if words:
@@ -141,7 +145,9 @@ def keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
         for score, episode_id in store.query(
             "SELECT bm25(episodes_fts), ep.id FROM episodes_fts JOIN episodes ep ON ep.id = episodes_fts.rowid "
             "WHERE episodes_fts MATCH ? AND ep.user_id = ? AND ep.conversation_id = ? ORDER BY bm25(episodes_fts) "
-            "LIMIT 10", (match, ci.user_id, ci.conversation_id)):
+            "LIMIT 10",
+            (match, ci.user_id, ci.conversation_id),
+        ):
             scored.append((float(score), ("episode", int(episode_id))))
     scored.sort(key=lambda s: s[0])  # bm25(): lower is better
     return [key for _score, key in scored[: ci.depth]]
@@ -158,7 +164,8 @@ def fact_keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
         "SELECT f.id FROM (SELECT rowid AS id, bm25(facts_fts) AS score FROM facts_fts "
         "WHERE facts_fts MATCH ? ORDER BY score LIMIT ?) m JOIN facts f ON f.id = m.id "
         f"WHERE f.user_id = ? AND {LIVE_FACT}{project} ORDER BY m.score LIMIT ?",
-        (_match(terms), ci.depth * 4, ci.user_id, *pparams, ci.depth))
+        (_match(terms), ci.depth * 4, ci.user_id, *pparams, ci.depth),
+    )
     return [("fact", int(r[0])) for r in rows]
 
 
@@ -168,12 +175,22 @@ def temporal_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput) ->
     if window is None:
         return []
     start, end = window.start.timestamp(), window.end.timestamp()
-    events = [int(r[0]) for r in store.query(
-        "SELECT id FROM events WHERE user_id = ? AND occurred_at >= ? AND occurred_at < ? AND status != 'blocked' "
-        "AND role != 'system' ORDER BY occurred_at DESC LIMIT 400", (ci.user_id, start, end))]
-    facts = [int(r[0]) for r in store.query(
-        f"SELECT f.id FROM facts f WHERE f.user_id = ? AND {LIVE_FACT} AND f.valid_from >= ? AND f.valid_from < ? "
-        "ORDER BY f.valid_from DESC LIMIT 400", (ci.user_id, start, end))]
+    events = [
+        int(r[0])
+        for r in store.query(
+            "SELECT id FROM events WHERE user_id = ? AND occurred_at >= ? AND occurred_at < ? AND status != 'blocked' "
+            "AND role != 'system' ORDER BY occurred_at DESC LIMIT 400",
+            (ci.user_id, start, end),
+        )
+    ]
+    facts = [
+        int(r[0])
+        for r in store.query(
+            f"SELECT f.id FROM facts f WHERE f.user_id = ? AND {LIVE_FACT} AND f.valid_from >= ? AND f.valid_from < ? "
+            "ORDER BY f.valid_from DESC LIMIT 400",
+            (ci.user_id, start, end),
+        )
+    ]
     keys: list[Key] = [("fact", i) for i in facts] + [("event", i) for i in events]
     if ci.query_vector is not None and keys:
         sims = vectors.similarities(ci.query_vector, [i for _k, i in keys])
@@ -187,13 +204,21 @@ def _scope(store: Store, ci: ChannelInput, keys: list[Key]) -> list[Key]:
     facts = [i for k, i in keys if k == "fact"]
     allowed_episodes: set[int] = set()
     if episodes:
-        allowed_episodes = {int(r[0]) for r in store.query(
-            f"SELECT id FROM episodes WHERE conversation_id = ? AND id IN ({','.join('?' * len(episodes))})",
-            (ci.conversation_id, *episodes))}
+        allowed_episodes = {
+            int(r[0])
+            for r in store.query(
+                f"SELECT id FROM episodes WHERE conversation_id = ? AND id IN ({','.join('?' * len(episodes))})",
+                (ci.conversation_id, *episodes),
+            )
+        }
     live_facts: set[int] = set()
     if facts:
-        live_facts = {int(r[0]) for r in store.query(
-            f"SELECT f.id FROM facts f WHERE {LIVE_FACT} AND f.id IN ({','.join('?' * len(facts))})", tuple(facts))}
+        live_facts = {
+            int(r[0])
+            for r in store.query(
+                f"SELECT f.id FROM facts f WHERE {LIVE_FACT} AND f.id IN ({','.join('?' * len(facts))})", tuple(facts)
+            )
+        }
     out = []
     for kind, object_id in keys:
         if kind == "episode" and object_id not in allowed_episodes:
@@ -212,12 +237,14 @@ def profile_channel(store: Store, ci: ChannelInput) -> list[Key]:
     params: list[Any] = [ci.user_id]
     # with subjects named, walk their slots (facts_slot); otherwise the importance index (facts_rank)
     index = "facts_slot" if a.subject_ids else "facts_rank"
-    sql = (f"SELECT f.id FROM facts f INDEXED BY {index} WHERE f.user_id = ? AND {LIVE_FACT} "
-           "AND f.standing != 'candidate'")
+    sql = (
+        f"SELECT f.id FROM facts f INDEXED BY {index} WHERE f.user_id = ? AND {LIVE_FACT} AND f.standing != 'candidate'"
+    )
     if a.subject_ids:
         sql += f" AND f.subject_id IN ({','.join('?' * len(a.subject_ids))})"
         params += list(a.subject_ids)
     extra, extra_params = _project("f", ci.project_id)
-    rows = store.query(sql + extra + " ORDER BY f.importance DESC, f.updated_at DESC LIMIT ?",
-                       (*params, *extra_params, ci.depth))
+    rows = store.query(
+        sql + extra + " ORDER BY f.importance DESC, f.updated_at DESC LIMIT ?", (*params, *extra_params, ci.depth)
+    )
     return [("fact", int(r[0])) for r in rows]

@@ -44,13 +44,16 @@ class DocumentRouter:
         return self.local(ci), "LOCAL", False
 
     def _document(self, ci: ChannelInput, document_id: int) -> tuple[list[Key], str, bool]:
-        rows = self._store.query("SELECT status FROM documents WHERE id = ? AND user_id = ?",
-                                 (document_id, ci.user_id))
+        rows = self._store.query("SELECT status FROM documents WHERE id = ? AND user_id = ?", (document_id, ci.user_id))
         if not rows:
             raise NotFound("document", document_id)
-        sections = [int(r[0]) for r in self._store.query(
-            "SELECT id FROM sections WHERE document_id = ? AND distillation IS NOT NULL ORDER BY ordinal",
-            (document_id,))]
+        sections = [
+            int(r[0])
+            for r in self._store.query(
+                "SELECT id FROM sections WHERE document_id = ? AND distillation IS NOT NULL ORDER BY ordinal",
+                (document_id,),
+            )
+        ]
         distilled = self._store.scalar("SELECT distillation IS NOT NULL FROM documents WHERE id = ?", (document_id,))
         keys: list[Key] = [("document", document_id)] if distilled else []
         keys += [("section", i) for i in sections]
@@ -58,25 +61,43 @@ class DocumentRouter:
         return keys, "DOCUMENT", rows[0][0] == "processing" or not distilled
 
     def _collection(self, ci: ChannelInput, collection_id: int) -> tuple[list[Key], str, bool]:
-        if not self._store.query("SELECT 1 FROM collections WHERE id = ? AND user_id = ?",
-                                 (collection_id, ci.user_id)):
+        if not self._store.query("SELECT 1 FROM collections WHERE id = ? AND user_id = ?", (collection_id, ci.user_id)):
             raise NotFound("collection", collection_id)
-        documents = [int(r[0]) for r in self._store.query(
-            "SELECT document_id FROM collection_documents WHERE collection_id = ?", (collection_id,))]
+        documents = [
+            int(r[0])
+            for r in self._store.query(
+                "SELECT document_id FROM collection_documents WHERE collection_id = ?", (collection_id,)
+            )
+        ]
         spans = self.local(ci, document_ids=documents)
         # documents whose spans rank best come first; each contributes its distillation
         order: list[int] = []
-        span_docs = dict(self._store.query(
-            f"SELECT id, document_id FROM spans WHERE id IN ({','.join('?' * len(spans))})",
-            tuple(i for _k, i in spans))) if spans else {}
+        span_docs = (
+            dict(
+                self._store.query(
+                    f"SELECT id, document_id FROM spans WHERE id IN ({','.join('?' * len(spans))})",
+                    tuple(i for _k, i in spans),
+                )
+            )
+            if spans
+            else {}
+        )
         for _kind, span_id in spans:
             doc = span_docs.get(span_id)
             if doc is not None and doc not in order:
                 order.append(int(doc))
         order += [d for d in documents if d not in order]
-        distilled = {int(r[0]) for r in self._store.query(
-            f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(order))}) AND distillation IS NOT NULL",
-            tuple(order))} if order else set()
+        distilled = (
+            {
+                int(r[0])
+                for r in self._store.query(
+                    f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(order))}) AND distillation IS NOT NULL",
+                    tuple(order),
+                )
+            }
+            if order
+            else set()
+        )
         keys: list[Key] = []
         for position in range(max(len(order), len(spans))):
             if position < len(order) and order[position] in distilled:
@@ -97,18 +118,26 @@ class DocumentRouter:
             "JOIN documents d ON d.id = se.document_id "
             f"WHERE d.user_id = ? AND lower(se.title) LIKE ? ESCAPE '\\'{project} "
             "ORDER BY d.updated_at DESC, se.ordinal LIMIT 200",
-            (ci.user_id, f"%{pattern}%", *pparams))
+            (ci.user_id, f"%{pattern}%", *pparams),
+        )
         # "Installation" is the section called so, before "Pre-installation checks" or "Installation on Windows"
         rows.sort(key=lambda r: _title_rank(str(r[1]), title))
         if doc_hint:
-            preferred = [r for r in rows if doc_hint in str(r[2]).casefold() or
-                         str(r[2]).casefold().rsplit(".", 1)[0] in doc_hint]
+            preferred = [
+                r
+                for r in rows
+                if doc_hint in str(r[2]).casefold() or str(r[2]).casefold().rsplit(".", 1)[0] in doc_hint
+            ]
             rows = preferred or rows
         if not rows:
             return None
         section_id, _title, _doc, distillation = rows[0]
-        spans = [("span", int(r[0])) for r in self._store.query(
-            "SELECT id FROM spans WHERE section_id = ? ORDER BY ordinal LIMIT ?", (section_id, ci.depth))]
+        spans = [
+            ("span", int(r[0]))
+            for r in self._store.query(
+                "SELECT id FROM spans WHERE section_id = ? ORDER BY ordinal LIMIT ?", (section_id, ci.depth)
+            )
+        ]
         keys: list[Key] = [("section", int(section_id))] if distillation else []
         return keys + spans, "SECTION", distillation is None
 
@@ -133,7 +162,8 @@ class DocumentRouter:
                 "SELECT sp.id FROM spans_fts JOIN spans sp ON sp.id = spans_fts.rowid "
                 "JOIN documents d ON d.id = sp.document_id "
                 f"WHERE spans_fts MATCH ? AND d.user_id = ?{project} ORDER BY bm25(spans_fts) LIMIT ?",
-                (match, ci.user_id, *pparams, ci.depth * 2))
+                (match, ci.user_id, *pparams, ci.depth * 2),
+            )
             keyword = [int(r[0]) for r in rows]
             if allowed is not None:
                 keyword = [i for i in keyword if i in allowed]
@@ -153,22 +183,45 @@ class DocumentRouter:
         if documents:
             for doc_id, name, distillation, status in q.query(
                 f"SELECT id, name, distillation, status FROM documents WHERE id IN ({','.join('?' * len(documents))})",
-                    tuple(documents)):
+                tuple(documents),
+            ):
                 if distillation:
                     out["document"][int(doc_id)] = Block(
-                        "document", int(doc_id), str(distillation), 0.0, (int(doc_id),), (), None, (),
-                        {"document_id": int(doc_id), "document": str(name), "status": str(status), "injected": True})
+                        "document",
+                        int(doc_id),
+                        str(distillation),
+                        0.0,
+                        (int(doc_id),),
+                        (),
+                        None,
+                        (),
+                        {"document_id": int(doc_id), "document": str(name), "status": str(status), "injected": True},
+                    )
         sections = by_kind.get("section", [])
         if sections:
             for sid, title, distillation, doc_id, name, page in q.query(
                 "SELECT se.id, se.title, se.distillation, d.id, d.name, se.page_start FROM sections se "
                 f"JOIN documents d ON d.id = se.document_id WHERE se.id IN ({','.join('?' * len(sections))})",
-                    tuple(sections)):
+                tuple(sections),
+            ):
                 if distillation:
                     out["section"][int(sid)] = Block(
-                        "section", int(sid), str(distillation), 0.0, (int(sid), int(doc_id)), (), None, (),
-                        {"document_id": int(doc_id), "document": str(name), "section": str(title),
-                         "page_start": page, "injected": True})
+                        "section",
+                        int(sid),
+                        str(distillation),
+                        0.0,
+                        (int(sid), int(doc_id)),
+                        (),
+                        None,
+                        (),
+                        {
+                            "document_id": int(doc_id),
+                            "document": str(name),
+                            "section": str(title),
+                            "page_start": page,
+                            "injected": True,
+                        },
+                    )
         return out
 
     def _allowed_spans(self, ci: ChannelInput, document_ids: list[int] | None) -> set[int] | None:
@@ -177,17 +230,27 @@ class DocumentRouter:
         if not document_ids:
             return set()
         marks = ",".join("?" * len(document_ids))
-        return {int(r[0]) for r in self._store.query(
-            f"SELECT sp.id FROM spans sp JOIN documents d ON d.id = sp.document_id WHERE d.user_id = ? "
-            f"AND sp.document_id IN ({marks})", (ci.user_id, *document_ids))}
+        return {
+            int(r[0])
+            for r in self._store.query(
+                f"SELECT sp.id FROM spans sp JOIN documents d ON d.id = sp.document_id WHERE d.user_id = ? "
+                f"AND sp.document_id IN ({marks})",
+                (ci.user_id, *document_ids),
+            )
+        }
 
     def _project_spans(self, span_ids: list[int], ci: ChannelInput) -> set[int]:
         if not span_ids:
             return set()
         marks = ",".join("?" * len(span_ids))
-        return {int(r[0]) for r in self._store.query(
-            f"SELECT sp.id FROM spans sp JOIN documents d ON d.id = sp.document_id WHERE sp.id IN ({marks}) "
-            "AND (d.project_id = ? OR d.project_id IS NULL)", (*span_ids, ci.project_id))}
+        return {
+            int(r[0])
+            for r in self._store.query(
+                f"SELECT sp.id FROM spans sp JOIN documents d ON d.id = sp.document_id WHERE sp.id IN ({marks}) "
+                "AND (d.project_id = ? OR d.project_id IS NULL)",
+                (*span_ids, ci.project_id),
+            )
+        }
 
 
 def _title_rank(candidate: str, wanted: str) -> int:

@@ -66,8 +66,7 @@ def load_facts(store: Reader, ids: Iterable[int]) -> dict[int, Fact]:
     """Facts by id."""
     out: dict[int, Fact] = {}
     for chunk in chunked(sorted(set(ids))):
-        for row in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN ({_marks(chunk)})",
-                               tuple(chunk)):
+        for row in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN ({_marks(chunk)})", tuple(chunk)):
             fact = fact_from_row(row)
             out[fact.id] = fact
     return out
@@ -78,8 +77,18 @@ TURN_COLUMNS = "id, conversation_id, role, author, content, occurred_at, status,
 
 def turn_from_row(row: Any) -> Turn:
     """A :class:`Turn` from a row selected with :data:`TURN_COLUMNS`."""
-    return Turn(int(row[0]), str(row[1]), str(row[2]), row[3], str(row[4]), from_epoch(float(row[5])),
-                str(row[6]), row[7], row[8], str(row[9]))
+    return Turn(
+        int(row[0]),
+        str(row[1]),
+        str(row[2]),
+        row[3],
+        str(row[4]),
+        from_epoch(float(row[5])),
+        str(row[6]),
+        row[7],
+        row[8],
+        str(row[9]),
+    )
 
 
 def load_turns(store: Reader, ids: Iterable[int]) -> dict[int, Turn]:
@@ -98,9 +107,12 @@ def load_episodes(store: Reader, ids: Iterable[int]) -> dict[int, EpisodeRow]:
     for chunk in chunked(sorted(set(ids))):
         for r in store.query(
             "SELECT id, conversation_id, summary, started_at, ended_at, first_event_id, last_event_id FROM episodes "
-            f"WHERE id IN ({_marks(chunk)}) AND summary != ''", tuple(chunk)):
-            out[int(r[0])] = EpisodeRow(int(r[0]), str(r[1]), str(r[2]), from_epoch(float(r[3])),
-                                        from_epoch(float(r[4])), r[5], r[6])
+            f"WHERE id IN ({_marks(chunk)}) AND summary != ''",
+            tuple(chunk),
+        ):
+            out[int(r[0])] = EpisodeRow(
+                int(r[0]), str(r[1]), str(r[2]), from_epoch(float(r[3])), from_epoch(float(r[4])), r[5], r[6]
+            )
     return out
 
 
@@ -111,9 +123,12 @@ def load_spans(store: Reader, ids: Iterable[int]) -> dict[int, SpanRow]:
         for r in store.query(
             "SELECT sp.id, sp.document_id, d.name, sp.section_id, COALESCE(se.title, ''), sp.text, sp.page_start, "
             "sp.page_end, sp.start_char, sp.end_char FROM spans sp JOIN documents d ON d.id = sp.document_id "
-            f"LEFT JOIN sections se ON se.id = sp.section_id WHERE sp.id IN ({_marks(chunk)})", tuple(chunk)):
-            out[int(r[0])] = SpanRow(int(r[0]), int(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), r[6], r[7],
-                                     int(r[8]), int(r[9]))
+            f"LEFT JOIN sections se ON se.id = sp.section_id WHERE sp.id IN ({_marks(chunk)})",
+            tuple(chunk),
+        ):
+            out[int(r[0])] = SpanRow(
+                int(r[0]), int(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), r[6], r[7], int(r[8]), int(r[9])
+            )
     return out
 
 
@@ -124,12 +139,16 @@ def adjacent_ids(store: Reader, event_ids: list[int]) -> dict[int, tuple[int | N
     rows = store.query(
         "SELECT c.id, "
         "(SELECT e.id FROM events e WHERE e.conversation_id = c.conversation_id AND e.user_id = c.user_id "
-        " AND e.role != 'system' AND (e.occurred_at < c.occurred_at OR (e.occurred_at = c.occurred_at AND e.id < c.id)) "
+        " AND e.role != 'system' "
+        "AND (e.occurred_at < c.occurred_at OR (e.occurred_at = c.occurred_at AND e.id < c.id)) "
         " ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1), "
         "(SELECT e.id FROM events e WHERE e.conversation_id = c.conversation_id AND e.user_id = c.user_id "
-        " AND e.role != 'system' AND (e.occurred_at > c.occurred_at OR (e.occurred_at = c.occurred_at AND e.id > c.id)) "
+        " AND e.role != 'system' "
+        "AND (e.occurred_at > c.occurred_at OR (e.occurred_at = c.occurred_at AND e.id > c.id)) "
         " ORDER BY e.occurred_at, e.id LIMIT 1) "
-        f"FROM events c WHERE c.id IN ({_marks(event_ids)})", tuple(event_ids))
+        f"FROM events c WHERE c.id IN ({_marks(event_ids)})",
+        tuple(event_ids),
+    )
     return {int(r[0]): (r[1], r[2]) for r in rows}
 
 
@@ -139,9 +158,11 @@ def neighbour_turns(store: Reader, turn: Turn, *, before: int = 1, after: int = 
     earlier = store.query(
         f"SELECT {TURN_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND (occurred_at < ? OR "
         "(occurred_at = ? AND id < ?)) AND role != 'system' ORDER BY occurred_at DESC, id DESC LIMIT ?",
-        (turn.conversation_id, turn.user_id, at, at, turn.id, before))
+        (turn.conversation_id, turn.user_id, at, at, turn.id, before),
+    )
     later = store.query(
         f"SELECT {TURN_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND (occurred_at > ? OR "
         "(occurred_at = ? AND id > ?)) AND role != 'system' ORDER BY occurred_at, id LIMIT ?",
-        (turn.conversation_id, turn.user_id, at, at, turn.id, after))
+        (turn.conversation_id, turn.user_id, at, at, turn.id, after),
+    )
     return [*(turn_from_row(r) for r in reversed(earlier)), *(turn_from_row(r) for r in later)]

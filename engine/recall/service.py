@@ -65,8 +65,16 @@ RRF_K = 10.0
 VECTOR_WEIGHT = {"hashing": 0.5, "semantic": 0.8}
 #: Reciprocal-rank fusion: ``weight / (RRF_K + rank)``.  A small k rewards each channel's top hits, which are
 #: precise here (BM25 on names and rare words, slot truths); LoCoMo development data agreed (k 5–15 ≈ equal).
-CHANNEL_WEIGHTS = {"keyword": 1.0, "keyword_facts": 0.6, "vector": 1.0, "predicate": 0.9, "profile": 1.0, "temporal": 0.7,
-                   "documents": 1.0, "neighbours": 0.6}
+CHANNEL_WEIGHTS = {
+    "keyword": 1.0,
+    "keyword_facts": 0.6,
+    "vector": 1.0,
+    "predicate": 0.9,
+    "profile": 1.0,
+    "temporal": 0.7,
+    "documents": 1.0,
+    "neighbours": 0.6,
+}
 NEIGHBOUR_HITS = 8
 HYDRATE_MIN = 120
 KINDS = ("fact", "event", "episode")
@@ -131,14 +139,19 @@ class Recall:
         timings["embed"] = _ms(t0)
         depth = max(30, limit * 3)
         # the vector scan is the single largest cost and needs only the query vector: start it before analysis
-        early = ChannelInput(_bare_analysis(req.query), req.user_id, req.project_id, req.conversation_id,
-                             query_vector, depth)
+        early = ChannelInput(
+            _bare_analysis(req.query), req.user_id, req.project_id, req.conversation_id, query_vector, depth
+        )
         vector_job = self._pool.submit(_timed, lambda: vector_channel(self._store, self._vectors, early, KINDS))
         t0 = time.perf_counter()
         llm = self._llm()
         analysis = self._analyzer.analyse(
-            req.query, reference_time=reference, known_subjects=self._known_subjects(req.user_id),
-            query_vector=query_vector, llm=llm, llm_timeout_s=settings.llm.query_timeout_s,
+            req.query,
+            reference_time=reference,
+            known_subjects=self._known_subjects(req.user_id),
+            query_vector=query_vector,
+            llm=llm,
+            llm_timeout_s=settings.llm.query_timeout_s,
         )
         timings["analyse"] = _ms(t0)
 
@@ -165,17 +178,29 @@ class Recall:
 
             t0 = time.perf_counter()
             result_parts = assemble.build(
-                store=snap, anchors=scored[:limit], hydrated=hydrated, analysis=analysis, request=req,
-                budget=budget, reference=reference, strategy=strategy, documents=self.documents,
+                store=snap,
+                anchors=scored[:limit],
+                hydrated=hydrated,
+                analysis=analysis,
+                request=req,
+                budget=budget,
+                reference=reference,
+                strategy=strategy,
+                documents=self.documents,
             )
             timings["assemble"] = _ms(t0)
         degraded_docs = strategy.endswith(" (degraded)")
         routing = Routing(
-            mode=analysis.mode, predicates=analysis.predicates,
+            mode=analysis.mode,
+            predicates=analysis.predicates,
             subjects=tuple(s if s != "user" else "user (vault owner)" for s in analysis.subjects),
-            channels=reports, temporal_range=analysis.temporal, strategy=strategy.removesuffix(" (degraded)"),
-            used_queries=analysis.used_queries, engine=analysis.engine,
-            degraded=bool(analysis.notes) or degraded_docs, notes=analysis.notes,
+            channels=reports,
+            temporal_range=analysis.temporal,
+            strategy=strategy.removesuffix(" (degraded)"),
+            used_queries=analysis.used_queries,
+            engine=analysis.engine,
+            degraded=bool(analysis.notes) or degraded_docs,
+            notes=analysis.notes,
         )
         timings["total"] = _ms(t_start)
         result = assemble.result(result_parts, routing, timings)
@@ -234,8 +259,15 @@ class Recall:
             **self.documents.hydrate(q, by_kind),
         }
 
-    def _weigh(self, scores: dict[Key, float], channels_of: dict[Key, set[str]], hydrated: dict[str, dict[int, Any]], analysis: QueryAnalysis,
-               req: RecallRequest, reference: datetime) -> list[Anchor]:
+    def _weigh(
+        self,
+        scores: dict[Key, float],
+        channels_of: dict[Key, set[str]],
+        hydrated: dict[str, dict[int, Any]],
+        analysis: QueryAnalysis,
+        req: RecallRequest,
+        reference: datetime,
+    ) -> list[Anchor]:
         anchors: dict[Key, Anchor] = {}
         subjects = {s.casefold() for s in analysis.subjects}
         window = analysis.temporal
@@ -295,9 +327,17 @@ class Recall:
         """
         best = [key for key, _score in sorted(fused.items(), key=lambda kv: -kv[1])[: NEIGHBOUR_HITS * 2]]
         fact_ids = [i for k, i in best if k == "fact"]
-        fact_events = dict(q.query(
-            f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) AND event_id IS NOT NULL",
-            tuple(fact_ids))) if fact_ids else {}
+        fact_events = (
+            dict(
+                q.query(
+                    f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) "
+                    "AND event_id IS NOT NULL",
+                    tuple(fact_ids),
+                )
+            )
+            if fact_ids
+            else {}
+        )
         top_events: list[int] = []
         for kind, object_id in best:
             event_id = object_id if kind == "event" else fact_events.get(object_id)
@@ -317,14 +357,18 @@ class Recall:
     # -- helpers -----------------------------------------------------------------------------------------------
     def _known_subjects(self, user_id: str) -> dict[str, int]:
         """Lower-cased names and aliases → subject id, cached until the user's subjects change."""
-        fingerprint = tuple(self._store.query(
-            "SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,))[0])
+        fingerprint = tuple(
+            self._store.query("SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,))[
+                0
+            ]
+        )
         cached = self._subject_cache.get(user_id)
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
         known: dict[str, int] = {}
         for subject_id, name, aliases in self._store.query(
-                "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)):
+            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
+        ):
             known[str(name).casefold()] = int(subject_id)
             for alias in json.loads(aliases or "[]"):
                 known.setdefault(str(alias).casefold(), int(subject_id))
@@ -332,8 +376,11 @@ class Recall:
         return known
 
     def _record_usage(self, result: RecallResult) -> None:
-        injected = [b.id for b in (*result.answer_facts, *result.supporting_facts, *result.background_context)
-                    if b.kind == "fact" and b.meta.get("injected")]
+        injected = [
+            b.id
+            for b in (*result.answer_facts, *result.supporting_facts, *result.background_context)
+            if b.kind == "fact" and b.meta.get("injected")
+        ]
         if injected:
             try:
                 self._submit(lambda tx: record_access(tx, injected))
@@ -343,9 +390,20 @@ class Recall:
 
 def _bare_analysis(query: str) -> QueryAnalysis:
     """A stand-in analysis for channels that need only the query text (the early vector scan)."""
-    return QueryAnalysis(query=query, mode="direct", predicates=(), subjects=(), subject_ids=(), temporal=None,
-                         asks_when=False, keywords=(), section=None, section_document=None, used_queries=(query,),
-                         engine="rules")
+    return QueryAnalysis(
+        query=query,
+        mode="direct",
+        predicates=(),
+        subjects=(),
+        subject_ids=(),
+        temporal=None,
+        asks_when=False,
+        keywords=(),
+        section=None,
+        section_document=None,
+        used_queries=(query,),
+        engine="rules",
+    )
 
 
 def _fuse(ranked: dict[str, list[Key]], weights: dict[str, float]) -> tuple[dict[Key, float], dict[Key, set[str]]]:
@@ -390,9 +448,14 @@ def _decay(fact: Fact, reference: datetime) -> float:
 
 def _channel_applies(name: str, ci: ChannelInput) -> bool:
     a = ci.analysis
-    return {"predicate": bool(a.predicates), "profile": a.mode == "broad", "temporal": a.temporal is not None, "keyword": bool(a.keywords),
-            "keyword_facts": bool(a.keywords),
-            "vector": ci.query_vector is not None}.get(name, True)
+    return {
+        "predicate": bool(a.predicates),
+        "profile": a.mode == "broad",
+        "temporal": a.temporal is not None,
+        "keyword": bool(a.keywords),
+        "keyword_facts": bool(a.keywords),
+        "vector": ci.query_vector is not None,
+    }.get(name, True)
 
 
 def _timed(fn: Callable[[], list[Key]]) -> tuple[list[Key], float]:

@@ -45,10 +45,14 @@ def decay_sweep(tx: Tx) -> int:
     demoted = tx.execute(
         "SELECT id FROM facts WHERE tier = 'hot' AND tier_pinned = 0 AND status = 'active' "
         "AND COALESCE(last_accessed_at, recorded_at) < ? "
-        "AND COALESCE(json_extract(metadata, '$.tier_hint'), 'warm') != 'hot'", (idle_since,)).fetchall()
+        "AND COALESCE(json_extract(metadata, '$.tier_hint'), 'warm') != 'hot'",
+        (idle_since,),
+    ).fetchall()
     expired = tx.execute(
         "SELECT id FROM facts WHERE tier != 'cold' AND tier_pinned = 0 AND status = 'active' AND decay = 'ephemeral' "
-        "AND valid_to IS NOT NULL AND valid_to < ?", (tx.now,)).fetchall()
+        "AND valid_to IS NOT NULL AND valid_to < ?",
+        (tx.now,),
+    ).fetchall()
     for (fact_id,) in demoted:
         tx.execute("UPDATE facts SET tier = 'warm', updated_at = ? WHERE id = ?", (tx.now, fact_id))
         tx.emit("memory.updated", int(fact_id), reason="demoted: unused")

@@ -164,9 +164,7 @@ def part_of(span: Span, part: Part, tz: tzinfo) -> Span:
     if span.grain == "week":
         monday = week_start(first)
         offsets = {"early": (0, 1), "mid": (2, 3), "late": (4, 6)}[part]
-        return days_span(
-            monday + timedelta(days=offsets[0]), monday + timedelta(days=offsets[1]), tz
-        )
+        return days_span(monday + timedelta(days=offsets[0]), monday + timedelta(days=offsets[1]), tz)
     months = {"season": 1, "year": 4}.get(span.grain)
     if months is None:
         return Span(span.start, span.end, "range")

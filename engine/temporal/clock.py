@@ -17,9 +17,7 @@ from engine.errors import ValidationError
 from engine.temporal.grammar import CLOCK, DATE, Context, parse_clock, resolve_date
 from engine.temporal.lexicon import unnamed
 
-_FIX = (
-    "Use ISO-8601 (2024-05-15T10:30:00Z), epoch seconds, or a stamp like '1:56 pm on 8 May, 2023'."
-)
+_FIX = "Use ISO-8601 (2024-05-15T10:30:00Z), epoch seconds, or a stamp like '1:56 pm on 8 May, 2023'."
 #: Epoch values above this are almost certainly milliseconds (in seconds they would be after the
 #: year 5138).
 _MAX_EPOCH_SECONDS = 1e11

@@ -103,9 +103,7 @@ DATE = (
     r"|(?P<ed>\d{1,2})\.(?P<em>\d{1,2})\.(?P<ey>\d{4})(?!\d)"
     r")"
 )
-_NAMED_DAYS = (
-    r"the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|today|tomorrow|tmrw|yesterday"
-)
+_NAMED_DAYS = r"the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|today|tomorrow|tmrw|yesterday"
 _WEEKDAY_MOD = r"last|next|this\s+coming|this\s+past|this|coming|past"
 DAYREF = (
     rf"(?:(?P<date>{unnamed(DATE)})"
@@ -263,9 +261,7 @@ def resolve_date(ctx: Context, m: re.Match[str], offset: int = 0) -> date | None
     year_text = m.group(year_group)
     suffixed = day_text[:1].isdigit() and not day_text.isdigit()  # "5th", not "5" nor "fifth"
     strong = bool(year_text) or bool(m.group("of")) or suffixed
-    if not month_plausible(
-        ctx, offset + m.start(month_group), offset + m.end(month_group), number=True, strong=strong
-    ):
+    if not month_plausible(ctx, offset + m.start(month_group), offset + m.end(month_group), number=True, strong=strong):
         return None
     month, day = _month_number(m.group(month_group)), _number(day_text)
     if year_text:
@@ -331,9 +327,7 @@ def resolve_day(ctx: Context, text: str, offset: int = 0) -> date | None:
         return ctx.today + timedelta(days=delta)
     mod = squash(m.group("wmod") or "")
     post = squash(m.group("wpost") or "")
-    cued = bool(mod or post) or (
-        offset > 0 and ctx.text is not None and word_before(ctx.text, offset) == "on"
-    )
+    cued = bool(mod or post) or (offset > 0 and ctx.text is not None and word_before(ctx.text, offset) == "on")
     if not weekday_plausible(ctx, offset + m.start("wd"), offset + m.end("wd"), cued=cued):
         return None
     if post in ("after next", "before last") and mod:
@@ -490,9 +484,7 @@ def resolve_period(ctx: Context, m: re.Match[str]) -> Span | None:
     else:
         unit = m.group("period").lower()
         mod = squash(m.group("pmod"))
-        steps = {"last": -1, "this": 0, "next": 1, "coming": 1, "this coming": 1, "this past": -1}[
-            mod
-        ]
+        steps = {"last": -1, "this": 0, "next": 1, "coming": 1, "this coming": 1, "this past": -1}[mod]
     if unit == "weekend" and mod == "this past":
         return weekend_span(today if today.weekday() >= 5 else today - timedelta(days=7), ctx.tz)
     if unit == "weekend" and mod in ("coming", "this coming"):
@@ -541,14 +533,10 @@ def shifted(ctx: Context, count: int, unit: str) -> Span | None:
     tz = ctx.tz
     try:
         if unit == "minute":
-            moved = shift_exact(ctx.anchor, timedelta(minutes=count)).replace(
-                second=0, microsecond=0
-            )
+            moved = shift_exact(ctx.anchor, timedelta(minutes=count)).replace(second=0, microsecond=0)
             return Span(moved, shift_exact(moved, timedelta(minutes=1)), "minute")
         if unit == "hour":
-            moved = shift_exact(ctx.anchor, timedelta(hours=count)).replace(
-                minute=0, second=0, microsecond=0
-            )
+            moved = shift_exact(ctx.anchor, timedelta(hours=count)).replace(minute=0, second=0, microsecond=0)
             return Span(moved, shift_exact(moved, timedelta(hours=1)), "hour")
         if unit == "day":
             return day_span(today + timedelta(days=count), tz)

@@ -37,9 +37,7 @@ _CARDINALS = [
     "twenty",
 ]
 NUMBER_WORDS: dict[str, int] = {word: value for value, word in enumerate(_CARDINALS) if value}
-NUMBER_WORDS.update(
-    {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "a": 1, "an": 1, "a dozen": 12}
-)
+NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "a": 1, "an": 1, "a dozen": 12})
 NUMBER_WORDS.update({"a couple of": 2, "a couple": 2, "couple of": 2})
 #: Counts that are only approximately 3; a shift by them resolves to a range covering 2–4 units.
 FUZZY_NUMBERS: dict[str, int] = {"a few": 3, "few": 3, "several": 3}
@@ -116,9 +114,7 @@ NAME_MONTHS = frozenset({"april", "june", "august"}) | frozenset(MONTHS).differe
 
 _WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 WEEKDAYS: dict[str, int] = {name: number for number, name in enumerate(_WEEKDAY_NAMES)}
-WEEKDAYS.update(
-    {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
-)
+WEEKDAYS.update({"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4})
 WEEKDAYS.update({"sat": 5, "sun": 6})
 #: Weekday abbreviations that are English words ("sun", "sat", "wed"): they need a capital and a
 #: cue.

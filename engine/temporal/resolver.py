@@ -159,9 +159,7 @@ def _time(m: re.Match[str], ctx: Context) -> Span | None:
     day = ctx.today
     if clock.midnight:
         # Midnight names a day boundary: the one just passed (prefer past) or the one ending today.
-        return minute_span(
-            day if ctx.prefer == "future" else day - timedelta(days=1), clock, ctx.tz
-        )
+        return minute_span(day if ctx.prefer == "future" else day - timedelta(days=1), clock, ctx.tz)
     return minute_span(day, clock, ctx.tz)
 
 
@@ -253,9 +251,7 @@ def _fuzzy(m: re.Match[str], ctx: Context) -> Span | None:
         return Span(datetime.combine(today - timedelta(days=30), anchor.timetz()), anchor, "range")
     if m.group("other"):
         # "the other day": some day within the past week.
-        return Span(
-            day_span(today - timedelta(days=7), tz).start, day_span(today, tz).start, "range"
-        )
+        return Span(day_span(today - timedelta(days=7), tz).start, day_span(today, tz).start, "range")
     base_key = squash(m.group("elbase"))
     if base_key == "today":
         base: Span | None = day_span(today, tz)
@@ -281,18 +277,14 @@ def _vi_phrase(m: re.Match[str], ctx: Context) -> Span | None:
 
 def _vi_shift(m: re.Match[str], ctx: Context) -> Span | None:
     number = nfc_lower(m.group("vn"))
-    count, fuzzy = (
-        (int(number), False) if number.isdigit() else (VI_NUMBERS[number], number in ("vài", "mấy"))
-    )
+    count, fuzzy = (int(number), False) if number.isdigit() else (VI_NUMBERS[number], number in ("vài", "mấy"))
     unit = VI_UNITS[nfc_lower(m.group("vu"))]
     sign = -1 if nfc_lower(m.group("vd")) == "trước" else 1
     return _shift(ctx, count, fuzzy, unit, sign)
 
 
 # -- the table -------------------------------------------------------------------------------------
-def _rule(
-    name: str, pattern: str, handler: Handler, heads: set[str], shape: str | None = None
-) -> Rule:
+def _rule(name: str, pattern: str, handler: Handler, heads: set[str], shape: str | None = None) -> Rule:
     compiled_shape = re.compile(shape, _FLAGS) if shape else None
     return Rule(name, re.compile(_B + pattern, _FLAGS), handler, frozenset(heads), compiled_shape)
 
@@ -308,9 +300,7 @@ _CLOCK_HEADS = {"noon", "midday", "midnight"}
 _DAY = unnamed(DAYREF)
 _CLOCK = unnamed(CLOCK)
 _VI_PHRASE = "(?:" + "|".join(vi(p) for p in sorted(VI_PHRASES, key=len, reverse=True)) + ")"
-_VI_NUMBER = (
-    "(?:" + "|".join(vi(n) for n in sorted(VI_NUMBERS, key=len, reverse=True)) + r"|\d{1,3})"
-)
+_VI_NUMBER = "(?:" + "|".join(vi(n) for n in sorted(VI_NUMBERS, key=len, reverse=True)) + r"|\d{1,3})"
 _VI_UNIT = "(?:" + "|".join(vi(u) for u in sorted(VI_UNITS, key=len, reverse=True)) + ")"
 _VI_HEADS = {w for p in (*VI_PHRASES, *VI_UNITS) for w in p.split()}
 
@@ -368,9 +358,7 @@ RULES: tuple[Rule, ...] = (
         {"weekend"},
     ),
     _rule("month", rf"(?:(?:in|during)\s+)?(?P<ref>{unnamed(MONTHREF)}){_E}", _month, set(MONTHS)),
-    _rule(
-        "season", rf"(?:(?:in|during)\s+)?(?P<ref>{unnamed(SEASONREF)}){_E}", _season, set(SEASONS)
-    ),
+    _rule("season", rf"(?:(?:in|during)\s+)?(?P<ref>{unnamed(SEASONREF)}){_E}", _season, set(SEASONS)),
     _rule(
         "year",
         rf"(?:(?P<yprep>in|during|the\s+year)\s+)?(?P<year>{YEAR})",
@@ -460,9 +448,7 @@ _DIGIT = re.compile(r"\d")
 def _words(text: str) -> frozenset[str]:
     lowered = text.lower()
     if not unicodedata.is_normalized("NFC", lowered):
-        lowered = unicodedata.normalize(
-            "NFC", lowered
-        )  # only for the word set; offsets use the text as given
+        lowered = unicodedata.normalize("NFC", lowered)  # only for the word set; offsets use the text as given
     return frozenset(_LETTERS.findall(lowered))
 
 
@@ -483,9 +469,7 @@ def find_mentions(text: str, anchor: datetime, *, prefer: Prefer = "past") -> li
         return []
     candidates: list[tuple[int, int, int, re.Match[str]]] = []
     for index, rule in enumerate(RULES):
-        if rule.heads.isdisjoint(words) and not (
-            has_digit and rule.shape is not None and rule.shape.search(text)
-        ):
+        if rule.heads.isdisjoint(words) and not (has_digit and rule.shape is not None and rule.shape.search(text)):
             continue
         candidates.extend((m.start(), m.end(), index, m) for m in rule.regex.finditer(text))
     candidates.sort(key=lambda c: (c[0] - c[1], c[0], c[2]))

@@ -108,9 +108,19 @@ class MatrixMirror:
         with self._lock:
             user_code = self._users.get(user_id, -2) if user_id is not None else None
             shelves = [(kind, s) for kind, s in self._shelves.items() if kinds is None or kind in kinds]
-            snapshot = [(kind, s.vecs[: s.n], s.ids[: s.n], s.users[: s.n], s.dead > 0,
-                         user_code is not None and s.user_codes != {user_code}, s.reducer,
-                         s.reduced[: s.n] if s.reduced is not None else None) for kind, s in shelves]
+            snapshot = [
+                (
+                    kind,
+                    s.vecs[: s.n],
+                    s.ids[: s.n],
+                    s.users[: s.n],
+                    s.dead > 0,
+                    user_code is not None and s.user_codes != {user_code},
+                    s.reducer,
+                    s.reduced[: s.n] if s.reduced is not None else None,
+                )
+                for kind, s in shelves
+            ]
         only_array = np.fromiter(only, dtype=np.int64) if only is not None else None
         for kind, all_vecs, all_ids, all_users, has_dead, mixed_users, reducer, reduced in snapshot:
             if all_vecs.shape[0] == 0:
@@ -162,8 +172,11 @@ class MatrixMirror:
         """
         fitted: list[ReducedStats] = []
         with self._lock:
-            todo = [(s, s.generation, s.n) for s in self._shelves.values()
-                    if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)]
+            todo = [
+                (s, s.generation, s.n)
+                for s in self._shelves.values()
+                if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)
+            ]
         for shelf, generation, n in todo:
             vecs = shelf.vecs[:n].copy()
             reducer = Reducer.fit(vecs)
@@ -198,8 +211,11 @@ class MatrixMirror:
     def _shelf(self, kind: str) -> _Shelf:
         shelf = self._shelves.get(kind)
         if shelf is None:
-            shelf = _Shelf(np.zeros((1024, self.dim), dtype=np.float32), np.full(1024, -1, dtype=np.int64),
-                           np.zeros(1024, dtype=np.int32))
+            shelf = _Shelf(
+                np.zeros((1024, self.dim), dtype=np.float32),
+                np.full(1024, -1, dtype=np.int64),
+                np.zeros(1024, dtype=np.int32),
+            )
             self._shelves[kind] = shelf
         return shelf
 

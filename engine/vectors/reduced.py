@@ -70,8 +70,9 @@ class Reducer:
         _u, _s, vt = np.linalg.svd(sample - sample.mean(axis=0), full_matrices=False)
         picks = rng.choice(n, size=96, replace=False)
         blends = vecs[picks[:48]] + vecs[picks[48:]]
-        queries = np.vstack([vecs[rng.choice(n, size=48, replace=False)],
-                             blends / np.linalg.norm(blends, axis=1, keepdims=True)]).astype(np.float32)
+        queries = np.vstack(
+            [vecs[rng.choice(n, size=48, replace=False)], blends / np.linalg.norm(blends, axis=1, keepdims=True)]
+        ).astype(np.float32)
         exact = [float(np.partition(-(vecs @ q), RECALL_K - 1)[RECALL_K - 1]) * -1.0 - 1e-6 for q in queries]
         for divisor, pool in CHOICES:
             dims = vecs.shape[1] // divisor

@@ -35,9 +35,7 @@ class SqliteVecIndex:
             self.mirror.replace_all([])
             return 0
         rows = self._store.query(f"SELECT rowid, kind, user_id, embedding FROM {self.table}")
-        self.mirror.replace_all(
-            (int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)) for r in rows
-        )
+        self.mirror.replace_all((int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)) for r in rows)
         return len(rows)
 
     def similarities(self, query: npt.NDArray[np.float32], object_ids: Sequence[int]) -> dict[int, float]:
@@ -55,9 +53,7 @@ class SqliteVecIndex:
         return out
 
     def _ensure_space(self) -> tuple[int, str]:
-        rows = self._store.query(
-            "SELECT id, dim, table_name FROM vector_spaces WHERE model_id = ?", (self.model_id,)
-        )
+        rows = self._store.query("SELECT id, dim, table_name FROM vector_spaces WHERE model_id = ?", (self.model_id,))
         if rows:
             space_id, dim, table = rows[0]
             if int(dim) != self.dim:
@@ -69,9 +65,7 @@ class SqliteVecIndex:
         return space
 
     def _create_space(self, tx: Tx) -> tuple[int, str]:
-        existing = tx.execute(
-            "SELECT id, table_name FROM vector_spaces WHERE model_id = ?", (self.model_id,)
-        ).first()
+        existing = tx.execute("SELECT id, table_name FROM vector_spaces WHERE model_id = ?", (self.model_id,)).first()
         if existing is not None:
             return int(existing[0]), str(existing[1])
         space_id = int(tx.scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM vector_spaces"))
@@ -108,9 +102,7 @@ class SqliteVecIndex:
         """Remove the vectors of ``object_ids`` inside ``tx`` (the trigger clears the vec0 rows)."""
         for chunk in chunked(object_ids):
             marks = ",".join("?" * len(chunk))
-            tx.execute(
-                f"DELETE FROM embeddings WHERE space_id = ? AND object_id IN ({marks})", (self.space_id, *chunk)
-            )
+            tx.execute(f"DELETE FROM embeddings WHERE space_id = ? AND object_id IN ({marks})", (self.space_id, *chunk))
         ids = list(object_ids)
         tx.after_commit(lambda: self.mirror.delete(ids))
 
@@ -126,8 +118,10 @@ class SqliteVecIndex:
         if not self.table or k <= 0:
             return []
         if self.mirror.loaded:
-            return [VectorHit(oid, kind, sim) for oid, kind, sim in
-                    self.mirror.search(query, k, kinds=kinds, user_id=user_id)]
+            return [
+                VectorHit(oid, kind, sim)
+                for oid, kind, sim in self.mirror.search(query, k, kinds=kinds, user_id=user_id)
+            ]
         sql = f"SELECT rowid, distance, kind FROM {self.table} WHERE embedding MATCH ? AND k = ?"
         params: list[object] = [_blob(query, self.dim), int(k)]
         if kinds:
@@ -168,8 +162,10 @@ def rebuild_vec_table(tx: Tx, table: str) -> None:
     tx.execute(f"CREATE TEMP TABLE vec_rebuild AS SELECT rowid AS id, embedding, kind, user_id FROM {table}")
     tx.execute(f"DROP TABLE {table}")
     create_vec_table(tx, table, int(row[0]))
-    tx.execute(f"INSERT INTO {table}(rowid, embedding, kind, user_id) "
-               "SELECT id, embedding, kind, user_id FROM temp.vec_rebuild")
+    tx.execute(
+        f"INSERT INTO {table}(rowid, embedding, kind, user_id) "
+        "SELECT id, embedding, kind, user_id FROM temp.vec_rebuild"
+    )
     tx.execute("DROP TABLE temp.vec_rebuild")
 
 

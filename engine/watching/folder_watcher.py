@@ -74,9 +74,7 @@ class FolderWatcher:
         self._folders: dict[Path, WatchedFolder] = {}
         self._status: dict[Path, RootStatus] = {}
         self._roots: dict[Path, WatchedRoot] = {}
-        self._commands: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] = (
-            queue.SimpleQueue()
-        )
+        self._commands: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
@@ -116,9 +114,7 @@ class FolderWatcher:
                 return
             self._stopping.clear()
             self._paths.clear()
-            self._worker = threading.Thread(
-                target=self._run, name="cairn-folder-watcher", daemon=True
-            )
+            self._worker = threading.Thread(target=self._run, name="cairn-folder-watcher", daemon=True)
             self._worker.start()
 
     def stop(self) -> None:
@@ -186,9 +182,7 @@ class FolderWatcher:
     def confirm_deletions(self, path: Path | str, *, timeout: float | None = None) -> ScanResult:
         """Carry out the deletions held for a folder (vanished, or many files gone) and resume."""
         key = self._key(path)
-        return self._call(
-            lambda: self._scan_root(self._runtime(key), "confirm", confirm=True), timeout
-        )
+        return self._call(lambda: self._scan_root(self._runtime(key), "confirm", confirm=True), timeout)
 
     def cancel_deletions(self, path: Path | str, *, timeout: float | None = None) -> None:
         """Keep the documents whose files disappeared; resume normal operation for the rest."""
@@ -309,9 +303,7 @@ class FolderWatcher:
             if hints.scan_reason is not None:
                 if hints.scan_reason == "storm":
                     self._paths.drop(root)
-                root.want_scan(
-                    now, hints.scan_reason, delay=self._debounce, max_delay=self._max_delay
-                )
+                root.want_scan(now, hints.scan_reason, delay=self._debounce, max_delay=self._max_delay)
             if root.scan_due is not None:
                 if hints.paths:  # the coming scan covers these; the events only say "not quiet yet"
                     root.want_scan(now, "events", delay=self._debounce, max_delay=self._max_delay)
@@ -352,9 +344,7 @@ class FolderWatcher:
                     if root.watch_error is None:
                         root.want_scan(now, "watch_restored", delay=0, max_delay=0)
             elif not self._observation.watches_alive(root):
-                self._reconciler.report(
-                    "watch.error", {"root": str(root.path), "error": "watch lost; rescanning"}
-                )
+                self._reconciler.report("watch.error", {"root": str(root.path), "error": "watch lost; rescanning"})
                 self._observation.schedule(root)
                 root.want_scan(now, "watcher_error", delay=0, max_delay=0)
 
@@ -430,9 +420,7 @@ class FolderWatcher:
             result = self._reconciler.scan(root, reason, confirm=confirm)
         except Exception as exc:  # the sink failed: say so, and try again at the next period
             root.state, root.error = "error", f"scan failed: {exc}"
-            root.next_periodic = self._clock() + min(
-                self._settings.rescan_interval_s, self._tuning.poll_interval_s
-            )
+            root.next_periodic = self._clock() + min(self._settings.rescan_interval_s, self._tuning.poll_interval_s)
             self._publish(root)
             raise
         if root.vanished:
@@ -475,9 +463,7 @@ class FolderWatcher:
         root.held, root.hold_reason = set(), None
         if not root.vanished:
             root.state = "error" if root.error else "ok"
-        self._reconciler.report(
-            "watch.resumed", {"root": str(root.path), "reason": "cancelled", "kept": kept}
-        )
+        self._reconciler.report("watch.resumed", {"root": str(root.path), "reason": "cancelled", "kept": kept})
         self._publish(root)
 
     def _shutdown(self) -> None:

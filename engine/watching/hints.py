@@ -112,15 +112,9 @@ class HintBuffer:
     def drain(self) -> dict[Path, RootHints]:
         """Take everything recorded so far; burst windows carry over so storms span drains."""
         with self._lock:
-            drained = {
-                root: hints
-                for root, hints in self._roots.items()
-                if hints.events or hints.scan_reason
-            }
+            drained = {root: hints for root, hints in self._roots.items() if hints.events or hints.scan_reason}
             for root, hints in drained.items():
-                self._roots[root] = RootHints(
-                    window_start=hints.window_start, window_events=hints.window_events
-                )
+                self._roots[root] = RootHints(window_start=hints.window_start, window_events=hints.window_events)
         return drained
 
     def forget(self, root: Path) -> None:

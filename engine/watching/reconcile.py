@@ -163,9 +163,7 @@ class Reconciler:
         work, missing = self._differences(root, walk, indexed, tally, confirm=confirm)
         if not self._settle(root, indexed, work, missing, tally):
             return self._finish(root, reason, tally, started, aborted=True)
-        removals = self._guard(
-            root, missing, indexed, device_changed=device_changed, confirm=confirm
-        )
+        removals = self._guard(root, missing, indexed, device_changed=device_changed, confirm=confirm)
         progress = _Progress(self, root.path, len(work) + len(removals))
         for path in sorted(work):
             if self._stopping.is_set():
@@ -185,18 +183,10 @@ class Reconciler:
         *,
         confirm: bool,
     ) -> tuple[dict[Path, FileSig], set[Path]]:
-        work = {
-            p: s
-            for p, s in walk.files.items()
-            if p not in indexed or not s.state().same_stat(indexed[p])
-        }
+        work = {p: s for p, s in walk.files.items() if p not in indexed or not s.state().same_stat(indexed[p])}
         tally.add("unchanged", len(walk.files) - len(work))
         unreadable = walk.unreadable
-        missing = {
-            p
-            for p in indexed
-            if p not in walk.files and not any(p.is_relative_to(u) for u in unreadable)
-        }
+        missing = {p for p in indexed if p not in walk.files and not any(p.is_relative_to(u) for u in unreadable)}
         root.kept &= set(indexed)
         root.kept -= walk.files.keys()  # kept files that came back are ordinary files again
         if confirm:
@@ -301,9 +291,7 @@ class Reconciler:
             )
         return missing - protected
 
-    def _vanished(
-        self, root: WatchedRoot, reason: str, tally: _Tally, started: float, *, confirm: bool
-    ) -> ScanResult:
+    def _vanished(self, root: WatchedRoot, reason: str, tally: _Tally, started: float, *, confirm: bool) -> ScanResult:
         if confirm:
             self._remove(root, sorted(self.sink.indexed_files(root.path)), tally)
             root.known, root.held, root.kept, root.hold_reason = {}, set(), set(), None
@@ -331,9 +319,7 @@ class Reconciler:
             root.held, root.hold_reason = set(), None
         self.report("watch.resumed", {"root": str(root.path), "reason": "returned"})
 
-    def _ingest(
-        self, root: WatchedRoot, path: Path, sig: FileSig, tally: _Tally, *, new: bool
-    ) -> str:
+    def _ingest(self, root: WatchedRoot, path: Path, sig: FileSig, tally: _Tally, *, new: bool) -> str:
         try:
             digest = content_hash(path)
         except OSError as exc:
@@ -370,9 +356,7 @@ class Reconciler:
         tally.count(outcome, new=new)
         return outcome
 
-    def _remove(
-        self, root: WatchedRoot, paths: list[Path], tally: _Tally, progress: _Progress | None = None
-    ) -> None:
+    def _remove(self, root: WatchedRoot, paths: list[Path], tally: _Tally, progress: _Progress | None = None) -> None:
         known = self.known(root)
         for path in paths:
             try:

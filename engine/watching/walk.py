@@ -63,9 +63,7 @@ def stat_sig(path: Path) -> FileSig | None:
     return FileSig.of(st) if stat.S_ISREG(st.st_mode) else None
 
 
-def walk_folder(
-    root: Path, scope: FolderScope, *, should_stop: Callable[[], bool] = lambda: False
-) -> WalkResult:
+def walk_folder(root: Path, scope: FolderScope, *, should_stop: Callable[[], bool] = lambda: False) -> WalkResult:
     """Walk ``root``; in-scope files are keyed by logical path (under ``root``, links unresolved).
 
     Raises:

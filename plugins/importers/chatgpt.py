@@ -60,15 +60,11 @@ class ChatGPTImporter(IsolatingImporter):
         """Yield each conversation of the export, or the error that sank it."""
         data = load_json(path)
         if not isinstance(data, list):
-            raise ImportFormatError(
-                f"expected a list of conversations, found {describe(data)}", location=path.name
-            )
+            raise ImportFormatError(f"expected a list of conversations, found {describe(data)}", location=path.name)
         for index in range(len(data)):
             raw, data[index] = data[index], None  # release each record once converted
             try:
-                item: ImportedConversation | ImportFormatError = _conversation(
-                    raw, index, path.name
-                )
+                item: ImportedConversation | ImportFormatError = _conversation(raw, index, path.name)
             except ImportFormatError as exc:
                 item = exc
             yield item
@@ -77,9 +73,7 @@ class ChatGPTImporter(IsolatingImporter):
 def _conversation(raw: object, index: int, file_name: str) -> ImportedConversation:
     where = f"{file_name}: conversation[{index}]"
     record = expect_object(raw, "the conversation", where)
-    conversation_id = optional_str(record, "conversation_id", where) or optional_str(
-        record, "id", where
-    )
+    conversation_id = optional_str(record, "conversation_id", where) or optional_str(record, "id", where)
     if not conversation_id:
         raise ImportFormatError("missing key 'id' (or 'conversation_id')", location=where)
     where = f"{where} (id {conversation_id})"
@@ -94,9 +88,7 @@ def _conversation(raw: object, index: int, file_name: str) -> ImportedConversati
     return ImportedConversation(f"chatgpt:{conversation_id}", title, tuple(turns))
 
 
-def _active_branch(
-    mapping: JsonObject, current: str | None, where: str
-) -> list[tuple[str, JsonObject]]:
+def _active_branch(mapping: JsonObject, current: str | None, where: str) -> list[tuple[str, JsonObject]]:
     """The nodes from the root to ``current`` (or to the newest leaf without a current node)."""
     if current is None:
         return _newest_branch(mapping, where)
@@ -108,9 +100,7 @@ def _active_branch(
         if node_id in seen:
             raise ImportFormatError(f"'mapping' has a cycle through node {node_id}", location=where)
         if node_id not in mapping:
-            raise ImportFormatError(
-                f"node {node_id} (named by {child}) is missing from 'mapping'", location=where
-            )
+            raise ImportFormatError(f"node {node_id} (named by {child}) is missing from 'mapping'", location=where)
         node = expect_object(mapping[node_id], f"node {node_id}", where)
         seen.add(node_id)
         chain.append((node_id, node))
@@ -134,14 +124,10 @@ def _newest_branch(mapping: JsonObject, where: str) -> list[tuple[str, JsonObjec
         chain.append((node_id, node))
         children = node.get("children") or []
         if not isinstance(children, list) or not all(isinstance(c, str) for c in children):
-            raise ImportFormatError(
-                f"node {node_id}: 'children' must be a list of ids", location=where
-            )
+            raise ImportFormatError(f"node {node_id}: 'children' must be a list of ids", location=where)
         node_id = children[-1] if children else None
         if node_id is not None and node_id not in nodes:
-            raise ImportFormatError(
-                f"child node {node_id} is missing from 'mapping'", location=where
-            )
+            raise ImportFormatError(f"child node {node_id} is missing from 'mapping'", location=where)
     return chain
 
 
@@ -157,9 +143,7 @@ def _turn(node: JsonObject, node_id: str, where: str) -> ImportedTurn | None:
     author = expect_object(required(message, "author", where), "'author'", where)
     role = optional_str(author, "role", where, label="author.role")
     if role not in ROLES:
-        raise ImportFormatError(
-            f"author.role {role!r} is not one of {', '.join(ROLES)}", location=where
-        )
+        raise ImportFormatError(f"author.role {role!r} is not one of {', '.join(ROLES)}", location=where)
     content = expect_object(required(message, "content", where), "'content'", where)
     content_type = optional_str(content, "content_type", where, label="content.content_type") or ""
     text, skipped = _text_of(content, where)
@@ -196,9 +180,7 @@ def _text_of(content: JsonObject, where: str) -> tuple[str, list[str]]:
         text = content.get("text")
         return (text, []) if isinstance(text, str) else ("", [])
     if not isinstance(parts, list):
-        raise ImportFormatError(
-            f"'content.parts' must be a list, not {describe(parts)}", location=where
-        )
+        raise ImportFormatError(f"'content.parts' must be a list, not {describe(parts)}", location=where)
     texts: list[str] = []
     skipped: list[str] = []
     for number, part in enumerate(parts):

@@ -44,23 +44,17 @@ class ClaudeImporter(IsolatingImporter):
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """A JSON list whose records carry ``chat_messages``."""
-        return (
-            first_significant_byte(head) == b"[" and first_json_key(path, head) == "chat_messages"
-        )
+        return first_significant_byte(head) == b"[" and first_json_key(path, head) == "chat_messages"
 
     def read_each(self, path: Path) -> Iterator[ImportedConversation | ImportFormatError]:
         """Yield each conversation of the export, or the error that sank it."""
         data = load_json(path)
         if not isinstance(data, list):
-            raise ImportFormatError(
-                f"expected a list of conversations, found {describe(data)}", location=path.name
-            )
+            raise ImportFormatError(f"expected a list of conversations, found {describe(data)}", location=path.name)
         for index in range(len(data)):
             raw, data[index] = data[index], None  # release each record once converted
             try:
-                item: ImportedConversation | ImportFormatError = _conversation(
-                    raw, index, path.name
-                )
+                item: ImportedConversation | ImportFormatError = _conversation(raw, index, path.name)
             except ImportFormatError as exc:
                 item = exc
             yield item
@@ -89,9 +83,7 @@ def _turn(raw: object, where: str) -> ImportedTurn | None:
     sender = required_str(message, "sender", where)
     role = _ROLE_OF_SENDER.get(sender)
     if role is None:
-        raise ImportFormatError(
-            f"sender {sender!r} is not one of {', '.join(_ROLE_OF_SENDER)}", location=where
-        )
+        raise ImportFormatError(f"sender {sender!r} is not one of {', '.join(_ROLE_OF_SENDER)}", location=where)
     occurred_at = iso_field(message, "created_at", where)
     text, skipped = _text_of(message, where)
     text = text.rstrip()

@@ -64,9 +64,7 @@ def required_str(obj: JsonObject, key: str, where: str, *, label: str | None = N
     """A string field that must be present."""
     value = required(obj, key, where, label=label)
     if not isinstance(value, str):
-        raise ImportFormatError(
-            f"'{label or key}' must be a string, not {describe(value)}", location=where
-        )
+        raise ImportFormatError(f"'{label or key}' must be a string, not {describe(value)}", location=where)
     return value
 
 
@@ -75,20 +73,14 @@ def optional_str(obj: JsonObject, key: str, where: str, *, label: str | None = N
     value = obj.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise ImportFormatError(
-        f"'{label or key}' must be a string or null, not {describe(value)}", location=where
-    )
+    raise ImportFormatError(f"'{label or key}' must be a string or null, not {describe(value)}", location=where)
 
 
-def required_list(
-    obj: JsonObject, key: str, where: str, *, label: str | None = None
-) -> list[object]:
+def required_list(obj: JsonObject, key: str, where: str, *, label: str | None = None) -> list[object]:
     """A list field that must be present."""
     value = required(obj, key, where, label=label)
     if not isinstance(value, list):
-        raise ImportFormatError(
-            f"'{label or key}' must be a list, not {describe(value)}", location=where
-        )
+        raise ImportFormatError(f"'{label or key}' must be a list, not {describe(value)}", location=where)
     return value
 
 
@@ -101,9 +93,7 @@ def optional_id(obj: JsonObject, key: str, where: str) -> str | None:
         return value or None
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    raise ImportFormatError(
-        f"'{key}' must be a string or an integer, not {describe(value)}", location=where
-    )
+    raise ImportFormatError(f"'{key}' must be a string or an integer, not {describe(value)}", location=where)
 
 
 # -- timestamps ------------------------------------------------------------------------------------
@@ -126,28 +116,20 @@ def from_iso(text: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def epoch_field(
-    obj: JsonObject, key: str, where: str, *, label: str | None = None
-) -> datetime | None:
+def epoch_field(obj: JsonObject, key: str, where: str, *, label: str | None = None) -> datetime | None:
     """An optional epoch-seconds number field (``null`` or absent → ``None``)."""
     value = obj.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ImportFormatError(
-            f"'{label or key}' must be a number of seconds, not {describe(value)}", location=where
-        )
+        raise ImportFormatError(f"'{label or key}' must be a number of seconds, not {describe(value)}", location=where)
     try:
         return from_epoch(value)
     except ValueError as exc:
-        raise ImportFormatError(
-            f"bad timestamp in '{label or key}' ({value!r}): {exc}", location=where
-        ) from exc
+        raise ImportFormatError(f"bad timestamp in '{label or key}' ({value!r}): {exc}", location=where) from exc
 
 
-def iso_field(
-    obj: JsonObject, key: str, where: str, *, label: str | None = None
-) -> datetime | None:
+def iso_field(obj: JsonObject, key: str, where: str, *, label: str | None = None) -> datetime | None:
     """An optional ISO-8601 string field (``null`` or absent → ``None``)."""
     text = optional_str(obj, key, where, label=label)
     if text is None:
@@ -155,9 +137,7 @@ def iso_field(
     try:
         return from_iso(text)
     except ValueError as exc:
-        raise ImportFormatError(
-            f"bad timestamp in '{label or key}' ({text!r}): not ISO-8601", location=where
-        ) from exc
+        raise ImportFormatError(f"bad timestamp in '{label or key}' ({text!r}): not ISO-8601", location=where) from exc
 
 
 def flexible_time_field(obj: JsonObject, key: str, where: str) -> datetime | None:
@@ -167,9 +147,7 @@ def flexible_time_field(obj: JsonObject, key: str, where: str) -> datetime | Non
         try:
             return from_epoch(float(value))
         except ValueError as exc:
-            raise ImportFormatError(
-                f"bad timestamp in '{key}' ({value!r}): {exc}", location=where
-            ) from exc
+            raise ImportFormatError(f"bad timestamp in '{key}' ({value!r}): {exc}", location=where) from exc
     if isinstance(value, str):
         return iso_field(obj, key, where)
     return epoch_field(obj, key, where)

@@ -72,9 +72,7 @@ class JsonlImporter(IsolatingImporter):
             return False
         first, newline, _ = stripped.partition("\n")
         if not newline and len(head) < _FIRST_LINE_LIMIT:
-            first = (
-                (decode_head(read_head(path, _FIRST_LINE_LIMIT)) or "").lstrip().partition("\n")[0]
-            )
+            first = (decode_head(read_head(path, _FIRST_LINE_LIMIT)) or "").lstrip().partition("\n")[0]
         try:
             record = json.loads(first)
         except json.JSONDecodeError:
@@ -118,18 +116,14 @@ class JsonlImporter(IsolatingImporter):
                         location=f"{path.name} (conversation {group.conversation_id})",
                     )
             else:
-                yield ImportedConversation(
-                    group.conversation_id, _title(group, path), tuple(group.turns)
-                )
+                yield ImportedConversation(group.conversation_id, _title(group, path), tuple(group.turns))
 
 
 def _record(line: str, where: str) -> JsonObject:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ImportFormatError(
-            f"invalid JSON at column {exc.colno}: {exc.msg}", location=where
-        ) from exc
+        raise ImportFormatError(f"invalid JSON at column {exc.colno}: {exc.msg}", location=where) from exc
     if not isinstance(record, dict):
         raise ImportFormatError(f"expected a JSON object, found {describe(record)}", location=where)
     return record
@@ -139,9 +133,7 @@ def _turn(record: JsonObject, number: int, where: str, group: _Group) -> Importe
     role_name = required_str(record, "role", where)
     role = _ROLES.get(role_name)
     if role is None:
-        raise ImportFormatError(
-            f"role {role_name!r} is not one of {', '.join(_ROLES)}", location=where
-        )
+        raise ImportFormatError(f"role {role_name!r} is not one of {', '.join(_ROLES)}", location=where)
     content = required_str(record, "content", where)
     occurred_at = flexible_time_field(record, "time", where)
     author = optional_str(record, "author", where)
@@ -155,9 +147,7 @@ def _turn(record: JsonObject, number: int, where: str, group: _Group) -> Importe
     text = content.rstrip()
     if not text.strip():
         return None
-    return ImportedTurn(
-        role=role, content=text, occurred_at=occurred_at, author=author, external_id=external_id
-    )
+    return ImportedTurn(role=role, content=text, occurred_at=occurred_at, author=author, external_id=external_id)
 
 
 def _title(group: _Group, path: Path) -> str:

@@ -142,9 +142,7 @@ def _sample(raw: object, index: int, file_name: str) -> ImportedConversation:
 def _conversation(body: JsonObject, sample_id: str, where: str) -> ImportedConversation:
     speaker_a = required_str(body, "speaker_a", where)
     speaker_b = required_str(body, "speaker_b", where)
-    sessions = sorted(
-        (int(match[1]), key) for key in body if (match := _SESSION_KEY.fullmatch(key)) is not None
-    )
+    sessions = sorted((int(match[1]), key) for key in body if (match := _SESSION_KEY.fullmatch(key)) is not None)
     if not sessions:
         raise ImportFormatError("no 'session_N' lists of turns", location=where)
     turns: list[ImportedTurn] = []
@@ -153,9 +151,7 @@ def _conversation(body: JsonObject, sample_id: str, where: str) -> ImportedConve
         session_where = f"{where}, {key}"
         raw_turns = body[key]
         if not isinstance(raw_turns, list):
-            raise ImportFormatError(
-                f"'{key}' must be a list of turns, not {describe(raw_turns)}", location=where
-            )
+            raise ImportFormatError(f"'{key}' must be a list of turns, not {describe(raw_turns)}", location=where)
         start = _session_start(body, key, where)
         for index, raw_turn in enumerate(raw_turns):
             turn_where = f"{session_where}[{index}]"
@@ -164,9 +160,7 @@ def _conversation(body: JsonObject, sample_id: str, where: str) -> ImportedConve
                 continue
             dia_id = turn.external_id or ""
             if dia_id in seen:
-                raise ImportFormatError(
-                    f"dia_id {dia_id!r} is already used at {seen[dia_id]}", location=turn_where
-                )
+                raise ImportFormatError(f"dia_id {dia_id!r} is already used at {seen[dia_id]}", location=turn_where)
             seen[dia_id] = turn_where
             turns.append(turn)
     return ImportedConversation(f"locomo:{sample_id}", f"{speaker_a} and {speaker_b}", tuple(turns))
@@ -178,9 +172,7 @@ def _session_start(body: JsonObject, key: str, where: str) -> datetime:
     try:
         return parse_session_time(text)
     except ValueError as exc:
-        raise ImportFormatError(
-            f"bad timestamp in '{time_key}' ({text!r}): {exc}", location=where
-        ) from exc
+        raise ImportFormatError(f"bad timestamp in '{time_key}' ({text!r}): {exc}", location=where) from exc
 
 
 def _turn(raw: object, session: int, occurred_at: datetime, where: str) -> ImportedTurn | None:

@@ -71,9 +71,7 @@ class IsolatingImporter(ABC):
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def read_all(
-    importer: Importer, path: Path
-) -> tuple[list[ImportedConversation], list[ImportFormatError]]:
+def read_all(importer: Importer, path: Path) -> tuple[list[ImportedConversation], list[ImportFormatError]]:
     """Read every well-formed conversation of ``path``, and the errors of those that are not.
 
     Each conversation in the first list is complete; a conversation with any malformed record
@@ -114,12 +112,8 @@ def detect(importers: Iterable[Importer], path: Path) -> Importer:
     for importer in candidates:
         if importer.sniff(path, head):
             return importer
-    supported = (
-        "; ".join(f"{imp.name} ({imp.description})" for imp in candidates) or "none registered"
-    )
-    raise ImportFormatError(
-        f"not a recognised transcript format; supported formats: {supported}", location=path.name
-    )
+    supported = "; ".join(f"{imp.name} ({imp.description})" for imp in candidates) or "none registered"
+    raise ImportFormatError(f"not a recognised transcript format; supported formats: {supported}", location=path.name)
 
 
 # -- helpers for sniffers and readers --------------------------------------------------------------
@@ -145,9 +139,7 @@ def decode_head(head: bytes) -> str | None:
     if b"\x00" in head:
         return None
     try:
-        return codecs.getincrementaldecoder("utf-8")().decode(
-            head.removeprefix(_UTF8_BOM), final=False
-        )
+        return codecs.getincrementaldecoder("utf-8")().decode(head.removeprefix(_UTF8_BOM), final=False)
     except UnicodeDecodeError:
         return None
 
@@ -162,9 +154,7 @@ def load_json(path: Path) -> object:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ImportFormatError(
-            f"not UTF-8 text (bad byte at offset {exc.start})", location=path.name
-        ) from exc
+        raise ImportFormatError(f"not UTF-8 text (bad byte at offset {exc.start})", location=path.name) from exc
     del data
     try:
         return json.loads(text)

@@ -49,9 +49,7 @@ _STAMPS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _NAME_CHAR = r"[^:\[\]{}<>\"]"
 _EDGE_CHAR = r"[^\s:\[\]{}<>\"]"
-_SPEAKER = re.compile(
-    rf"(?P<name>{_EDGE_CHAR}(?:{_NAME_CHAR}{{0,46}}{_EDGE_CHAR})?):(?:\s+(?P<text>.*))?"
-)
+_SPEAKER = re.compile(rf"(?P<name>{_EDGE_CHAR}(?:{_NAME_CHAR}{{0,46}}{_EDGE_CHAR})?):(?:\s+(?P<text>.*))?")
 _MAX_NAME_WORDS = 5
 _SNIFF_LINES = 20
 _SNIFF_BYTES = 8192
@@ -72,9 +70,7 @@ class TextLogImporter(IsolatingImporter):
     """Reads plain-text chat logs between people (``Name: message`` lines)."""
 
     name = "text"
-    description = (
-        "plain-text chat log ('Name: message' lines, optional timestamps, WhatsApp export)"
-    )
+    description = "plain-text chat log ('Name: message' lines, optional timestamps, WhatsApp export)"
     extensions: tuple[str, ...] = (".txt", ".log")
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -139,9 +135,7 @@ def _read(path: Path) -> ImportedConversation:
     if not entries:
         raise ImportFormatError("no chat messages found", location=path.name)
     times = _resolve_times(entries, path.name)
-    turns = [
-        turn for entry, when in zip(entries, times, strict=True) if (turn := _turn(entry, when))
-    ]
+    turns = [turn for entry, when in zip(entries, times, strict=True) if (turn := _turn(entry, when))]
     return ImportedConversation(f"text:{path.stem}", path.stem, tuple(turns))
 
 
@@ -180,9 +174,7 @@ def _year(match: re.Match[str]) -> int:
 
 
 def _make(match: re.Match[str], year: int, month: int, day: int) -> datetime:
-    return datetime(
-        year, month, day, _hour(match), int(match["mi"]), int(match["s"] or 0), tzinfo=UTC
-    )
+    return datetime(year, month, day, _hour(match), int(match["mi"]), int(match["s"] or 0), tzinfo=UTC)
 
 
 def _check_stamp(kind: str, match: re.Match[str], where: str) -> None:
@@ -208,9 +200,7 @@ def _make_numeric(match: re.Match[str]) -> datetime:
         return _make(match, _year(match), p, q)
 
 
-def _resolve_times(
-    entries: list[_Entry], file_name: str
-) -> list[tuple[datetime | None, dict[str, str]]]:
+def _resolve_times(entries: list[_Entry], file_name: str) -> list[tuple[datetime | None, dict[str, str]]]:
     """Each entry's time and time metadata, with numeric dates read in the file's one date order."""
     numeric = [e for e in entries if e.kind == "numeric" and e.stamp is not None]
     day_first = next((e for e in numeric if e.stamp and int(e.stamp["p"]) > 12), None)
@@ -218,8 +208,7 @@ def _resolve_times(
     if day_first and month_first:
         later = max(day_first, month_first, key=lambda e: e.line)
         raise ImportFormatError(
-            f"dates mix day-first (line {day_first.line}) "
-            f"and month-first (line {month_first.line})",
+            f"dates mix day-first (line {day_first.line}) and month-first (line {month_first.line})",
             location=f"{file_name} line {later.line}",
         )
     order = "month-first" if month_first else "day-first"

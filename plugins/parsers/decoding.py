@@ -27,9 +27,7 @@ _SNIFF_BYTES = 4096
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffe\uffff]")
 _NEWLINES = re.compile(r"\r\n?|[\x0c\x85\u2028\u2029]")
 # WHATWG maps these labels to windows-1252, a superset of Latin-1 in the printable range.
-_WINDOWS_1252_ALIASES = frozenset(
-    {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "ascii", "us-ascii"}
-)
+_WINDOWS_1252_ALIASES = frozenset({"iso-8859-1", "iso8859-1", "latin-1", "latin1", "ascii", "us-ascii"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +69,7 @@ def decode(data: bytes, *, declared: str | None = None) -> Decoded:
     if mostly is not None:
         return mostly
     try:
-        return Decoded(
-            data.decode("cp1252"), "cp1252", ("not valid UTF-8: decoded as Windows-1252",)
-        )
+        return Decoded(data.decode("cp1252"), "cp1252", ("not valid UTF-8: decoded as Windows-1252",))
     except UnicodeDecodeError:
         return Decoded(data.decode("latin-1"), "latin-1", ("not valid UTF-8: decoded as Latin-1",))
 

@@ -30,9 +30,7 @@ _TAG_OPEN = re.compile(r"<(/?)([A-Za-z][^\s/>]*+)")
 # or a stray quote inside a name.  A value whose quote never closes makes the match fail, which
 # HTML5 treats as a tag cut off by the end of the file.
 _TAG_REST = re.compile(r"""(?:[^>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+)|["'])*+>""")
-_ATTRIBUTE = re.compile(
-    r"""([^\s"'>/=][^\s"'>/=]*+)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++)))?"""
-)
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=][^\s"'>/=]*+)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++)))?""")
 _MAX_ATTRIBUTES = 200
 
 
@@ -95,11 +93,7 @@ def _raw_content(source: str, pos: int, name: str) -> Generator[Token, None, int
     stop = match.start() if match else len(source)
     content = source[pos:stop]
     if content:
-        yield (
-            Token("text", unescape(content))
-            if name in ESCAPABLE_RAW_TEXT
-            else Token("raw", content)
-        )
+        yield (Token("text", unescape(content)) if name in ESCAPABLE_RAW_TEXT else Token("raw", content))
     yield Token("end", name)
     if match is None:
         return len(source)

@@ -58,9 +58,7 @@ _METADATA_KEYS = {
     "/ModDate": "modified",
 }
 # Titles that authoring tools fill in on their own and that say nothing about the document.
-_JUNK_TITLE = re.compile(
-    r"(?i)untitled.*|microsoft (word|powerpoint) - .*|.*\.(docx?|pptx?|odt|rtf|tex|pdf)"
-)
+_JUNK_TITLE = re.compile(r"(?i)untitled.*|microsoft (word|powerpoint) - .*|.*\.(docx?|pptx?|odt|rtf|tex|pdf)")
 
 
 class PdfParser:
@@ -98,10 +96,7 @@ def _parse(data: bytes, name: str, limits: ParseLimits, warnings: list[str]) -> 
     headings = _outline_headings(reader, text, pages, warnings)
     if not headings:
         headings = heading_lines(text, pages)
-    if headings:
-        sections = sections_from_headings(text, headings, pages)
-    else:
-        sections = page_group_sections(text, pages)
+    sections = sections_from_headings(text, headings, pages) if headings else page_group_sections(text, pages)
     metadata = _metadata(reader, warnings)
     metadata["pages"] = str(count)
     if encrypted:

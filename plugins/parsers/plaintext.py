@@ -38,9 +38,7 @@ class PlainTextParser:
         """Decode ``data`` and find its sections (see the module docstring)."""
         check_bytes(data, limits)
         decoded = decode(data)
-        lines = [
-            line.rstrip() for line in strip_controls(normalise_newlines(decoded.text)).split("\n")
-        ]
+        lines = [line.rstrip() for line in strip_controls(normalise_newlines(decoded.text)).split("\n")]
         text, headings = _assemble(lines, limits)
         sections = sections_from_headings(text, headings) or paragraph_sections(text)
         title = headings[0].title if headings and headings[0].start == 0 else title_from_name(name)
@@ -87,11 +85,7 @@ def _heading_at(lines: list[str], i: int) -> tuple[int | None, int]:
     following = lines[i + 1] if i + 1 < len(lines) else ""
     if len(line.strip()) <= MAX_HEADING_CHARS and not _BULLET.match(line):
         underline = _UNDERLINE.fullmatch(following)
-        if (
-            underline is not None
-            and len(underline.group(1)) >= 3
-            and not _UNDERLINE.fullmatch(line)
-        ):
+        if underline is not None and len(underline.group(1)) >= 3 and not _UNDERLINE.fullmatch(line):
             return (1 if underline.group(1)[0] == "=" else 2), 2
     if not following.strip():
         return numbered_level(line), 1

@@ -87,15 +87,11 @@ def page_group_sections(
         sections.append(ParsedSection(title, 1, start, end, low, high))
     if sections and sections[-1].end_char != len(text):
         last = sections[-1]
-        sections[-1] = ParsedSection(
-            last.title, last.level, last.start_char, len(text), last.page_start, last.page_end
-        )
+        sections[-1] = ParsedSection(last.title, last.level, last.start_char, len(text), last.page_start, last.page_end)
     return tuple(sections)
 
 
-def _tile(
-    text: str, bounds: Sequence[tuple[str, int, int]], pages: Sequence[ParsedPage]
-) -> tuple[ParsedSection, ...]:
+def _tile(text: str, bounds: Sequence[tuple[str, int, int]], pages: Sequence[ParsedPage]) -> tuple[ParsedSection, ...]:
     starts = [p.start_char for p in pages]
     numbers = [p.number for p in pages]
 

@@ -195,9 +195,7 @@ def test_a_404_for_the_route_is_not_mistaken_for_a_missing_model(fake: FakeOllam
     assert "ollama pull" not in info.value.fix
 
 
-def test_proxy_variables_never_reroute_model_traffic(
-    fake: FakeOllama, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_proxy_variables_never_reroute_model_traffic(fake: FakeOllama, monkeypatch: pytest.MonkeyPatch) -> None:
     # Prompts carry the user's memories: they must go to the configured host and nowhere else.
     with running_fake_ollama() as proxy:
         for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
@@ -267,9 +265,7 @@ def resolve(settings: Settings, fake: FakeOllama, models: Path) -> Any:
         connect_timeout_s=settings.llm.connect_timeout_s,
     )
     status = ollama.probe()
-    return resolve_llm(settings, ollama, status), resolve_embedder(
-        settings, models, ollama=ollama, status=status
-    )
+    return resolve_llm(settings, ollama, status), resolve_embedder(settings, models, ollama=ollama, status=status)
 
 
 def test_auto_uses_ollama_when_the_models_are_installed(fake: FakeOllama, tmp_path: Path) -> None:

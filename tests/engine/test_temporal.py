@@ -234,9 +234,7 @@ def test_aware_non_utc_anchor_keeps_its_zone() -> None:
 
 def test_days_follow_local_midnight_across_daylight_saving() -> None:
     new_york = ZoneInfo("America/New_York")
-    tomorrow = span(
-        "tomorrow", at(2024, 3, 9, 12, tz=new_york)
-    )  # clocks spring forward on 10 March
+    tomorrow = span("tomorrow", at(2024, 3, 9, 12, tz=new_york))  # clocks spring forward on 10 March
     assert tomorrow.start == at(2024, 3, 10, tz=new_york)
     assert tomorrow.end == at(2024, 3, 11, tz=new_york)
     # Same-zone subtraction in Python is wall-clock; the real length shows in UTC.

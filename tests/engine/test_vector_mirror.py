@@ -71,8 +71,9 @@ def test_mirror_follows_the_store(vault: Vault) -> None:
     ids = vault.store.write(lambda tx: tx.new_ids("fact", 3))
     vectors = unit(np.eye(3, vault.vectors.dim))
     vault.vectors.load_mirror()
-    vault.store.write(lambda tx: vault.vectors.add(
-        tx, [VectorItem(i, "fact", "default", vectors[n], "h") for n, i in enumerate(ids)]))
+    vault.store.write(
+        lambda tx: vault.vectors.add(tx, [VectorItem(i, "fact", "default", vectors[n], "h") for n, i in enumerate(ids)])
+    )
     assert vault.vectors.mirror.count() == 3
     assert vault.vectors.search(vectors[1], 1)[0].object_id == ids[1]
     vault.store.write(lambda tx: vault.vectors.delete(tx, [ids[1]]))

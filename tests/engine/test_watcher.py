@@ -52,9 +52,7 @@ def make_watcher() -> Iterator[WatcherFactory]:
         start: bool = True,
         **tuning: float,
     ) -> FolderWatcher:
-        folders = tuple(
-            r if isinstance(r, WatchedFolder) else WatchedFolder(path=str(r)) for r in roots
-        )
+        folders = tuple(r if isinstance(r, WatchedFolder) else WatchedFolder(path=str(r)) for r in roots)
         settings = WatchSettings(folders=folders, debounce_s=debounce, rescan_interval_s=rescan)
         tuning.setdefault("liveness_interval_s", 0.25)
         watcher = FolderWatcher(sink, settings, tuning=WatchTuning(**tuning))  # type: ignore[arg-type]
@@ -82,17 +80,13 @@ def state_of(watcher: FolderWatcher, root: Path) -> str:
 
 
 def notes(root: Path, count: int, prefix: str = "note") -> list[Path]:
-    return [
-        write(root / f"{prefix}{i:03}.md", f"# {prefix} {i}\n\nbody {i}\n") for i in range(count)
-    ]
+    return [write(root / f"{prefix}{i:03}.md", f"# {prefix} {i}\n\nbody {i}\n") for i in range(count)]
 
 
 # -- start-up, on-demand scans, status ------------------------------------------------------------
 
 
-def test_startup_scan_indexes_the_folder_and_reports(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_startup_scan_indexes_the_folder_and_reports(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "notes"
     notes(root, 5)
     write(root / "sub" / "deep.txt", "deep")
@@ -110,9 +104,7 @@ def test_startup_scan_indexes_the_folder_and_reports(
     assert not sink.stale_hashes
 
 
-def test_on_demand_scan_works_without_starting(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_on_demand_scan_works_without_starting(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "notes"
     files = notes(root, 4)
     sink = MemorySink()
@@ -130,9 +122,7 @@ def test_on_demand_scan_works_without_starting(
         watcher.scan(tmp_path / "elsewhere")
 
 
-def test_scan_progress_is_reported_and_throttled(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_scan_progress_is_reported_and_throttled(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "many"
     notes(root, 400)
     sink = MemorySink()
@@ -153,15 +143,11 @@ def test_periodic_rescans_happen(tmp_path: Path, make_watcher: WatcherFactory) -
     notes(root, 2)
     sink = MemorySink()
     make_watcher(sink, root, rescan=0.5)
-    wait_until(
-        lambda: any(e["reason"] == "periodic" for e in sink.events_named("watch.scanned")), QUIET
-    )
+    wait_until(lambda: any(e["reason"] == "periodic" for e in sink.events_named("watch.scanned")), QUIET)
     assert sink.index == folder_index(root)
 
 
-def test_edits_made_while_stopped_are_caught_at_start(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_edits_made_while_stopped_are_caught_at_start(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "notes"
     files = notes(root, 6)
     sink = MemorySink()
@@ -267,9 +253,7 @@ def test_sed_in_place(live: tuple[Path, MemorySink, FolderWatcher]) -> None:
     converge(sink, root)
 
 
-def test_moves_in_out_and_within_scope(
-    tmp_path: Path, live: tuple[Path, MemorySink, FolderWatcher]
-) -> None:
+def test_moves_in_out_and_within_scope(tmp_path: Path, live: tuple[Path, MemorySink, FolderWatcher]) -> None:
     root, sink, _ = live
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -282,9 +266,7 @@ def test_moves_in_out_and_within_scope(
     assert set(sink.index) == {root / "moved.md", root / "incoming.md"}
 
 
-def test_directory_moves_and_deletes(
-    tmp_path: Path, live: tuple[Path, MemorySink, FolderWatcher]
-) -> None:
+def test_directory_moves_and_deletes(tmp_path: Path, live: tuple[Path, MemorySink, FolderWatcher]) -> None:
     root, sink, _ = live
     project = tmp_path / "project"
     write(project / "a.md", "a")
@@ -301,9 +283,7 @@ def test_directory_moves_and_deletes(
 # -- debounce ------------------------------------------------------------------------------------
 
 
-def test_slow_chunked_write_is_ingested_once_complete(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_slow_chunked_write_is_ingested_once_complete(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "slow"
     root.mkdir()
     sink = MemorySink()
@@ -324,9 +304,7 @@ def test_slow_chunked_write_is_ingested_once_complete(
     assert not sink.stale_hashes
 
 
-def test_a_file_still_growing_during_a_scan_is_deferred(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_a_file_still_growing_during_a_scan_is_deferred(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "growing"
     target = write(root / "log.md", "start\n")
     sink = MemorySink()
@@ -349,9 +327,7 @@ def test_a_file_still_growing_during_a_scan_is_deferred(
         stop.set()
         writer.join()
     assert result.deferred == 1 and result.added == 0
-    assert target not in sink.index, (
-        "a file written to while the scan looked is not ingested half-way"
-    )
+    assert target not in sink.index, "a file written to while the scan looked is not ingested half-way"
     watcher.start()
     converge(sink, root)
 
@@ -359,9 +335,7 @@ def test_a_file_still_growing_during_a_scan_is_deferred(
 # -- storms ---------------------------------------------------------------------------------------
 
 
-def test_storm_of_creates_deletes_and_renames_converges(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_storm_of_creates_deletes_and_renames_converges(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "storm"
     existing = notes(root / "old", 300)
     sink = MemorySink()
@@ -393,9 +367,7 @@ def test_storm_of_creates_deletes_and_renames_converges(
     print(f"\nstorm of {operations} operations converged {converged:.2f} s after the last one")
 
 
-def test_many_pending_paths_collapse_into_a_scan(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_many_pending_paths_collapse_into_a_scan(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "paths"
     root.mkdir()
     sink = MemorySink()
@@ -407,9 +379,7 @@ def test_many_pending_paths_collapse_into_a_scan(
     assert max(sink.ingest_counts().values()) == 1
 
 
-def test_files_created_and_deleted_in_a_burst_are_not_held(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_files_created_and_deleted_in_a_burst_are_not_held(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "build"
     notes(root, 4)
     sink = MemorySink()
@@ -424,9 +394,7 @@ def test_files_created_and_deleted_in_a_burst_are_not_held(
     assert not sink.events_named("watch.vanished")
 
 
-def test_an_event_rate_burst_counts_as_a_storm(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_an_event_rate_burst_counts_as_a_storm(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     # a burst far above the rate threshold is also how a silently dropped queue overflow shows
     root = tmp_path / "burst"
     root.mkdir()
@@ -442,9 +410,7 @@ def test_an_event_rate_burst_counts_as_a_storm(
 # -- symlinks ----------------------------------------------------------------------------------
 
 
-def test_symlink_loops_terminate_without_duplicates(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_symlink_loops_terminate_without_duplicates(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "linked"
     write(root / "a" / "b" / "deep.md", "deep")
     write(root / "top.md", "top")
@@ -465,9 +431,7 @@ def test_symlink_loops_terminate_without_duplicates(
     assert sink.index[root / "shared-link" / "later.md"] == sha(b"added behind the link")
 
 
-def test_a_symlinked_root_is_watched_under_its_own_name(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_a_symlinked_root_is_watched_under_its_own_name(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     real = tmp_path / "real-notes"
     notes(real, 2)
     root = tmp_path / "Notes"
@@ -483,9 +447,7 @@ def test_a_symlinked_root_is_watched_under_its_own_name(
 # -- never mass-delete ------------------------------------------------------------------------
 
 
-def test_vanished_root_holds_deletions_until_cancelled(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_vanished_root_holds_deletions_until_cancelled(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "drive"
     notes(root, 12)
     sink = MemorySink()
@@ -508,9 +470,7 @@ def test_vanished_root_holds_deletions_until_cancelled(
     assert any(e["reason"] == "returned" for e in sink.events_named("watch.resumed"))
 
 
-def test_vanished_root_deletes_only_after_confirmation(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_vanished_root_deletes_only_after_confirmation(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "deleted"
     notes(root, 12)
     sink = MemorySink()
@@ -527,9 +487,7 @@ def test_vanished_root_deletes_only_after_confirmation(
     assert sink.index == folder_index(root)
 
 
-def test_root_missing_at_start_is_vanished_not_emptied(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_root_missing_at_start_is_vanished_not_emptied(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "not-mounted-yet"
     notes(root, 3)
     sink = MemorySink()
@@ -545,9 +503,7 @@ def test_root_missing_at_start_is_vanished_not_emptied(
     assert sink.index == folder_index(root) and not sink.removed
 
 
-def test_a_root_replaced_by_a_new_directory_is_watched_again(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_a_root_replaced_by_a_new_directory_is_watched_again(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "replaced"
     notes(root, 3)
     sink = MemorySink()
@@ -562,9 +518,7 @@ def test_a_root_replaced_by_a_new_directory_is_watched_again(
     assert set(sink.index) == {root / "in-the-new-directory.md", root / "later.md"}
 
 
-def test_mass_disappearance_pauses_then_confirm(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_mass_disappearance_pauses_then_confirm(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "mass"
     files = notes(root, 20)
     sink = MemorySink()
@@ -574,11 +528,7 @@ def test_mass_disappearance_pauses_then_confirm(
         path.unlink()
     wait_until(lambda: state_of(watcher, root) == "paused", QUIET)
     event = sink.events_named("watch.vanished")[-1]
-    assert (
-        event["reason"] == "mass_disappearance"
-        and event["missing"] == 16
-        and event["indexed"] == 20
-    )
+    assert event["reason"] == "mass_disappearance" and event["missing"] == 16 and event["indexed"] == 20
     write(root / "still-added.md", "additions go on while deletions wait")
     wait_until(lambda: root / "still-added.md" in sink.index, QUIET)
     hold_for(lambda: len(sink.index) == 21, 0.8)
@@ -589,9 +539,7 @@ def test_mass_disappearance_pauses_then_confirm(
     wait_until(lambda: state_of(watcher, root) == "ok", QUIET)
 
 
-def test_mass_disappearance_cancel_keeps_memories(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_mass_disappearance_cancel_keeps_memories(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "mass"
     files = notes(root, 20)
     sink = MemorySink()
@@ -667,9 +615,7 @@ def test_scope_matching_rules() -> None:
     assert scope.excludes_dir("archive/old/2019") and not scope.excludes_dir("archive")
 
 
-def test_changing_globs_rescans_under_the_new_scope(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_changing_globs_rescans_under_the_new_scope(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "rescoped"
     write(root / "a.md", "a")
     write(root / "b.txt", "b")
@@ -680,9 +626,7 @@ def test_changing_globs_rescans_under_the_new_scope(
     wait_until(lambda: set(sink.index) == {root / "a.md"}, QUIET)
 
 
-def test_unwatch_stops_ingesting_and_keeps_or_forgets(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_unwatch_stops_ingesting_and_keeps_or_forgets(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     notes(first, 3)
     notes(second, 2)
@@ -714,9 +658,7 @@ def test_overlapping_folders_are_refused(tmp_path: Path, make_watcher: WatcherFa
         watcher.watch(WatchedFolder(path="relative/notes"))
 
 
-def test_sink_failures_are_counted_and_do_not_stop_the_watcher(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_sink_failures_are_counted_and_do_not_stop_the_watcher(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "failing"
     notes(root, 3)
     write(root / "broken.md", "the sink cannot take this one")
@@ -729,9 +671,7 @@ def test_sink_failures_are_counted_and_do_not_stop_the_watcher(
     wait_until(lambda: root / "after-failure.md" in sink.index, QUIET)
 
 
-def test_a_failing_index_is_an_error_state_then_recovers(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_a_failing_index_is_an_error_state_then_recovers(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "busy"
     notes(root, 2)
     sink = MemorySink(index_failures=1)
@@ -743,9 +683,7 @@ def test_a_failing_index_is_an_error_state_then_recovers(
     assert watcher.scan(root).added == 2 and state_of(watcher, root) == "ok"
 
 
-def test_over_the_watch_budget_folders_are_polled_and_say_why(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_over_the_watch_budget_folders_are_polled_and_say_why(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "wide"
     for i in range(6):
         write(root / f"dir{i}" / "note.md", f"note {i}")
@@ -755,9 +693,7 @@ def test_over_the_watch_budget_folders_are_polled_and_say_why(
     error = watcher.status()[0].error
     assert error is not None and "max_user_watches" in error
     assert any("max_user_watches" in str(e["error"]) for e in sink.events_named("watch.error"))
-    wait_until(
-        lambda: any(e["reason"] == "periodic" for e in sink.events_named("watch.scanned")), QUIET
-    )
+    wait_until(lambda: any(e["reason"] == "periodic" for e in sink.events_named("watch.scanned")), QUIET)
     for i in range(4):
         shutil.rmtree(root / f"dir{i}")
     converge(sink, root)
@@ -765,9 +701,7 @@ def test_over_the_watch_budget_folders_are_polled_and_say_why(
     assert watcher.status()[0].error is None
 
 
-def test_stop_is_idempotent_and_leaves_no_threads(
-    tmp_path: Path, make_watcher: WatcherFactory
-) -> None:
+def test_stop_is_idempotent_and_leaves_no_threads(tmp_path: Path, make_watcher: WatcherFactory) -> None:
     root = tmp_path / "notes"
     notes(root, 3)
     before = set(threading.enumerate())

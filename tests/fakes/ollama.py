@@ -402,9 +402,7 @@ class FakeOllama:
 
     def requests_to(self, path: str, method: str | None = None) -> list[RecordedRequest]:
         """The recorded requests to ``path`` (and ``method`` if given)."""
-        return [
-            r for r in self.requests if r.path == path and (method is None or r.method == method)
-        ]
+        return [r for r in self.requests if r.path == path and (method is None or r.method == method)]
 
     def texts_sent(self) -> list[str]:
         """Every text shown to a model so far (chat messages, prompts, embedding inputs)."""
@@ -667,9 +665,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             raise _HTTPError(400, "missing request body")
         if not isinstance(body, dict):
             kind = "array" if isinstance(body, list) else type(body).__name__
-            raise _HTTPError(
-                400, f"json: cannot unmarshal {kind} into Go value of type api.Request"
-            )
+            raise _HTTPError(400, f"json: cannot unmarshal {kind} into Go value of type api.Request")
         if path == "/api/show":
             self._send_json(200, _show(fake, body))
         elif path == "/api/embed":

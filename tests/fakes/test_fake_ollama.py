@@ -108,10 +108,7 @@ def test_models_are_configurable_and_names_canonical() -> None:
         fake.remove_model("qwen3")
         names = [m.model for m in client_for(fake).list().models]
     assert names == ["my-embedder:latest", "mistral:7b"]
-    assert (
-        canonical_name("registry.local:5000/team/llama3")
-        == "registry.local:5000/team/llama3:latest"
-    )
+    assert canonical_name("registry.local:5000/team/llama3") == "registry.local:5000/team/llama3:latest"
 
 
 def test_show_describes_a_model_and_404s_for_a_missing_one(fake: FakeOllama) -> None:

@@ -265,8 +265,7 @@ def locomo_release(*samples: dict[str, Any]) -> list[dict[str, Any]]:
 # -- JSONL and text logs ---------------------------------------------------------------------------
 JSONL_SINGLE = "\n".join(
     [
-        '{"role": "user", "content": "I moved to Porto.", "time": "2024-05-01T10:22:00Z", '
-        '"id": "a"}',
+        '{"role": "user", "content": "I moved to Porto.", "time": "2024-05-01T10:22:00Z", "id": "a"}',
         "",
         '{"role": "assistant", "content": "Nice!  ", "time": 1714558925, "author": "bot"}',
         '{"role": "user", "content": "   ", "time": 1714558926000}',

@@ -26,9 +26,7 @@ MARKDOWN_PATTERNS: dict[str, Pattern] = {
     "nested images and brackets": lambda n: "![[" * (n // 2) + "a" + "]](b)" * (n // 2),
     "nested block quotes and lists": lambda n: "> - " * n + "a",
     "reference definitions and uses": lambda n: (
-        "".join(f"[r{i}]: /u{i}\n" for i in range(n // 2))
-        + "\n"
-        + "".join(f"[r{i}] " for i in range(n // 2))
+        "".join(f"[r{i}]: /u{i}\n" for i in range(n // 2)) + "\n" + "".join(f"[r{i}] " for i in range(n // 2))
     ),
     "long line of inline markup": lambda n: "w *x* `y` a] " * n,
     "table rows": lambda n: "|a|b|\n|-|-|\n" + "|x|\n" * n,

@@ -95,24 +95,19 @@ def _info_dict(pdf: PdfAssembler, info: dict[str, str]) -> int:
     return pdf.add(b"<< " + entries + b" >>")
 
 
-def text_pdf(
-    pages: Sequence[PageSpec], *, compress: bool = False, info: dict[str, str] | None = None
-) -> bytes:
+def text_pdf(pages: Sequence[PageSpec], *, compress: bool = False, info: dict[str, str] | None = None) -> bytes:
     """A PDF with one page per entry of ``pages``, each showing its lines in Helvetica."""
     pdf = PdfAssembler()
     catalog = pdf.reserve()
     tree = pdf.reserve()
-    font = pdf.add(
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-    )
+    font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
     kids = []
     for lines in pages:
         content = pdf.add_stream(content_stream(lines), compress=compress)
         kids.append(
             pdf.add(
                 b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R "
-                b"/Resources << /Font << /F1 %d 0 R >> >> >>"
-                % (tree, PAGE_WIDTH, PAGE_HEIGHT, content, font)
+                b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (tree, PAGE_WIDTH, PAGE_HEIGHT, content, font)
             )
         )
     refs = b" ".join(b"%d 0 R" % k for k in kids)
@@ -237,15 +232,8 @@ def flate_bomb(inflated_bytes: int = 50 * 1024 * 1024, *, text_pages: int = 0) -
     catalog = pdf.reserve()
     tree = pdf.reserve()
     font = pdf.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    streams = [
-        pdf.add_stream(content_stream([f"Page {n} is fine."])) for n in range(1, text_pages + 1)
-    ]
-    streams.append(
-        pdf.add(
-            b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream"
-            % (len(payload), payload)
-        )
-    )
+    streams = [pdf.add_stream(content_stream([f"Page {n} is fine."])) for n in range(1, text_pages + 1)]
+    streams.append(pdf.add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(payload), payload)))
     kids = [
         pdf.add(
             b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "

@@ -52,9 +52,7 @@ def error_of(importer: Importer, path: Path) -> ImportFormatError:
     return bad[0]
 
 
-def utc(
-    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, micro: int = 0
-) -> datetime:
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, micro: int = 0) -> datetime:
     return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
 
 
@@ -138,9 +136,7 @@ def test_json_files_that_are_not_json_fail_as_a_whole(tmp_path: Path) -> None:
     error = error_of(ChatGPTImporter(), path)
     assert str(error).startswith("conversations.json: invalid JSON at line 2 column")
     path.write_text('{"not": "a list"}', encoding="utf-8")
-    assert "expected a list of conversations, found an object" in str(
-        error_of(ClaudeImporter(), path)
-    )
+    assert "expected a list of conversations, found an object" in str(error_of(ClaudeImporter(), path))
 
 
 # -- Claude ----------------------------------------------------------------------------------------
@@ -224,8 +220,7 @@ def test_jsonl_groups_conversations_and_isolates_a_bad_one(tmp_path: Path) -> No
     ]
     assert [t.external_id for t in good[0].turns] == ["line:1", "line:3"]
     assert [str(e) for e in errors] == [
-        "mixed.jsonl line 4 (conversation 42): "
-        "role 'robot' is not one of user, assistant, system, tool"
+        "mixed.jsonl line 4 (conversation 42): role 'robot' is not one of user, assistant, system, tool"
     ]
 
 
@@ -242,9 +237,7 @@ def test_jsonl_groups_conversations_and_isolates_a_bad_one(tmp_path: Path) -> No
 )
 def test_jsonl_errors_name_the_line(tmp_path: Path, line: str, expected: str) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text(
-        '{"role": "user", "content": "hi", "id": "a"}\n' + line + "\n", encoding="utf-8"
-    )
+    path.write_text('{"role": "user", "content": "hi", "id": "a"}\n' + line + "\n", encoding="utf-8")
     good, errors = read_all(JsonlImporter(), path)
     assert good == []
     assert expected in str(errors[0])
@@ -294,9 +287,7 @@ def test_text_log_with_timestamps_and_continuations(tmp_path: Path) -> None:
 
 
 def test_text_log_whatsapp_export(tmp_path: Path) -> None:
-    (conversation,) = only(
-        TextLogImporter(), write_text(tmp_path, "WhatsApp Chat.txt", samples.WHATSAPP)
-    )
+    (conversation,) = only(TextLogImporter(), write_text(tmp_path, "WhatsApp Chat.txt", samples.WHATSAPP))
     assert rows(conversation) == [
         (
             "system",
@@ -330,9 +321,7 @@ def test_text_log_plain_and_clock_only(tmp_path: Path) -> None:
         ("user", "Sam", "Not yet.\nI will tonight.\n  (promise)", "line:3", None),
         ("user", "Mum", "Good.", "line:6", None),
     ]
-    (clock,) = only(
-        TextLogImporter(), write_text(tmp_path, "c.txt", "[9:05] Ann: hi\n[21:10:02] Bo: yo\n")
-    )
+    (clock,) = only(TextLogImporter(), write_text(tmp_path, "c.txt", "[9:05] Ann: hi\n[21:10:02] Bo: yo\n"))
     assert [(t.author, t.occurred_at, dict(t.metadata)) for t in clock.turns] == [
         ("Ann", None, {"time_of_day": "09:05"}),
         ("Bo", None, {"time_of_day": "21:10:02"}),
@@ -353,9 +342,7 @@ def test_text_log_plain_and_clock_only(tmp_path: Path) -> None:
     ],
 )
 def test_text_log_errors_name_the_line(tmp_path: Path, text: str, expected: str) -> None:
-    assert str(error_of(TextLogImporter(), write_text(tmp_path, "log.txt", text))).startswith(
-        expected
-    )
+    assert str(error_of(TextLogImporter(), write_text(tmp_path, "log.txt", text))).startswith(expected)
 
 
 def test_byte_order_mark_and_crlf_are_tolerated(tmp_path: Path) -> None:
@@ -411,9 +398,7 @@ def test_locomo_bare_conversation(tmp_path: Path) -> None:
 def test_locomo_release_shape_isolates_a_bad_sample(tmp_path: Path) -> None:
     broken = samples.locomo_conversation()
     broken["session_2_date_time"] = "sometime in June"
-    path = samples.write_json(
-        tmp_path / "locomo10.json", samples.locomo_release(samples.locomo_conversation(), broken)
-    )
+    path = samples.write_json(tmp_path / "locomo10.json", samples.locomo_release(samples.locomo_conversation(), broken))
     good, errors = read_all(LocomoImporter(), path)
     assert [(c.conversation_id, len(c.turns)) for c in good] == [("locomo:conv-1", 6)]
     assert [str(e) for e in errors] == [
@@ -453,9 +438,7 @@ def sample_files(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     yield "locomo", samples.write_json(tmp_path / "26.json", samples.locomo_conversation())
     yield (
         "locomo",
-        samples.write_json(
-            tmp_path / "locomo10.json", samples.locomo_release(samples.locomo_conversation())
-        ),
+        samples.write_json(tmp_path / "locomo10.json", samples.locomo_release(samples.locomo_conversation())),
     )
     yield "jsonl", write_text(tmp_path, "a.jsonl", samples.JSONL_SINGLE)
     yield "text", write_text(tmp_path, "b.txt", samples.TEXT_BRACKETS)

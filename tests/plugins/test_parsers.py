@@ -106,12 +106,8 @@ def test_each_parser_is_rebuilt_from_its_reference(cls: type[Parser]) -> None:
 
 
 def test_importing_the_parsers_loads_neither_pypdf_nor_markdown_it() -> None:
-    code = (
-        "import sys, plugins.parsers; print('pypdf' in sys.modules, 'markdown_it' in sys.modules)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    code = "import sys, plugins.parsers; print('pypdf' in sys.modules, 'markdown_it' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
 
@@ -319,8 +315,7 @@ PLAIN = (
     "1. milk\r\n2. eggs\r\n"
 )
 PLAIN_TEXT = (
-    "Project Notes\n\nIntro line one\nline two\n\n1.2 Numbered Heading\n\nBody under it.\n\n"
-    "Shopping\n1. milk\n2. eggs"
+    "Project Notes\n\nIntro line one\nline two\n\n1.2 Numbered Heading\n\nBody under it.\n\nShopping\n1. milk\n2. eggs"
 )
 
 
@@ -380,9 +375,7 @@ def test_text_never_fails_on_any_bytes(data: bytes) -> None:
     txt(data)
 
 
-MARKUP = st.text(
-    alphabet=st.sampled_from(list("ab \n#*_-=[]()<>!`|&;/\"'>:\t.1\x00é")), max_size=400
-)
+MARKUP = st.text(alphabet=st.sampled_from(list("ab \n#*_-=[]()<>!`|&;/\"'>:\t.1\x00é")), max_size=400)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -545,9 +538,7 @@ def test_compressed_content_streams_are_read() -> None:
         "not-a-pdf",
     ],
 )
-def test_hostile_pdfs_fail_cleanly_and_quickly(
-    build: Callable[[], bytes], error: type[ParseError]
-) -> None:
+def test_hostile_pdfs_fail_cleanly_and_quickly(build: Callable[[], bytes], error: type[ParseError]) -> None:
     data = build()
     started = time.monotonic()
     with pytest.raises(error) as raised:
@@ -598,9 +589,7 @@ def test_corpus_is_deterministic_and_parses_as_described(tmp_path: Path) -> None
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
     assert len(files) == 6
     assert all((first / f).read_bytes() == (again / f).read_bytes() for f in files)
-    assert (first / "pdf/report-000.pdf").read_bytes() != (
-        other / "pdf/report-000.pdf"
-    ).read_bytes()
+    assert (first / "pdf/report-000.pdf").read_bytes() != (other / "pdf/report-000.pdf").read_bytes()
     for entry in entries:
         data = (first / entry.path).read_bytes()
         if entry.path.endswith(".md"):
@@ -614,9 +603,7 @@ def test_corpus_is_deterministic_and_parses_as_described(tmp_path: Path) -> None
 
 
 def test_corpus_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = doc_corpus.main(
-        ["--out", str(tmp_path), "--markdown", "2", "--pdf", "1", "--pages", "2", "--measure"]
-    )
+    code = doc_corpus.main(["--out", str(tmp_path), "--markdown", "2", "--pdf", "1", "--pages", "2", "--measure"])
     assert code == 0
     assert len(list((tmp_path / "markdown").glob("*.md"))) == 2
     assert (tmp_path / "manifest.json").is_file()

@@ -85,9 +85,7 @@ def bugs() -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def composed(
-    vault: Vault, qtbot: QtBot, bugs: list[tuple[str, str]]
-) -> Iterator[tuple[MainWindow, OpRunner]]:
+def composed(vault: Vault, qtbot: QtBot, bugs: list[tuple[str, str]]) -> Iterator[tuple[MainWindow, OpRunner]]:
     """The main window exactly as the app composes it, on a real vault; shut down after the test."""
     window, runner = build_main_window(
         vault, endpoint_address=ADDRESS, token=TOKEN, report_bug=lambda s, d: bugs.append((s, d))
@@ -118,10 +116,7 @@ def seed_chat(vault: Vault) -> list[int]:
     from engine.events import EventIn
 
     results = vault.ingest_events(
-        [
-            EventIn(conversation_id=conv, role=role, content=text, occurred_at=when)
-            for conv, role, text, when in CHAT
-        ]
+        [EventIn(conversation_id=conv, role=role, content=text, occurred_at=when) for conv, role, text, when in CHAT]
     )
     assert vault.wait_idle(30)
     return [r.event_id for r in results]
@@ -147,9 +142,7 @@ def plugin_vault(tmp_path: Path, offline_settings: Settings) -> Iterator[Vault]:
 
 
 @pytest.fixture
-def window_for(
-    qtbot: QtBot, bugs: list[tuple[str, str]]
-) -> Iterator[Callable[[Vault], tuple[MainWindow, OpRunner]]]:
+def window_for(qtbot: QtBot, bugs: list[tuple[str, str]]) -> Iterator[Callable[[Vault], tuple[MainWindow, OpRunner]]]:
     """Build the app's window on a given vault (shut down after the test); bugs fail the test."""
     made: list[tuple[MainWindow, OpRunner]] = []
 

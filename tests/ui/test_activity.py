@@ -33,9 +33,7 @@ def _open(window_for: WindowFor, vault: Vault, qtbot: QtBot) -> tuple[MainWindow
 
 def _park_a_broken_job(vault: Vault) -> int:
     """A job whose payload the enricher cannot read: it fails on its only attempt and is parked."""
-    job_id = vault.store.write(
-        lambda tx: enqueue(tx, "enrich", {"event_id": "not-a-number"}, max_attempts=1)
-    )
+    job_id = vault.store.write(lambda tx: enqueue(tx, "enrich", {"event_id": "not-a-number"}, max_attempts=1))
     return int(job_id)
 
 
@@ -71,9 +69,7 @@ def test_a_failing_job_is_listed_with_its_error_and_retry_runs_it_again(
     view.failures_view.selectRow(0)
     assert view.retry_button.isEnabled()
     view.retry_button.click()
-    qtbot.waitUntil(
-        lambda: window.statusBar().currentMessage() == "1 job back in the queue.", timeout=5000
-    )
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "1 job back in the queue.", timeout=5000)
     # it runs again and fails again: a second notice for the same job
     qtbot.waitUntil(lambda: view.notices.rowCount() == 2, timeout=10_000)
     assert {n.text.split(":")[0] for n in view.notices.rows()} == {"parked after 1 attempts"}
@@ -85,8 +81,7 @@ def test_retry_puts_parked_jobs_back_in_the_queue_and_the_view_polls_while_work_
     job_id = _park_a_broken_job(idle_vault)
     idle_vault.store.write(
         lambda tx: tx.execute(
-            "UPDATE jobs SET status = 'parked', last_error = 'RuntimeError: disk full' "
-            "WHERE id = ?",
+            "UPDATE jobs SET status = 'parked', last_error = 'RuntimeError: disk full' WHERE id = ?",
             (job_id,),
         )
     )

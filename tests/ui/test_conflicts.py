@@ -59,9 +59,7 @@ def test_both_sides_show_their_evidence_and_keeping_one_drops_the_badge(
     assert "No open conflicts" in view.empty_label.text()
 
 
-def test_keep_both_leaves_both_memories_current(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_keep_both_leaves_both_memories_current(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     window, view = _open(window_for, chat_vault, qtbot)
     conflict = view.current_conflict()
     assert conflict is not None

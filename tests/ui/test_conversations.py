@@ -24,9 +24,7 @@ pytestmark = pytest.mark.gui
 WindowFor = Callable[[Vault], tuple[MainWindow, OpRunner]]
 
 
-def _open(
-    window_for: WindowFor, vault: Vault, qtbot: QtBot
-) -> tuple[MainWindow, OpRunner, ConversationsView]:
+def _open(window_for: WindowFor, vault: Vault, qtbot: QtBot) -> tuple[MainWindow, OpRunner, ConversationsView]:
     window, runner = window_for(vault)
     window.show()
     window.show_view("conversations")
@@ -80,9 +78,7 @@ def test_a_conversation_shows_its_turns_episodes_and_what_a_turn_taught(
     assert view.facts_caption.text().startswith("1 memory from this turn")
     select_only_row(view.turns_view, 0)  # "Hi there!" teaches nothing
     qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 0, timeout=5000)
-    qtbot.waitUntil(
-        lambda: view.facts_caption.text() == "No memories came from this turn.", timeout=5000
-    )
+    qtbot.waitUntil(lambda: view.facts_caption.text() == "No memories came from this turn.", timeout=5000)
 
 
 def test_new_turns_of_the_shown_conversation_appear_live(
@@ -119,14 +115,11 @@ def test_importing_a_jsonl_transcript_reports_progress_and_shows_the_conversatio
     assert (outcome.last.conversations_done, outcome.last.events_added) == (4, 12)
     assert [p.conversations_done for p in seen][-1] == 4
     assert view.summary_label.text() == (
-        "Imported chats.jsonl (jsonl): 4 conversations — 12 turns added, 0 already there, "
-        "no errors."
+        "Imported chats.jsonl (jsonl): 4 conversations — 12 turns added, 0 already there, no errors."
     )
     assert not view.progress.isVisibleTo(view) and view.import_button.isEnabled()
     qtbot.waitUntil(lambda: view.conversations.rowCount() == 4, timeout=5000)
-    assert {c.conversation_id for c in view.conversations.rows()} == {
-        f"imported-{n}" for n in range(4)
-    }
+    assert {c.conversation_id for c in view.conversations.rows()} == {f"imported-{n}" for n in range(4)}
     plugin_vault.wait_idle()
     assert plugin_vault.counts().events == 12
 
@@ -156,9 +149,7 @@ def test_cancel_stops_between_conversations(
     outcome = finished.args[0]
     assert outcome.cancelled and outcome.last.conversations_done == 0
     assert outcome.last.conversations_total == 20
-    assert view.summary_label.text().startswith(
-        "Import of many.jsonl cancelled after 0 of 20 conversations"
-    )
+    assert view.summary_label.text().startswith("Import of many.jsonl cancelled after 0 of 20 conversations")
     assert plugin_vault.counts().events == 0
 
 
@@ -178,9 +169,7 @@ def test_a_file_that_is_not_a_transcript_is_explained(
     assert view.import_button.isEnabled()
 
 
-def test_open_in_its_conversation_selects_the_source_turn(
-    vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_open_in_its_conversation_selects_the_source_turn(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     events = seed_chat(vault)
     window, _runner, _view = _open(window_for, vault, qtbot)
     view = window.view("conversations")

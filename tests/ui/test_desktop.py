@@ -89,9 +89,7 @@ def test_search_everywhere_finds_a_memory_and_jumps_to_it(
     assert window.search.text() == ""
 
 
-def test_search_everywhere_finds_people_by_name(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_search_everywhere_finds_people_by_name(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     window, _runner = window_for(chat_vault)
     window.show()
     window.search.setText("ann")
@@ -104,9 +102,7 @@ def test_search_everywhere_finds_people_by_name(
     assert window.current_view_key() == "subjects"
     view = window.view("subjects")
     assert isinstance(view, SubjectsView)
-    qtbot.waitUntil(
-        lambda: view.detail is not None and view.detail.subject.name == "Anna", timeout=5000
-    )
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.subject.name == "Anna", timeout=5000)
 
 
 def test_without_a_system_tray_closing_the_window_quits_as_before(

@@ -101,15 +101,11 @@ def test_only_the_pages_asked_for_are_fetched(
     assert model.cached_fact(model.fact_id_at(PAGE_SIZE + 1)) is None  # page 1 never asked for
 
 
-def test_filters_narrow_the_ids(
-    many_facts: Vault, runner_for: Callable[[Vault], OpRunner], qtbot: QtBot
-) -> None:
+def test_filters_narrow_the_ids(many_facts: Vault, runner_for: Callable[[Vault], OpRunner], qtbot: QtBot) -> None:
     model = FactTableModel(runner_for(many_facts))
     _loaded(qtbot, model, FactFilter(subject="Person 3"))
     assert model.rowCount() == FACTS // PEOPLE
-    assert {_row_loaded(qtbot, model, row).subject for row in range(model.rowCount())} == {
-        "Person 3"
-    }
+    assert {_row_loaded(qtbot, model, row).subject for row in range(model.rowCount())} == {"Person 3"}
     _loaded(qtbot, model, FactFilter(q="value 42"))
     assert model.data(model.index(0, VALUE)) == PLACEHOLDER
     values = {_row_loaded(qtbot, model, row).object_text for row in range(model.rowCount())}

@@ -59,9 +59,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _when_window_ready(
-    qapp: QApplication, check: Callable[[MainWindow], None], *, loaded: bool = True
-) -> list[str]:
+def _when_window_ready(qapp: QApplication, check: Callable[[MainWindow], None], *, loaded: bool = True) -> list[str]:
     """Once the main window shows and its overview has loaded, run ``check``, then close it."""
     errors: list[str] = []
 
@@ -78,9 +76,7 @@ def _when_window_ready(
             return
         try:
             check(window)
-        except (
-            Exception
-        ) as exc:  # reported after run_gui returns: an exception here would hang exec()
+        except Exception as exc:  # reported after run_gui returns: an exception here would hang exec()
             errors.append(repr(exc))
         finally:
             window.close()
@@ -119,11 +115,7 @@ def test_no_display_prints_the_advice_and_exits_2(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display check is for Linux")
 def test_cairn_without_a_display_exits_2_with_the_message(tmp_path: Path) -> None:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     result = subprocess.run(
         [sys.executable, "-m", "app", "--vault", str(tmp_path / "vault")],
         cwd=REPO,
@@ -272,9 +264,7 @@ def test_sigterm_quits_the_real_app_cleanly(tmp_path: Path) -> None:
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "the app did not start"
             time.sleep(0.05)
-        time.sleep(
-            0.1
-        )  # while the first results are being painted: the handler must not break that
+        time.sleep(0.1)  # while the first results are being painted: the handler must not break that
         process.send_signal(signal.SIGTERM)
         _out, err = process.communicate(timeout=30)
     finally:

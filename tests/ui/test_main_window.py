@@ -48,18 +48,14 @@ def test_navigation_lists_exactly_the_real_views(composed: tuple[MainWindow, OpR
     assert window.stack.currentWidget() is window.view(window.current_view_key())
 
 
-def test_window_title_icon_and_status_bar(
-    composed: tuple[MainWindow, OpRunner], vault: Vault
-) -> None:
+def test_window_title_icon_and_status_bar(composed: tuple[MainWindow, OpRunner], vault: Vault) -> None:
     window, _runner = composed
     assert str(vault.paths.root) in window.windowTitle()
     assert not window.windowIcon().isNull()
     assert window.endpoint_status.text() == f"Endpoint {ADDRESS}"
 
 
-def test_geometry_and_view_survive_a_restart(
-    vault: Vault, qtbot: QtBot, qsettings_dir: Path
-) -> None:
+def test_geometry_and_view_survive_a_restart(vault: Vault, qtbot: QtBot, qsettings_dir: Path) -> None:
     first, runner = build_main_window(vault, endpoint_address=ADDRESS, token=TOKEN)
     qtbot.addWidget(first)
     first.show()
@@ -119,9 +115,7 @@ def test_bugs_show_in_the_status_bar_and_reach_the_reporter(
     assert not window.message_bar.isVisible()  # bugs are not dressed up as user errors
 
 
-def test_closing_the_window_shuts_the_runner_down_cleanly(
-    composed: tuple[MainWindow, OpRunner], qtbot: QtBot
-) -> None:
+def test_closing_the_window_shuts_the_runner_down_cleanly(composed: tuple[MainWindow, OpRunner], qtbot: QtBot) -> None:
     window, runner = composed
     window.show()
     view = window.view("overview")

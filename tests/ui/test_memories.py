@@ -43,15 +43,11 @@ def _fact(vault: Vault, value: str) -> Fact:
 
 def _select(qtbot: QtBot, view: MemoriesView, fact_id: int) -> None:
     assert view.select_fact(fact_id)
-    qtbot.waitUntil(
-        lambda: view.detail.fact is not None and view.detail.fact.id == fact_id, timeout=5000
-    )
+    qtbot.waitUntil(lambda: view.detail.fact is not None and view.detail.fact.id == fact_id, timeout=5000)
     qtbot.waitUntil(view.detail.loaded, timeout=5000)
 
 
-def test_lists_the_memories_and_filters_them(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_lists_the_memories_and_filters_them(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     assert view.model.rowCount() == 6
     assert view.count_label.text() == "6 memories"
@@ -158,9 +154,7 @@ def test_delete_key_deletes_the_selection_and_ctrl_z_brings_it_back(
     assert window.statusBar().currentMessage() == "Nothing to undo here."
 
 
-def test_bulk_actions_apply_to_every_selected_row(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_bulk_actions_apply_to_every_selected_row(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     view.table.selectAll()
     ids = view.selected_ids()
@@ -173,32 +167,25 @@ def test_bulk_actions_apply_to_every_selected_row(
         timeout=5000,
     )
     qtbot.waitUntil(
-        lambda: all(
-            view.model.data(view.model.index(row, TIER)) == "hot (pinned)" for row in range(6)
-        ),
+        lambda: all(view.model.data(view.model.index(row, TIER)) == "hot (pinned)" for row in range(6)),
         timeout=5000,
     )
     view.table.clearSelection()
     for row in (0, 1):
         view.table.selectionModel().select(
             view.model.index(row, 0),
-            view.table.selectionModel().SelectionFlag.Select
-            | view.table.selectionModel().SelectionFlag.Rows,
+            view.table.selectionModel().SelectionFlag.Select | view.table.selectionModel().SelectionFlag.Rows,
         )
     two = view.selected_ids()
     view.act_on_selection("useful")
-    qtbot.waitUntil(
-        lambda: all(f.useful_count == 1 for f in chat_vault.facts.get_many(two)), timeout=5000
-    )
+    qtbot.waitUntil(lambda: all(f.useful_count == 1 for f in chat_vault.facts.get_many(two)), timeout=5000)
     view.act_on_selection("delete")
     qtbot.waitUntil(lambda: view.model.rowCount() == 4, timeout=5000)
     assert view.undo()
     qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)
 
 
-def test_approve_brings_a_memory_out_of_quarantine(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_approve_brings_a_memory_out_of_quarantine(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     django = _fact(chat_vault, "Django")
     while chat_vault.facts.get(django.id).standing != "quarantine":
         chat_vault.facts.mark(django.id, "questionable")
@@ -213,9 +200,7 @@ def test_approve_brings_a_memory_out_of_quarantine(
     assert view.detail.fact is not None and view.detail.fact.standing == "fact"
 
 
-def test_retract_and_restore_from_the_detail_pane(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_retract_and_restore_from_the_detail_pane(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     react = _fact(chat_vault, "React")
     _select(qtbot, view, react.id)
@@ -239,9 +224,7 @@ def test_retract_and_restore_from_the_detail_pane(
     qtbot.waitUntil(lambda: view.model.rowCount() == 0, timeout=5000)  # no longer deleted
 
 
-def test_show_fact_clears_filters_that_hide_it(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_show_fact_clears_filters_that_hide_it(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     view.filters.subject.setEditText("Anna")
     view.filters.apply_now()

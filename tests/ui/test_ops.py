@@ -63,9 +63,7 @@ def test_writes_run_one_at_a_time_in_submission_order(runner: OpRunner, qtbot: Q
     def make_op(n: int) -> Any:
         def op(_vault: Vault) -> int:
             threads.add(threading.current_thread().name)
-            time.sleep(
-                0.01 if n % 2 else 0
-            )  # uneven durations would reorder a pool, not a serial writer
+            time.sleep(0.01 if n % 2 else 0)  # uneven durations would reorder a pool, not a serial writer
             order.append(n)
             return n
 
@@ -127,9 +125,7 @@ def test_an_exception_in_on_done_is_reported_not_raised(
     assert bugs[0][0] == "KeyError: 'missing-column'"
 
 
-def test_on_error_replaces_the_default_reporting(
-    runner: OpRunner, qtbot: QtBot, bugs: list[tuple[str, str]]
-) -> None:
+def test_on_error_replaces_the_default_reporting(runner: OpRunner, qtbot: QtBot, bugs: list[tuple[str, str]]) -> None:
     errors: list[BaseException] = []
     runner.read(lambda _vault: [][1], on_error=errors.append)
     qtbot.waitUntil(lambda: bool(errors), timeout=5000)
@@ -137,9 +133,7 @@ def test_on_error_replaces_the_default_reporting(
     assert bugs == []
 
 
-def test_default_bug_dialog_is_non_modal_shows_the_traceback_and_is_not_repeated(
-    vault: Vault, qtbot: QtBot
-) -> None:
+def test_default_bug_dialog_is_non_modal_shows_the_traceback_and_is_not_repeated(vault: Vault, qtbot: QtBot) -> None:
     runner = OpRunner(vault)
     try:
 
@@ -167,9 +161,7 @@ def test_change_feed_arrives_as_a_signal_on_the_gui_thread(
     runner: OpRunner, qtbot: QtBot, qapp: QApplication, add_event: AddEvent
 ) -> None:
     threads: list[bool] = []
-    runner.changes_arrived.connect(
-        lambda _changes: threads.append(QThread.currentThread() is qapp.thread())
-    )
+    runner.changes_arrived.connect(lambda _changes: threads.append(QThread.currentThread() is qapp.thread()))
     with qtbot.waitSignal(runner.changes_arrived, timeout=5000) as blocker:
         event_id = add_event("conv-9")
     changes = blocker.args[0]
@@ -180,9 +172,7 @@ def test_change_feed_arrives_as_a_signal_on_the_gui_thread(
     assert threads == [True]
 
 
-def test_shutdown_waits_for_running_work_then_stops_everything(
-    vault: Vault, qtbot: QtBot, add_event: AddEvent
-) -> None:
+def test_shutdown_waits_for_running_work_then_stops_everything(vault: Vault, qtbot: QtBot, add_event: AddEvent) -> None:
     runner = OpRunner(vault)
     finished = threading.Event()
     started = threading.Event()

@@ -87,9 +87,7 @@ def test_a_burst_of_changes_ends_with_the_final_numbers(
     writer.start()
     qtbot.waitUntil(lambda: not writer.is_alive(), timeout=10_000)
     # The last refresh comes at most one throttle interval after the last change.
-    qtbot.waitUntil(
-        lambda: view.count_labels["events"].text() == "25", timeout=REFRESH_INTERVAL_MS + 3000
-    )
+    qtbot.waitUntil(lambda: view.count_labels["events"].text() == "25", timeout=REFRESH_INTERVAL_MS + 3000)
     assert view.count_labels["conversations"].text() == "4"
 
 
@@ -181,9 +179,7 @@ def test_an_endpoint_problem_is_shown_with_its_fix(vault: Vault, qtbot: QtBot) -
     try:
         panel = _overview(window).endpoint_panel
         assert panel.address_label.text() == problem
-        fixes = [
-            label.text() for label in panel.findChildren(QLabel) if label.text().startswith("Fix:")
-        ]
+        fixes = [label.text() for label in panel.findChildren(QLabel) if label.text().startswith("Fix:")]
         assert fixes == ["Fix: Stop the other program, or choose another port."]
         assert window.endpoint_status.text() == "Endpoint not serving"
         assert panel.token_field.text() == TOKEN  # still shown: `cairn serve` uses the same token
@@ -192,17 +188,13 @@ def test_an_endpoint_problem_is_shown_with_its_fix(vault: Vault, qtbot: QtBot) -
         runner.shutdown()
 
 
-def test_health_checks_match_cairn_doctor(
-    vault: Vault, composed: tuple[MainWindow, OpRunner], qtbot: QtBot
-) -> None:
+def test_health_checks_match_cairn_doctor(vault: Vault, composed: tuple[MainWindow, OpRunner], qtbot: QtBot) -> None:
     window, _runner = composed
     view = _shown(qtbot, window, "0")
     qtbot.waitUntil(lambda: view.findings.rowCount() > 0, timeout=10_000)
     expected = run_doctor(vault.paths.root, settings=vault.settings, vault=vault).findings
     model = view.findings
-    assert [model.finding(row).check for row in range(model.rowCount())] == [
-        f.check for f in expected
-    ]
+    assert [model.finding(row).check for row in range(model.rowCount())] == [f.check for f in expected]
     assert model.index(0, 0).data() == "python"
     assert model.index(0, 1).data() == "OK"
     assert model.index(0, 1).data(Qt.ItemDataRole.DecorationRole) is not None
@@ -241,7 +233,5 @@ def test_screenshot_of_the_overview(
     assert window.grab().save(str(target))
     image = QImage(str(target))
     assert (image.width(), image.height()) == (window.width(), window.height())
-    sampled = {
-        image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 23)
-    }
+    sampled = {image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 23)}
     assert len(sampled) > 5  # drawn content, not a blank pane

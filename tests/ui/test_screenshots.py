@@ -64,13 +64,7 @@ def _populate(vault: Vault, tmp_path: Path) -> None:
 
 def _distinct_colours(image: QImage) -> int:
     step = max(1, image.width() // 200)
-    return len(
-        {
-            image.pixel(x, y)
-            for x in range(0, image.width(), step)
-            for y in range(0, image.height(), step)
-        }
-    )
+    return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
 
 
 def _ready(window: MainWindow, key: str) -> Callable[[], bool]:
@@ -88,17 +82,12 @@ def _ready(window: MainWindow, key: str) -> Callable[[], bool]:
             and view.side_b.evidence.highlighted_text != ""
         ),
         SubjectsView: lambda: isinstance(view, SubjectsView) and view.detail is not None,
-        ConversationsView: lambda: (
-            isinstance(view, ConversationsView) and view.turn_facts.rowCount() > 0
-        ),
+        ConversationsView: lambda: isinstance(view, ConversationsView) and view.turn_facts.rowCount() > 0,
         ActivityView: lambda: (
-            (isinstance(view, ActivityView) and view.stats is not None and view.notices.rowCount())
-            > 0
+            (isinstance(view, ActivityView) and view.stats is not None and view.notices.rowCount()) > 0
         ),
         SettingsView: lambda: isinstance(view, SettingsView) and view.loaded,
-        DocumentsView: lambda: (
-            isinstance(view, DocumentsView) and view.group_pane.documents.rowCount() > 0
-        ),
+        DocumentsView: lambda: isinstance(view, DocumentsView) and view.group_pane.documents.rowCount() > 0,
         AskView: lambda: isinstance(view, AskView) and view.result is not None,
         OverviewView: lambda: (
             isinstance(view, OverviewView)
@@ -109,9 +98,7 @@ def _ready(window: MainWindow, key: str) -> Callable[[], bool]:
     return next(check for kind, check in checks.items() if isinstance(view, kind))
 
 
-def test_every_view_draws_its_content(
-    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
-) -> None:
+def test_every_view_draws_its_content(plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path) -> None:
     _populate(plugin_vault, tmp_path)
     window, _runner = window_for(plugin_vault)
     window.show()

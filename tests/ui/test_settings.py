@@ -47,9 +47,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_every_setting_gets_an_editor_of_its_type(
-    vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_every_setting_gets_an_editor_of_its_type(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, vault, qtbot)
     assert set(view.editors) == {name for name, _value, _text in describe(vault.settings)}
     provider = view.editors["llm.provider"].widget
@@ -87,9 +85,7 @@ def test_a_changed_setting_is_saved_to_settings_toml_and_applies_at_once(
     assert view.changes() == {} and not view.save_button.isEnabled()
 
 
-def test_model_settings_say_they_need_a_restart(
-    vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_model_settings_say_they_need_a_restart(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, vault, qtbot)
     model = view.editors["llm.model"].widget
     assert isinstance(model, QComboBox)
@@ -102,9 +98,7 @@ def test_model_settings_say_they_need_a_restart(
     qtbot.waitUntil(lambda: _saved(vault).get("llm", {}).get("model") == "qwen3", timeout=5000)
     assert _saved(vault)["endpoint"]["port"] == 9911
     qtbot.waitUntil(lambda: view.state_label.text().startswith("Saved."), timeout=5000)
-    assert view.state_label.text() == (
-        "Saved. Restart Cairn to use the new endpoint and language model settings."
-    )
+    assert view.state_label.text() == ("Saved. Restart Cairn to use the new endpoint and language model settings.")
 
 
 def test_an_invalid_value_shows_the_engines_message_next_to_it_and_nothing_is_saved(
@@ -133,9 +127,7 @@ def test_an_invalid_value_shows_the_engines_message_next_to_it_and_nothing_is_sa
     assert _saved(vault)["llm"]["timeout_s"] == 30.0
 
 
-def test_revert_puts_back_the_saved_values(
-    vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_revert_puts_back_the_saved_values(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, vault, qtbot)
     enabled = view.editors["endpoint.enabled"].widget
     assert isinstance(enabled, QCheckBox) and enabled.isChecked()
@@ -171,9 +163,7 @@ def test_ollama_not_running_is_said_plainly_and_check_again_lists_its_models(
     assert view.changes() == {"llm.ollama_host": fake_ollama.url}
 
 
-def test_the_token_can_be_copied_and_rotated(
-    vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_the_token_can_be_copied_and_rotated(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     window, view = _open(window_for, vault, qtbot)
     old = vault.endpoint_token()
     assert view.token_panel.token_field.text() == old

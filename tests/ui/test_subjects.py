@@ -32,9 +32,7 @@ def _names(view: SubjectsView) -> list[str]:
     return [str(view.model.data(view.model.index(row, 0))) for row in range(view.model.rowCount())]
 
 
-def test_the_owner_comes_first_with_what_is_known(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_the_owner_comes_first_with_what_is_known(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     assert _names(view) == ["You", "Anna"]
     detail = view.detail
@@ -50,9 +48,7 @@ def test_the_owner_comes_first_with_what_is_known(
     assert not view.rename_button.isEnabled()  # the owner cannot be renamed
 
 
-def test_rename_keeps_the_old_name_as_an_alias(
-    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
-) -> None:
+def test_rename_keeps_the_old_name_as_an_alias(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
     select_only_row(view.table, 1)
     qtbot.waitUntil(lambda: view.detail is not None and view.detail.subject.name == "Anna")
@@ -79,8 +75,7 @@ def test_merge_folds_the_selected_subjects_into_the_one_kept(
         if _names(view)[row] == "You":
             view.table.selectionModel().select(
                 view.model.index(row, 0),
-                view.table.selectionModel().SelectionFlag.Deselect
-                | view.table.selectionModel().SelectionFlag.Rows,
+                view.table.selectionModel().SelectionFlag.Deselect | view.table.selectionModel().SelectionFlag.Rows,
             )
     assert {s.name for s in view.selected_subjects()} == {"Anna", "Annie"}
     assert view.merge_button.isEnabled()
@@ -90,9 +85,7 @@ def test_merge_folds_the_selected_subjects_into_the_one_kept(
     anna_id = dialog.keep_id()
     dialog.accept()
     qtbot.waitUntil(lambda: "Annie" not in _names(view), timeout=5000)
-    qtbot.waitUntil(
-        lambda: view.detail is not None and view.detail.subject.id == anna_id, timeout=5000
-    )
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.subject.id == anna_id, timeout=5000)
     kept = chat_vault.subjects.get(anna_id)
     assert "Annie" in kept.aliases and kept.fact_count == 2
     assert {t.fact.object_text for t in view.truth_model.rows()} == {"React", "tea"}

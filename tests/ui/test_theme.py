@@ -34,9 +34,7 @@ def test_themed_icon_uses_highlighted_text_for_selected_items(qapp: QApplication
     icon = themed_icon("overview", palette)
     selected = icon.pixmap(32, 32, QIcon.Mode.Selected).toImage()
     normal = icon.pixmap(32, 32, QIcon.Mode.Normal).toImage()
-    opaque = [
-        (x, y) for x in range(32) for y in range(32) if normal.pixelColor(x, y).alpha() == 255
-    ]
+    opaque = [(x, y) for x in range(32) for y in range(32) if normal.pixelColor(x, y).alpha() == 255]
     assert opaque
     x, y = opaque[0]
     assert normal.pixelColor(x, y).name() == "#eeeeee"

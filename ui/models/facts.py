@@ -105,9 +105,7 @@ class FactTableModel(QAbstractTableModel):
     ids_loaded = Signal(int)
     rows_refreshed = Signal(list)
 
-    def __init__(
-        self, runner: OpRunner, parent: QObject | None = None, *, page_size: int = PAGE_SIZE
-    ) -> None:
+    def __init__(self, runner: OpRunner, parent: QObject | None = None, *, page_size: int = PAGE_SIZE) -> None:
         super().__init__(parent)
         self._runner = runner
         self._page_size = page_size
@@ -398,9 +396,7 @@ class FactTableModel(QAbstractTableModel):
         """Seven columns."""
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles; sortable columns say so in their tooltip."""
         if orientation != Qt.Orientation.Horizontal:
             return None

@@ -61,9 +61,7 @@ class RowTableModel(QAbstractTableModel, Generic[T]):
         if [self._key(r) for r in new] == [self._key(r) for r in self._rows]:
             self._rows = new
             if new:
-                self.dataChanged.emit(
-                    self.index(0, 0), self.index(len(new) - 1, len(self._columns) - 1)
-                )
+                self.dataChanged.emit(self.index(0, 0), self.index(len(new) - 1, len(self._columns) - 1))
             return
         self.beginResetModel()
         self._rows = new
@@ -116,9 +114,7 @@ class RowTableModel(QAbstractTableModel, Generic[T]):
         """Number of columns."""
         return 0 if parent.isValid() else len(self._columns)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles."""
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self._columns[section].title

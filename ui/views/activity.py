@@ -132,17 +132,13 @@ class ActivityView(QWidget):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.kinds_view = simple_table(self.kinds, stretch=0, name="Background work", fit=(1,))
-        self.failures_view = simple_table(
-            self.failures, stretch=3, name="Failed jobs", fit=(0, 1, 2, 4), multi=True
-        )
+        self.failures_view = simple_table(self.failures, stretch=3, name="Failed jobs", fit=(0, 1, 2, 4), multi=True)
         self.failures_view.selectionModel().selectionChanged.connect(self._on_failure_selection)
         self.retry_button = QPushButton("Retry selected")
         self.retry_button.clicked.connect(self.retry_selected)
         self.retry_all_button = QPushButton("Retry all")
         self.retry_all_button.clicked.connect(self.retry_all)
-        self.notices_view = simple_table(
-            self.notices, stretch=2, name="Recent warnings", fit=(0, 1)
-        )
+        self.notices_view = simple_table(self.notices, stretch=2, name="Recent warnings", fit=(0, 1))
         self.model_labels = {
             "llm": value_label("…"),
             "llm_reason": secondary_label(""),
@@ -160,9 +156,7 @@ class ActivityView(QWidget):
         header.addWidget(self.refresh_button)
         layout.addLayout(header)
         top = QHBoxLayout()
-        top.addWidget(
-            self._group("Background work", EmptyAware(self.kinds_view, "Nothing is waiting.")), 2
-        )
+        top.addWidget(self._group("Background work", EmptyAware(self.kinds_view, "Nothing is waiting.")), 2)
         top.addWidget(self._models_group(), 3)
         layout.addLayout(top, 2)
         failures = QGroupBox("Failed jobs")
@@ -327,9 +321,7 @@ class ActivityView(QWidget):
     def _update_buttons(self) -> None:
         has_failures = self.failures.rowCount() > 0
         self.retry_all_button.setEnabled(has_failures)
-        self.retry_button.setEnabled(
-            has_failures and self.failures_view.selectionModel().hasSelection()
-        )
+        self.retry_button.setEnabled(has_failures and self.failures_view.selectionModel().hasSelection())
 
 
 def summary_text(stats: JobStats) -> str:

@@ -36,9 +36,10 @@ from ui.widgets.tables import select_only_row, simple_table
 
 REFRESH_INTERVAL_MS = 300
 QUEUE_LIMIT = 500
+QUEUE_ROWS_SHOWN = 6  # the queue is fitted to this many rows at most; the sides get the rest of the height
+QUEUE_SLACK_PX = 6
 EMPTY_TEXT = (
-    "No open conflicts. When a new memory contradicts one Cairn already holds, both wait here "
-    "for you to choose."
+    "No open conflicts. When a new memory contradicts one Cairn already holds, both wait here for you to choose."
 )
 
 CONFLICT_COLUMNS: tuple[Column[ConflictView], ...] = (
@@ -78,9 +79,7 @@ class ConflictSide(QGroupBox):
         self.evidence = EvidenceView()
         self.evidence.setMinimumHeight(100)
         self.keep_button = QPushButton(f"Keep {letter}")
-        self.keep_button.setToolTip(
-            f"{letter} wins; the other side is retired to the archive (still in its history)"
-        )
+        self.keep_button.setToolTip(f"{letter} wins; the other side is retired to the archive (still in its history)")
         box = QVBoxLayout(self)
         box.addWidget(self.value)
         box.addWidget(self.statement)
@@ -142,9 +141,7 @@ class ConflictsView(QWidget):
         self.side_a.keep_button.clicked.connect(lambda: self.resolve_current("a"))
         self.side_b.keep_button.clicked.connect(lambda: self.resolve_current("b"))
         self.keep_both_button = QPushButton("Keep both")
-        self.keep_both_button.setToolTip(
-            "Both stay: they are not a contradiction (for example, two homes)"
-        )
+        self.keep_both_button.setToolTip("Both stay: they are not a contradiction (for example, two homes)")
         self.keep_both_button.clicked.connect(lambda: self.resolve_current(None))
         self.reason_label = secondary_label("")
         self.empty_label = secondary_label(EMPTY_TEXT)
@@ -161,13 +158,16 @@ class ConflictsView(QWidget):
         bottom.addWidget(self.reason_label, 1)
         bottom.addWidget(self.keep_both_button)
         sides_box.addLayout(bottom)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.table)
-        splitter.addWidget(sides)
-        splitter.setSizes([180, 480])
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(sides)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self._fitted_rows = 0
+        self._fit_queue(QUEUE_ROWS_SHOWN)
         self.stack = QStackedWidget()
-        self.stack.addWidget(splitter)
+        self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty_label)
 
         layout = QVBoxLayout(self)
@@ -238,6 +238,7 @@ class ConflictsView(QWidget):
         row = self.table.currentIndex().row()
         self.model.set_rows(conflicts)
         self.loaded = True
+        self._fit_queue(self.model.rowCount())
         self._set_count(total)
         if current is not None and self.select_conflict(current.id):
             pass
@@ -248,6 +249,25 @@ class ConflictsView(QWidget):
         self.stack.setCurrentIndex(0 if self.model.rowCount() else 1)
         if self._stale:
             self._throttle.trigger()
+
+    def _fit_queue(self, rows: int) -> None:
+        """Make the queue as tall as ``rows`` rows (at most :data:`QUEUE_ROWS_SHOWN`); the sides get the rest.
+
+        Only when that number changes, so a splitter the person dragged stays where it is between refreshes.
+        """
+        rows = max(1, min(rows, QUEUE_ROWS_SHOWN))
+        if rows == self._fitted_rows:
+            return
+        self._fitted_rows = rows
+        table = self.table
+        height = (
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth()
+            + QUEUE_SLACK_PX
+        )
+        total = sum(self.splitter.sizes()) or QUEUE_SLACK_PX * 100
+        self.splitter.setSizes([height, max(total - height, height)])
 
     def _load_failed(self, error: BaseException) -> None:
         self._loading = False

@@ -55,9 +55,7 @@ CONVERSATION_COLUMNS: tuple[Column[ConversationInfo], ...] = (
         lambda c: ("With " + ", ".join(c.authors)) if c.authors else c.conversation_id,
     ),
     Column("Turns", lambda c: f"{c.events:,}", align_right=True),
-    Column(
-        "Last active", lambda c: local_time(c.last_at), lambda c: f"Since {local_time(c.first_at)}"
-    ),
+    Column("Last active", lambda c: local_time(c.last_at), lambda c: f"Since {local_time(c.first_at)}"),
 )
 TURN_COLUMNS: tuple[Column[Event], ...] = (
     Column("When", lambda e: local_time(e.occurred_at)),
@@ -145,17 +143,13 @@ class ConversationsView(QWidget):
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary_label.hide()
 
-        self.list_view = simple_table(
-            self.conversations, stretch=0, name="Conversations", fit=(1, 2)
-        )
+        self.list_view = simple_table(self.conversations, stretch=0, name="Conversations", fit=(1, 2))
         self.list_view.selectionModel().selectionChanged.connect(self._on_conversation_chosen)
         self.turns_view = simple_table(self.turns, stretch=2, name="Turns", fit=(0, 1))
         self.turns_view.selectionModel().selectionChanged.connect(self._on_turn_chosen)
         self.turn_text = QTextBrowser()
         self.turn_text.setAccessibleName("Selected turn")
-        self.facts_view = simple_table(
-            self.turn_facts, stretch=2, name="Memories from this turn", fit=(0, 1, 3, 4, 5)
-        )
+        self.facts_view = simple_table(self.turn_facts, stretch=2, name="Memories from this turn", fit=(0, 1, 3, 4, 5))
         self.facts_view.doubleClicked.connect(self._open_fact)
         self.facts_caption = secondary_label("")
         self.episodes_view = simple_table(self.episodes, stretch=3, name="Episodes", fit=(0, 1, 2))
@@ -257,8 +251,7 @@ class ConversationsView(QWidget):
         if not conversations:
             self.conversation_title.setText("No conversations yet")
             self.conversation_note.setText(
-                "Chat clients add turns through the endpoint; older chats can be imported with "
-                "“Import transcript…”."
+                "Chat clients add turns through the endpoint; older chats can be imported with “Import transcript…”."
             )
 
     def _list_failed(self, error: BaseException) -> None:
@@ -309,8 +302,7 @@ class ConversationsView(QWidget):
         self.conversation_title.setText(info.conversation_id)
         people = f" · with {', '.join(info.authors)}" if info.authors else ""
         self.conversation_note.setText(
-            f"{plural(info.events, 'turn')} · {local_time(info.first_at)} – "
-            f"{local_time(info.last_at)}{people}"
+            f"{plural(info.events, 'turn')} · {local_time(info.first_at)} – {local_time(info.last_at)}{people}"
         )
         self._reload_conversation()
 
@@ -325,9 +317,7 @@ class ConversationsView(QWidget):
             lambda result: self._conversation_arrived(generation, result),
         )
 
-    def _conversation_arrived(
-        self, generation: int, result: tuple[list[Event], list[Episode]]
-    ) -> None:
+    def _conversation_arrived(self, generation: int, result: tuple[list[Event], list[Episode]]) -> None:
         if generation != self._conversation_generation:
             return
         turns, episodes = result
@@ -346,9 +336,7 @@ class ConversationsView(QWidget):
         row = self.turns.row_of(event_id) if event_id is not None else None
         if row is not None:
             select_only_row(self.turns_view, row)
-            self.turns_view.scrollTo(
-                self.turns.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter
-            )
+            self.turns_view.scrollTo(self.turns.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
 
     # -- one turn ----------------------------------------------------------------------------------
     def current_turn(self) -> Event | None:
@@ -484,9 +472,7 @@ class ConversationsView(QWidget):
         errors = outcome.last.errors if outcome.last else ()
         self.summary_label.setToolTip("\n".join(errors))
         if errors:
-            self.summary_label.setText(
-                outcome.summary + "\nFirst error: " + one_line(errors[0], 300)
-            )
+            self.summary_label.setText(outcome.summary + "\nFirst error: " + one_line(errors[0], 300))
         self._show_status(outcome.summary)
         self.refresh()
 

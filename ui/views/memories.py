@@ -49,7 +49,7 @@ from ui.widgets.fact_detail import FactDetail
 from ui.widgets.fact_dialog import FactDialog
 from ui.widgets.fact_filters import FactFilterBar
 from ui.widgets.labels import heading_label, secondary_label
-from ui.widgets.tables import select_only_row
+from ui.widgets.tables import ROW_PADDING, select_only_row
 
 LOWER_TIER = {"hot": "warm", "warm": "cold", "cold": "cold"}
 BULK_ACTIONS = (
@@ -158,9 +158,7 @@ class MemoriesView(QWidget):
         self.detail = FactDetail(context.runner)
         self.detail.action_requested.connect(self._on_detail_action)
         self.detail.fact_activated.connect(self._show_version)
-        self.detail.event_activated.connect(
-            lambda event_id: self.navigate_requested.emit("event", event_id)
-        )
+        self.detail.event_activated.connect(lambda event_id: self.navigate_requested.emit("event", event_id))
         self.selection_label = QLabel("")
         self.bulk_buttons: dict[str, QPushButton] = {}
 
@@ -209,7 +207,7 @@ class MemoriesView(QWidget):
         rows.hide()
         # Fixed heights let the view place row 90,000 without measuring the rows above it.
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(table.fontMetrics().height() + 10)
+        rows.setDefaultSectionSize(table.fontMetrics().height() + ROW_PADDING)
         header = table.horizontalHeader()
         header.setHighlightSections(False)
         header.setStretchLastSection(False)
@@ -383,9 +381,7 @@ class MemoriesView(QWidget):
             lambda result: self._action_done(key, ids, before, result),
         )
 
-    def _action_done(
-        self, key: str, ids: tuple[int, ...], before: dict[int, str], result: ActionResult
-    ) -> None:
+    def _action_done(self, key: str, ids: tuple[int, ...], before: dict[int, str], result: ActionResult) -> None:
         facts, problems = result
         for fact in facts:
             self.model.replace_fact(fact)
@@ -462,9 +458,7 @@ class MemoriesView(QWidget):
         """Save the open dialog as a new version of ``fact_id``."""
         if self.dialog is not None:
             values = self.dialog.values()
-            self.edit_fact(
-                fact_id, value=values.value, predicate=values.predicate, subject=values.subject
-            )
+            self.edit_fact(fact_id, value=values.value, predicate=values.predicate, subject=values.subject)
 
     def add_memory(self, subject: str, predicate: str, value: str) -> None:
         """Add a memory by hand (``vault.facts.add``) and show it."""

@@ -171,11 +171,7 @@ class OverviewView(QWidget):
         row.addWidget(self.recheck_button, 0, Qt.AlignmentFlag.AlignTop)
         box = QVBoxLayout(group)
         box.addLayout(row)
-        box.addWidget(
-            secondary_label(
-                "The same checks as `cairn doctor`, with the command that fixes each problem."
-            )
-        )
+        box.addWidget(secondary_label("The same checks as `cairn doctor`, with the command that fixes each problem."))
         box.addWidget(FindingsTable(self.findings))
         return group
 
@@ -196,19 +192,14 @@ class OverviewView(QWidget):
 
     def _load_info(self) -> None:
         if self._info_loading:
-            self._stale = (
-                True  # one query at a time; the newest state is fetched when this one returns
-            )
+            self._stale = True  # one query at a time; the newest state is fetched when this one returns
             return
         self._info_loading = True
         self._stale = False
         self._runner.read(Vault.info, self._show_info, on_error=self._on_info_failed)
 
     def _on_changes(self, changes: Sequence[Change]) -> None:
-        if any(
-            c.type == "settings.changed" and "endpoint.token" in c.data.get("keys", ())
-            for c in changes
-        ):
+        if any(c.type == "settings.changed" and "endpoint.token" in c.data.get("keys", ()) for c in changes):
             self._runner.read(Vault.endpoint_token, self.endpoint_panel.set_token)
         if not any(is_relevant(change) for change in changes):
             return
@@ -278,10 +269,6 @@ def _health_summary(report: DoctorReport) -> str:
     if not report.ok:
         return "Something essential is missing: see the fixes below."
     if errors or warnings:
-        parts = [
-            f"{n} {word}{'' if n == 1 else 's'}"
-            for n, word in ((errors, "error"), (warnings, "warning"))
-            if n
-        ]
+        parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
         return f"Cairn works; {' and '.join(parts)} to look at."
     return f"All {len(report.findings)} checks passed."

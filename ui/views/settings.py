@@ -104,9 +104,7 @@ class SaveResult:
 
 def load_snapshot(vault: Vault) -> SettingsSnapshot:
     """The settings in effect, the Ollama status from start-up, the folder and the token."""
-    return SettingsSnapshot(
-        vault.settings, vault.ollama_status, str(vault.paths.root), vault.endpoint_token()
-    )
+    return SettingsSnapshot(vault.settings, vault.ollama_status, str(vault.paths.root), vault.endpoint_token())
 
 
 def save_settings(vault: Vault, changes: dict[str, Any]) -> SaveResult:
@@ -171,9 +169,7 @@ class SettingsView(QWidget):
         self.pages.setSpacing(3)
         for _key, title, _sections in PAGES:
             self.pages.addItem(title)
-        self.pages.setFixedWidth(
-            max(self.pages.fontMetrics().horizontalAdvance(t) for _k, t, _s in PAGES) + 40
-        )
+        self.pages.setFixedWidth(max(self.pages.fontMetrics().horizontalAdvance(t) for _k, t, _s in PAGES) + 40)
         self.stack = QStackedWidget()
         self.pages.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.loading_label = secondary_label("Loading the settings…")
@@ -244,9 +240,7 @@ class SettingsView(QWidget):
     def _build_pages(self, snapshot: SettingsSnapshot) -> None:
         self.ollama = OllamaPanel(self._runner, self._show_status, self._ollama_host)
         self.ollama.models_found.connect(self._offer_models)
-        self.token_panel = TokenPanel(
-            self._runner, self._show_status, self._endpoint, snapshot.token
-        )
+        self.token_panel = TokenPanel(self._runner, self._show_status, self._endpoint, snapshot.token)
         self.location = LocationPanel(snapshot.vault_path)
         specs = setting_specs(snapshot.settings)
         by_section: dict[str, list[SettingSpec]] = {}
@@ -259,8 +253,13 @@ class SettingsView(QWidget):
             box.setSpacing(12)
             if key == "privacy":
                 box.addWidget(secondary_label(PRIVACY_NOTE))
+            labels: list[QLabel] = []
             for section in sections:
-                box.addWidget(self._section_group(section, by_section.get(section, [])))
+                box.addWidget(self._section_group(section, by_section.get(section, []), labels))
+            # one label column for the whole page: the editors of every group on it line up
+            width = max((label.sizeHint().width() for label in labels), default=0)
+            for label in labels:
+                label.setMinimumWidth(width)
             extra = {
                 "models": self.ollama,
                 "endpoint": self.token_panel,
@@ -275,7 +274,8 @@ class SettingsView(QWidget):
             scroll.setWidget(page)
             self.stack.addWidget(scroll)
 
-    def _section_group(self, section: str, specs: Sequence[SettingSpec]) -> QGroupBox:
+    def _section_group(self, section: str, specs: Sequence[SettingSpec], labels: list[QLabel]) -> QGroupBox:
+        """The form of one section; its field labels are added to ``labels``."""
         title = SECTION_TITLES.get(section, section)
         group = QGroupBox(title)
         form = QFormLayout(group)
@@ -298,6 +298,7 @@ class SettingsView(QWidget):
             self.error_labels[spec.name] = error
             label = QLabel(spec.label)
             label.setBuddy(editor.widget)
+            labels.append(label)
             form.addRow(label, self._field_cell(spec, editor, error))
         return group
 
@@ -349,11 +350,7 @@ class SettingsView(QWidget):
         if self.snapshot is None:
             return {}
         current = {spec.name: plain(spec.value) for spec in setting_specs(self.snapshot.settings)}
-        return {
-            name: editor.value()
-            for name, editor in self.editors.items()
-            if editor.value() != current.get(name)
-        }
+        return {name: editor.value() for name, editor in self.editors.items() if editor.value() != current.get(name)}
 
     def _on_edited(self, name: str) -> None:
         self._set_error(name, "")

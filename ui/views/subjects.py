@@ -93,8 +93,7 @@ def load_detail(vault: Vault, subject_id: int) -> SubjectDetail:
     subject = vault.subjects.get(subject_id)
     truth = vault.facts.truth(subject=subject.name, user_id=subject.user_id)
     mentions = [
-        vault.conversations.event(event_id)
-        for event_id in vault.subjects.event_ids(subject_id, limit=MENTIONS)
+        vault.conversations.event(event_id) for event_id in vault.subjects.event_ids(subject_id, limit=MENTIONS)
     ]
     neighbours = vault.subjects.neighbours(subject_id)
     return SubjectDetail(subject, tuple(truth), tuple(mentions), tuple(neighbours))
@@ -112,9 +111,7 @@ class MergeDialog(QDialog):
         for subject in self._subjects:
             self.keeper.addItem(subject_label(subject.name), subject.id)
         names = ", ".join(subject_label(s.name) for s in self._subjects)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         ok.setText("Merge")
         buttons.accepted.connect(self.accept)
@@ -122,11 +119,7 @@ class MergeDialog(QDialog):
         box = QVBoxLayout(self)
         box.addWidget(secondary_label(f"Merge {names} into one subject. Keep the name:"))
         box.addWidget(self.keeper)
-        box.addWidget(
-            secondary_label(
-                "The other names become aliases, and their memories and mentions move over."
-            )
-        )
+        box.addWidget(secondary_label("The other names become aliases, and their memories and mentions move over."))
         box.addWidget(buttons)
 
     def keep_id(self) -> int:
@@ -171,9 +164,7 @@ class SubjectsView(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(lambda _text: self._list_throttle.trigger())
         self.count_label = secondary_label("")
-        self.table = simple_table(
-            self.model, stretch=0, name="People and topics", fit=(1, 2, 3), multi=True
-        )
+        self.table = simple_table(self.model, stretch=0, name="People and topics", fit=(1, 2, 3), multi=True)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.rename_button = QPushButton("Rename…")
         self.rename_button.setToolTip("Give the subject a new name (the old one stays as an alias)")
@@ -184,17 +175,11 @@ class SubjectsView(QWidget):
 
         self.name_label = heading_label("", scale=1.3)
         self.about_label = secondary_label("")
-        self.truth_view = simple_table(
-            self.truth_model, stretch=1, name="Current memories", fit=(0, 2, 3, 4)
-        )
+        self.truth_view = simple_table(self.truth_model, stretch=1, name="Current memories", fit=(0, 2, 3, 4))
         self.truth_view.doubleClicked.connect(self._open_truth)
-        self.mentions_view = simple_table(
-            self.mentions_model, stretch=2, name="Recent mentions", fit=(0, 1, 3)
-        )
+        self.mentions_view = simple_table(self.mentions_model, stretch=2, name="Recent mentions", fit=(0, 1, 3))
         self.mentions_view.doubleClicked.connect(self._open_mention)
-        self.neighbours_view = simple_table(
-            self.neighbours_model, stretch=0, name="Neighbours", fit=(1, 2)
-        )
+        self.neighbours_view = simple_table(self.neighbours_model, stretch=0, name="Neighbours", fit=(1, 2))
         self.neighbours_view.doubleClicked.connect(self._open_neighbour)
         self.tabs = QTabWidget()
         self.tabs.addTab(
@@ -226,9 +211,7 @@ class SubjectsView(QWidget):
         right_box.addWidget(self.name_label)
         right_box.addWidget(self.about_label)
         right_box.addWidget(self.tabs, 1)
-        right_box.addWidget(
-            secondary_label("Double-click a memory, a mention or a neighbour to open it.")
-        )
+        right_box.addWidget(secondary_label("Double-click a memory, a mention or a neighbour to open it."))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(left)
@@ -307,9 +290,7 @@ class SubjectsView(QWidget):
 
     def _on_changes(self, changes: Sequence[Change]) -> None:
         subjects_changed = any(c.type.startswith("subject.") for c in changes)
-        memories_changed = any(
-            c.type.startswith(("memory.", "event.created", "forget.")) for c in changes
-        )
+        memories_changed = any(c.type.startswith(("memory.", "event.created", "forget.")) for c in changes)
         if not (subjects_changed or memories_changed):
             return
         if not self.isVisible():
@@ -377,9 +358,7 @@ class SubjectsView(QWidget):
         self.detail = detail
         if detail is None:
             self.name_label.setText("Nobody chosen")
-            self.about_label.setText(
-                "People, projects and topics appear here as memories mention them."
-            )
+            self.about_label.setText("People, projects and topics appear here as memories mention them.")
             for model in (self.truth_model, self.mentions_model, self.neighbours_model):
                 model.set_rows([])
             return

@@ -9,6 +9,7 @@ span shows its text.  Status: ``processing`` (spans are searchable, summaries ar
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelection, Qt
@@ -45,6 +46,32 @@ STATUS_ICON = {
     "failed": "status-error",
 }
 ICON_PX = 16
+REFLOW_MIN_WIDTH = 40  # text whose longest line is shorter than this was not hard-wrapped
+REFLOW_FULL_LINE = 0.8  # a line at least this fraction of the longest one ran on into the next
+_BLOCK_START = re.compile(r"\s*(?:[-*+•|#>]|\d+[.)]\s)")
+
+
+def reflow(text: str) -> str:
+    """``text`` with the hard wraps of a PDF's lines joined back into paragraphs.
+
+    A line that ran to (nearly) the full width continues on the next one, unless that one starts a list item,
+    a table row, a heading or a quote; short lines (a paragraph's last, a heading) and blank lines keep their
+    breaks.  Text that was never wrapped (Markdown paragraphs on one line) comes back unchanged.
+    """
+    lines = text.split("\n")
+    longest = max((len(line) for line in lines), default=0)
+    if longest < REFLOW_MIN_WIDTH:
+        return text
+    out: list[str] = []
+    previous = 0
+    for line in lines:
+        runs_on = previous >= longest * REFLOW_FULL_LINE
+        if out and runs_on and line.strip() and not _BLOCK_START.match(line):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+        previous = len(line.strip())
+    return "\n".join(out)
 
 
 def size_text(size: int) -> str:
@@ -101,7 +128,7 @@ def span_html(span: SpanView, *, heading: str | None = None) -> str:
     title = f"<h3>{html.escape(heading)}</h3>" if heading else ""
     return (
         f"{title}<p><b>¶{span.ordinal + 1}</b> <i>{html.escape(where)}</i><br>"
-        f"{html.escape(span.text).replace(chr(10), '<br>')}</p>"
+        f"{html.escape(reflow(span.text)).replace(chr(10), '<br>')}</p>"
     )
 
 

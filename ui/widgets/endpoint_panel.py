@@ -93,9 +93,7 @@ class EndpointPanel(QGroupBox):
         return self.token_field.echoMode() == QLineEdit.EchoMode.Normal
 
     def _on_show_toggled(self, shown: bool) -> None:
-        self.token_field.setEchoMode(
-            QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
-        )
+        self.token_field.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
         self.token_field.setCursorPosition(0)
         self.show_button.setText("Hide" if shown else "Show")
 

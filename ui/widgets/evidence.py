@@ -43,9 +43,7 @@ def load_evidence(vault: Vault, fact: Fact) -> Evidence:
     """The source turns of ``fact`` (a reader-pool operation)."""
     if fact.event_id is not None:
         try:
-            events = vault.conversations.neighbours(
-                fact.event_id, before=NEIGHBOURS, after=NEIGHBOURS
-            )
+            events = vault.conversations.neighbours(fact.event_id, before=NEIGHBOURS, after=NEIGHBOURS)
         except NotFound:
             return Evidence("missing", fact.source_text)
         return Evidence(
@@ -157,9 +155,7 @@ class EvidenceView(QTextBrowser):
     def _marked(self, content: str, evidence: Evidence, background: str, foreground: str) -> str:
         start, end = quote_bounds(content, evidence.quote, evidence.start, evidence.end)
         if start < 0:
-            return _paragraphs(content) + (
-                f"<br><i>Quote:</i> {html.escape(evidence.quote)}" if evidence.quote else ""
-            )
+            return _paragraphs(content) + (f"<br><i>Quote:</i> {html.escape(evidence.quote)}" if evidence.quote else "")
         self.highlighted_text = content[start:end]
         return (
             _paragraphs(content[:start])
@@ -185,9 +181,7 @@ def speaker_label(event: Event) -> str:
     """Who said it: the author when the transcript names one, else "You" or the role."""
     if event.author:
         return event.author
-    return {"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}.get(
-        event.role, event.role
-    )
+    return {"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}.get(event.role, event.role)
 
 
 def _paragraphs(text: str) -> str:

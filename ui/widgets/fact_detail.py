@@ -215,16 +215,13 @@ class FactDetail(QWidget):
     def _fill(self, fact: Fact) -> None:
         self.title.setText(fact.statement)
         self.subtitle.setText(f"Memory {fact.id} · {fact.kind} · decays {fact.decay}")
-        valid = " – ".join(
-            part for part in (local_time(fact.valid_from), local_time(fact.valid_to)) if part
-        )
+        valid = " – ".join(part for part in (local_time(fact.valid_from), local_time(fact.valid_to)) if part)
         pinned = ", pinned" if fact.tier_pinned else ""
         texts = {
             "value": fact.object_text,
             "subject": subject_label(fact.subject),
             "predicate": fact.predicate,
-            "trust": f"{fact.standing} · confidence {percent(fact.confidence)} · "
-            f"importance {percent(fact.importance)}",
+            "trust": f"{fact.standing} · confidence {percent(fact.confidence)} · importance {percent(fact.importance)}",
             "tier": f"{fact.tier}{pinned}",
             "status": _status_text(fact),
             "valid": valid or "not stated",

@@ -70,12 +70,8 @@ class FactDialog(QDialog):
         form.addRow("About", self.subject)
         form.addRow("Predicate", self.predicate)
         form.addRow("Value", self.value)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(
-            "Save new version" if fact else "Add"
-        )
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Save new version" if fact else "Add")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         for editor in (self.value, combo_edit(self.subject), combo_edit(self.predicate)):

@@ -35,9 +35,7 @@ class FactFilterBar(QWidget):
         self.predicate = _editable_combo("Any predicate", "What kind of memory")
         self.tier = _combo([ANY, *TIERS], "Tier: hot is always recalled, cold is archived")
         self.standing = _combo([ANY, *STANDINGS], "Trust band (quarantine is hidden from recall)")
-        self.status = _combo(
-            [CURRENT, *STATUSES, ALL], "Current = active and contested; All includes history"
-        )
+        self.status = _combo([CURRENT, *STATUSES, ALL], "Current = active and contested; All includes history")
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
         self._typing.setInterval(TYPING_DELAY_MS)

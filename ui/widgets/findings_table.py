@@ -52,9 +52,7 @@ class FindingsModel(QAbstractTableModel):
         """Four columns."""
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles."""
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
@@ -80,9 +78,7 @@ class FindingsModel(QAbstractTableModel):
             return finding.check
         if column == 1:
             text = STATUS_TEXT.get(finding.status, finding.status)
-            return (
-                f"{text} (essential)" if finding.status == "error" and finding.essential else text
-            )
+            return f"{text} (essential)" if finding.status == "error" and finding.essential else text
         if column == 2:
             return finding.detail
         return finding.fix

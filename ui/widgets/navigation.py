@@ -44,12 +44,8 @@ class BadgeDelegate(QStyledItemDelegate):
         text = str(count) if count < 1000 else "999+"
         palette = option.palette
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        background = palette.color(
-            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
-        )
-        foreground = palette.color(
-            QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.HighlightedText
-        )
+        background = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight)
+        foreground = palette.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.HighlightedText)
         metrics = option.fontMetrics
         height = metrics.height() + 2
         width = max(height, metrics.horizontalAdvance(text) + 12)

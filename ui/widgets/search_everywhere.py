@@ -72,9 +72,7 @@ class SearchEverywhere(QLineEdit):
         self.setClearButtonEnabled(True)
         self.setAccessibleName("Search everywhere")
         self.setToolTip("Find memories and people & topics (Ctrl+K)")
-        self.addAction(
-            themed_icon("search", self.palette()), QLineEdit.ActionPosition.LeadingPosition
-        )
+        self.addAction(themed_icon("search", self.palette()), QLineEdit.ActionPosition.LeadingPosition)
         self._model = QStandardItemModel(self)
         self._completer = QCompleter(self)
         self._completer.setModel(self._model)

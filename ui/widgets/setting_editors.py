@@ -97,9 +97,7 @@ def setting_specs(settings: Settings) -> list[SettingSpec]:
             for attr in ("le", "lt"):
                 if getattr(constraint, attr, None) is not None:
                     maximum = float(getattr(constraint, attr))
-        specs.append(
-            SettingSpec(name, section, field, value, description, info.annotation, minimum, maximum)
-        )
+        specs.append(SettingSpec(name, section, field, value, description, info.annotation, minimum, maximum))
     return specs
 
 
@@ -193,9 +191,7 @@ def model_editor(spec: SettingSpec) -> SettingEditor:
     combo = QComboBox()
     combo.setEditable(True)
     combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-    editor = SettingEditor(
-        spec, combo, lambda: combo.currentText().strip(), lambda v: combo.setEditText(str(v))
-    )
+    editor = SettingEditor(spec, combo, lambda: combo.currentText().strip(), lambda v: combo.setEditText(str(v)))
     combo_edit(combo).textEdited.connect(editor.edited)
     combo.activated.connect(editor.edited)
     editor.set_value(spec.value)

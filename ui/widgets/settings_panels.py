@@ -111,8 +111,7 @@ class OllamaPanel(QGroupBox):
         count = len(status.models)
         version = f" {status.version}" if status.version else ""
         self.status_label.setText(
-            f"Ollama{version} is running at {status.host} with {count} "
-            f"model{'' if count == 1 else 's'}."
+            f"Ollama{version} is running at {status.host} with {count} model{'' if count == 1 else 's'}."
         )
         self.detail_label.setText(
             "Models: " + (", ".join(status.models) if status.models else "none yet (ollama pull …)")
@@ -170,9 +169,7 @@ class TokenPanel(QGroupBox):
         self.token_field.setText(token)
 
     def _toggle(self, shown: bool) -> None:
-        self.token_field.setEchoMode(
-            QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
-        )
+        self.token_field.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
         self.show_button.setText("Hide" if shown else "Show")
 
     def copy(self) -> None:
@@ -185,18 +182,13 @@ class TokenPanel(QGroupBox):
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Rotate the endpoint token",
-            "Make a new endpoint token? Apps using the current one are refused until they are "
-            "given the new one.",
+            "Make a new endpoint token? Apps using the current one are refused until they are given the new one.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             self,
         )
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.buttonClicked.connect(
-            lambda button: (
-                self.rotate()
-                if box.standardButton(button) == QMessageBox.StandardButton.Yes
-                else None
-            )
+            lambda button: self.rotate() if box.standardButton(button) == QMessageBox.StandardButton.Yes else None
         )
         box.finished.connect(box.deleteLater)
         box.open()

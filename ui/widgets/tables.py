@@ -15,6 +15,9 @@ from PySide6.QtWidgets import (
 
 from ui.widgets.labels import secondary_label
 
+ROW_PADDING = 10
+"""Pixels added to the font's height for a table row."""
+
 
 def simple_table(
     model: QAbstractItemModel,
@@ -37,15 +40,15 @@ def simple_table(
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(
-        QAbstractItemView.SelectionMode.ExtendedSelection
-        if multi
-        else QAbstractItemView.SelectionMode.SingleSelection
+        QAbstractItemView.SelectionMode.ExtendedSelection if multi else QAbstractItemView.SelectionMode.SingleSelection
     )
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setAlternatingRowColors(True)
     view.setShowGrid(False)
     view.setWordWrap(False)
-    view.verticalHeader().hide()
+    rows = view.verticalHeader()
+    rows.hide()
+    rows.setDefaultSectionSize(view.fontMetrics().height() + ROW_PADDING)  # compact, as in the Memories table
     header = view.horizontalHeader()
     header.setHighlightSections(False)
     for column in fit:

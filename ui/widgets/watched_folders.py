@@ -49,16 +49,13 @@ class WatchedFoldersModel(QAbstractTableModel):
     def set_folders(self, folders: Sequence[Any]) -> None:
         """Show ``folders`` (``WatchedFolder`` objects or their mappings)."""
         self.beginResetModel()
-        self._folders = [
-            f.model_dump(mode="json") if isinstance(f, WatchedFolder) else dict(f) for f in folders
-        ]
+        self._folders = [f.model_dump(mode="json") if isinstance(f, WatchedFolder) else dict(f) for f in folders]
         self.endResetModel()
 
     def folders(self) -> list[dict[str, Any]]:
         """The folders as ``{path, include, exclude}`` mappings."""
         return [
-            {"path": f["path"], "include": list(f["include"]), "exclude": list(f["exclude"])}
-            for f in self._folders
+            {"path": f["path"], "include": list(f["include"]), "exclude": list(f["exclude"])} for f in self._folders
         ]
 
     def add_folder(self, path: str) -> bool:
@@ -89,9 +86,7 @@ class WatchedFoldersModel(QAbstractTableModel):
         """Three columns."""
         return 0 if parent.isValid() else len(HEADERS)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Column titles."""
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[section]
@@ -112,11 +107,7 @@ class WatchedFoldersModel(QAbstractTableModel):
                 return folder["path"]
             return ", ".join(folder[GLOB_KEYS[index.column() - 1]])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (
-                folder["path"]
-                if index.column() == 0
-                else "Comma-separated patterns, like *.md, *.pdf"
-            )
+            return folder["path"] if index.column() == 0 else "Comma-separated patterns, like *.md, *.pdf"
         return None
 
     def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -160,8 +151,7 @@ class WatchedFoldersEditor(QWidget):
         box.addWidget(
             EmptyAware(
                 self.table,
-                "No folders watched yet. Documents in a watched folder are kept in step with "
-                "the vault.",
+                "No folders watched yet. Documents in a watched folder are kept in step with the vault.",
             )
         )
         box.addLayout(buttons)

@@ -51,9 +51,7 @@ _ADJECTIVES = word_set(
 
 
 _VERBISH = word_set("go have see get do make take grab meet catch")
-_GENERIC_WORKS = word_set(
-    "book books series novel movie movies show shows film films one thing stuff"
-)
+_GENERIC_WORKS = word_set("book books series novel movie movies show shows film films one thing stuff")
 _MONTHS = [
     "january",
     "february",
@@ -69,9 +67,7 @@ _MONTHS = [
     "december",
 ]
 _DATE_RE = re.compile(
-    r"\d|\b(?:"
-    + "|".join(_MONTHS)
-    + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|"
+    r"\d|\b(?:" + "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|today|next|noon|midnight|end\s+of)"
     r"\b",
     re.IGNORECASE,
@@ -113,9 +109,7 @@ _ACTIVITY_NOUNS = (
         """
     )
 )
-_ART_FORMS = word_set(
-    "pottery woodworking calligraphy embroidery crafts ceramics sculpture knitting"
-)
+_ART_FORMS = word_set("pottery woodworking calligraphy embroidery crafts ceramics sculpture knitting")
 _EXERCISES = word_set(
     "yoga pilates kickboxing crossfit karate judo taekwondo boxing ballet gymnastics workouts "
     "workout cardio weights lifting running swimming cycling"
@@ -212,11 +206,7 @@ def plan(obj: str) -> Choice:
     if m:
         return "plans_to_visit", m.group("place")
     ws = words(obj)
-    if (
-        (len(ws) > 1 and ws[1] in _POINTING)
-        or (len(ws) == 1 and ws[0] in CHAT_VERBS)
-        or ws[:2] == ["catch", "up"]
-    ):
+    if (len(ws) > 1 and ws[1] in _POINTING) or (len(ws) == 1 and ws[0] in CHAT_VERBS) or ws[:2] == ["catch", "up"]:
         return None  # "keep that in mind", "let you know", "(can't wait to) hear": conversation
     return "plans_to"
 
@@ -343,11 +333,7 @@ def activity_base(obj: str) -> Choice:
     "got to go").
     """
     ws = words(obj)
-    if (
-        len(ws) < 2
-        or ws[0] in ("know", "go", "say", "be", "see", "admit", "the")
-        or ws[1] in _POINTING
-    ):
+    if len(ws) < 2 or ws[0] in ("know", "go", "say", "be", "see", "admit", "the") or ws[1] in _POINTING:
         return None
     return "did_activity"
 
@@ -426,11 +412,7 @@ def work_place(obj: str) -> Choice:
 def field(obj: str) -> Choice:
     """A field of work ("marketing"), not a place ("in London") or a time ("in the morning")."""
     ws = words(obj)
-    if (
-        not ws
-        or obj[:1].isupper()
-        or ws[-1] in ("morning", "evening", "afternoon", "office", "home", "team")
-    ):
+    if not ws or obj[:1].isupper() or ws[-1] in ("morning", "evening", "afternoon", "office", "home", "team"):
         return None
     return "works_in_field"
 

@@ -41,9 +41,7 @@ _POINTED_COMPLEMENT = (
     r"\s+"
     r"(?:it|that|this|them|him|her|everyone))\b"
 )
-_POINTING_END_RE = re.compile(
-    r"^(?:about|of|with|by|for)\s+(?:it|that|this|them|everything)$", re.IGNORECASE
-)
+_POINTING_END_RE = re.compile(r"^(?:about|of|with|by|for)\s+(?:it|that|this|them|everything)$", re.IGNORECASE)
 _LISTENER_RE = re.compile(
     r"\b(?:you|your|you're|ya)\b|\b(?:it|that|this|them)(?:\s+(?:out|up|off|over|back|down|again))"
     r"?$",
@@ -81,9 +79,7 @@ def _feeling(obj: str) -> Choice:
     if not _COMPLEMENT_START_RE.match(complement):
         return None  # "a busy week": the adjective describes a noun, not how the speaker feels
     if _POINTING_END_RE.search(complement):
-        return "feels", ws[
-            0
-        ]  # "sad about it": the feeling stands, what it is about was said before
+        return "feels", ws[0]  # "sad about it": the feeling stands, what it is about was said before
     if _EMOTION_COMPLEMENT_RE.match(complement) or _LISTENER_RE.search(complement):
         # "happy for you", "glad to hear that": a reaction to the listener; keep only a notable
         # state of mind.

@@ -24,9 +24,7 @@ from engine.facts.rules.lexicon import (
 )
 from engine.facts.rules.model import Choice
 
-_FEELING_WORDS = word_set(
-    "low down blue off lost stuck drained overwhelmed seen heard understood"
-) | word_set(
+_FEELING_WORDS = word_set("low down blue off lost stuck drained overwhelmed seen heard understood") | word_set(
     "good great bad better worse alive free safe ready strong welcome lucky loved alone whole "
     "grounded calmer humble happier stronger closer lighter okay ok fine awesome amazing terrible "
     "awful"
@@ -45,9 +43,7 @@ _FONDNESS = {
     "affinity": "interested_in",
 }
 _PEOPLE = frozenset(["woman", "man", "person", "girl", "guy"])
-_PREPOSITION_RE = re.compile(
-    r"\s+(?:at|for|in|with|from|on|by|since|who|that|and)\s+", re.IGNORECASE
-)
+_PREPOSITION_RE = re.compile(r"\s+(?:at|for|in|with|from|on|by|since|who|that|and)\s+", re.IGNORECASE)
 _FAN_RE = re.compile(
     r"(?:(?:total|big|huge|massive|real|true|die-hard|diehard|major|kind\s+of|bit\s+of)\s+)"
     r"*(?:sucker\s+for\s+"
@@ -77,11 +73,7 @@ def felt(obj: str) -> Choice:
     """A feeling named after "I feel/felt …" (an emotion or a state like "accepted", "at home")."""
     ws = words(obj)
     first = ws[0] if ws else ""
-    if (
-        first in EMOTIONS
-        or first in _FEELING_WORDS
-        or (first.endswith("ed") and first not in _NOT_FEELINGS)
-    ):
+    if first in EMOTIONS or first in _FEELING_WORDS or (first.endswith("ed") and first not in _NOT_FEELINGS):
         return "feels"
     return None
 

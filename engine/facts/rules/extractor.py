@@ -167,9 +167,7 @@ def _check_segments(text: str, segments: Sequence[tuple[int, int]] | None) -> li
         return [(0, len(text))]
     for start, end in segments:
         if not (0 <= start <= end <= len(text)):
-            raise ValidationError(
-                "segments", f"segment ({start}, {end}) is outside the text of length {len(text)}"
-            )
+            raise ValidationError("segments", f"segment ({start}, {end}) is outside the text of length {len(text)}")
     return sorted(set(segments))
 
 
@@ -308,9 +306,7 @@ def _generic(text: str, head: Head, limit: int) -> Found | None:
         if word in CHAT_VERBS or word in VAGUE_GERUNDS:
             return None
         if head.aux == "will" and FUTURE_RE.search(text, head.pos, limit) is None:
-            return (
-                None  # "I'll bring some snacks": a promise in conversation, not a plan with a time
-            )
+            return None  # "I'll bring some snacks": a promise in conversation, not a plan with a time
         obj = extract_object(text, head.pos, limit, "phrase")
         if obj is None:
             return None
@@ -328,28 +324,19 @@ def _generic(text: str, head: Head, limit: int) -> Found | None:
         obj = extract_object(text, head.pos, limit, "np")
         if obj is not None:
             return Found(head.subject, "has_hobby", obj, "generic.hobby")
-    if (
-        head.tense in ("progressive", "perfect_prog")
-        and word.endswith("ing")
-        and word not in VAGUE_GERUNDS
-    ):
+    if head.tense in ("progressive", "perfect_prog") and word.endswith("ing") and word not in VAGUE_GERUNDS:
         obj = extract_object(text, head.pos, limit, "phrase")
         if obj is None:
             return None
         if head.tense == "perfect_prog" and word in HOBBY_ACTIVITIES:
             return Found(head.subject, "has_hobby", obj, "generic.hobby", negated=head.negated)
         if len(obj.split()) < 2:
-            return (
-                None  # "Uplifting!", "I've been decompressing": no activity named beyond the verb
-            )
+            return None  # "Uplifting!", "I've been decompressing": no activity named beyond the verb
         return Found(head.subject, "currently_doing", obj, "generic.activity", negated=head.negated)
     if (
         head.tense in ("past", "perfect")
         and not head.negated
-        and (
-            _is_action(word)
-            or (head.aux in ("was", "were") and word.endswith("ing") and word not in VAGUE_GERUNDS)
-        )
+        and (_is_action(word) or (head.aux in ("was", "were") and word.endswith("ing") and word not in VAGUE_GERUNDS))
     ):
         obj = extract_object(text, head.pos, limit, "phrase")
         if obj is not None and c.activity(obj) is not None:

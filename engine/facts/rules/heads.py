@@ -142,9 +142,7 @@ def parse_head(
     return head, relation
 
 
-def _auxiliaries(
-    text: str, start: int, p: int, end: int, subject: str, person: Person, implied: str
-) -> Head | None:
+def _auxiliaries(text: str, start: int, p: int, end: int, subject: str, person: Person, implied: str) -> Head | None:
     """Read auxiliaries, negation and adverbs after the subject and classify what follows."""
     negated = implied in _NEGATED_AUX
     implied = _NEGATED_AUX.get(implied, implied)
@@ -154,9 +152,7 @@ def _auxiliaries(
         c = m.group(1).casefold()
         if c == "s":
             return None  # "Anna's …" is a possessive far more often than "Anna is"
-        auxes.append(
-            ({"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "'d"}[c], m.start())
-        )
+        auxes.append(({"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "'d"}[c], m.start()))
         p = m.end()
     for _ in range(3):
         m = _AUX_RE.match(text, p, end)
@@ -306,17 +302,11 @@ def _classify(
                 return head("verb", "must", after[1])
             return head("have", "present", w_end)
         if word == "had":
-            return head(
-                "have", "past" if past else "perfect", w_end
-            )  # "I've always had a love for …"
+            return head("have", "past" if past else "perfect", w_end)  # "I've always had a love for …"
         if word in PARTICIPLES or (word.endswith("ed") and word not in NOT_PAST_ED):
             return head("verb", "past" if past else "perfect", w_start)
         return head("have", "past" if past else "present", w_start)
-    if (
-        aux in ("do", "does", "did")
-        and negated
-        and (second in ("have", "has") or word in ("have", "has"))
-    ):
+    if aux in ("do", "does", "did") and negated and (second in ("have", "has") or word in ("have", "has")):
         at = w_start if second in ("have", "has") else w_end
         return head("have", "past" if aux == "did" else "present", at)  # "I don't have any pets"
     if aux in ("do", "does", "did"):

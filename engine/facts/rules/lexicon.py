@@ -43,9 +43,7 @@ OCCUPATIONS = word_set(
 #: Head nouns that name a relative, mapped to the catalog predicate of the relationship.
 RELATIONS: dict[str, str] = {
     **dict.fromkeys(word_set("wife husband spouse"), "has_spouse"),
-    **dict.fromkeys(
-        word_set("partner girlfriend boyfriend fiance fiancé fiancee fiancée gf bf"), "has_partner"
-    ),
+    **dict.fromkeys(word_set("partner girlfriend boyfriend fiance fiancé fiancee fiancée gf bf"), "has_partner"),
     **dict.fromkeys(
         word_set(
             "son daughter kid kids child children baby babies boy boys girl girls twins sons "
@@ -53,13 +51,9 @@ RELATIONS: dict[str, str] = {
         ),
         "has_child",
     ),
+    **dict.fromkeys(word_set("mom mum mother dad father parents mama papa stepmom stepdad"), "has_parent"),
     **dict.fromkeys(
-        word_set("mom mum mother dad father parents mama papa stepmom stepdad"), "has_parent"
-    ),
-    **dict.fromkeys(
-        word_set(
-            "sister brother sis bro siblings sibling brothers sisters twin stepsister stepbrother"
-        ),
+        word_set("sister brother sis bro siblings sibling brothers sisters twin stepsister stepbrother"),
         "has_sibling",
     ),
     **dict.fromkeys(word_set("friend friends bestie buddy pal bff roommate"), "has_friend"),
@@ -72,9 +66,7 @@ RELATIONS: dict[str, str] = {
         ),
         "has_relative",
     ),
-    **dict.fromkeys(
-        word_set("colleague coworker co-worker workmate boss manager mentor"), "has_colleague"
-    ),
+    **dict.fromkeys(word_set("colleague coworker co-worker workmate boss manager mentor"), "has_colleague"),
 }
 
 #: Relations a bare mention already tells something about ("my kids" → the speaker has children);
@@ -181,9 +173,7 @@ SPORTS = word_set(
 )
 
 GAMES = word_set(
-    "chess poker checkers bridge mahjong go scrabble minecraft fortnite game games videogames rpg r"
-    "pgs mmo "
-    "boardgames"
+    "chess poker checkers bridge mahjong go scrabble minecraft fortnite game games videogames rpg rpgs mmo boardgames"
 )
 
 #: Activities that make a hobby when someone keeps doing them.
@@ -230,9 +220,7 @@ PLACE_NOUNS = word_set(
 )
 
 #: Destinations of routine ("went to bed") that are not memorable visits.
-ROUTINE_PLACES = word_set(
-    "bed sleep work school office store shop supermarket bathroom toilet home class church"
-)
+ROUTINE_PLACES = word_set("bed sleep work school office store shop supermarket bathroom toilet home class church")
 
 CONDITIONS = word_set(
     """
@@ -242,9 +230,7 @@ CONDITIONS = word_set(
     """
 )
 
-DIETS = word_set(
-    "vegetarian vegan pescatarian keto paleo gluten-free dairy-free halal kosher teetotal sober"
-)
+DIETS = word_set("vegetarian vegan pescatarian keto paleo gluten-free dairy-free halal kosher teetotal sober")
 
 IDENTITIES = word_set(
     """
@@ -431,9 +417,7 @@ PAST_FORMS_TEXT = """
     paid heard
 """
 PAST_FORMS = frozenset(PAST_FORMS_TEXT.split())
-NOT_PAST_ED = word_set(
-    "need needed feed seed bleed speed exceed proceed succeed breed shed red bed"
-)
+NOT_PAST_ED = word_set("need needed feed seed bleed speed exceed proceed succeed breed shed red bed")
 ING_ADJECTIVES = word_set(
     "amazing interesting exciting boring annoying inspiring confusing surprising amusing charming "
     "disappointing embarrassing exhausting frightening fascinating overwhelming promising "

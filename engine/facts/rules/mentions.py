@@ -37,11 +37,7 @@ _WHEN = (
     r"friday|saturday|"
     r"sunday)(?:\s+(?:morning|night|evening|afternoon))?|(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|"
     r"th)?(?:\s+of)?"
-    r"\s+"
-    + _MONTH
-    + r"(?:\s+\d{4})?|(?:on\s+)?"
-    + _MONTH
-    + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|"
+    r"\s+" + _MONTH + r"(?:\s+\d{4})?|(?:on\s+)?" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|"
     r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|noon|midnight|in\s+(?:a|an|two|three|\d+)"
     r"\s+(?:days?|"
     r"weeks?|months?)))\b"
@@ -89,10 +85,7 @@ _BROKEN_RE = re.compile(
     r"sync(?:ing)?)))\b"
 )
 _ISSUE_WORDS = (
-    *word_set(
-        "crash fail freez brok hang timing disconnect reboot restart lagg n't n’t stopped glitch "
-        "acting"
-    ),
+    *word_set("crash fail freez brok hang timing disconnect reboot restart lagg n't n’t stopped glitch acting"),
     "not ",
 )
 _NICKNAME_RE = re.compile(
@@ -112,9 +105,7 @@ _OWN_BUSINESS_RE = re.compile(
     re.IGNORECASE,
 )
 #: "starting my own business" is a plan; the business is not run yet.
-_PLANNED_BUSINESS_RE = re.compile(
-    r"\b(?:start|starting|open|opening|launch|launching|build|building|dream\s+of)\s+$"
-)
+_PLANNED_BUSINESS_RE = re.compile(r"\b(?:start|starting|open|opening|launch|launching|build|building|dream\s+of)\s+$")
 #: "my ideal dance studio", "my dream shop" are wishes, not businesses that exist.
 _IMAGINED_RE = re.compile(r"(?:ideal|dream|future|imaginary|perfect)\b", re.IGNORECASE)
 _MY_WORK_RE = re.compile(
@@ -199,9 +190,7 @@ _INTERESTING_RE = re.compile(
     r"?"
     r"(?:interesting|fascinating)\s+to\s+me\b"
 )
-_COLLECTION_RE = re.compile(
-    r"\bmy\s+(?!own\b)(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+collection\b", re.IGNORECASE
-)
+_COLLECTION_RE = re.compile(r"\bmy\s+(?!own\b)(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+collection\b", re.IGNORECASE)
 _SHOWING_MINE_RE = re.compile(
     r"\b(?:here['’]s|here\s+is|this\s+is|these\s+are|meet)\s+(?:one\s+of\s+)?my\s+(?:new\s+)"
     r"?(?P<what>(?:[\w-]+\s+){0,2}?[\w-]+)"
@@ -370,18 +359,18 @@ def everyday(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if s.has("my home", "my birthplace"):
         for m in _HOMELAND_RE.finditer(text, start, end):
             yield Found(s.speaker, "is_from", m.group("place"), "mention.homeland")
-    if s.has(
-        " day ", " time ", " night ", " weekend ", " evening ", " afternoon ", " morning "
-    ) and s.has(" at ", " in "):
+    if s.has(" day ", " time ", " night ", " weekend ", " evening ", " afternoon ", " morning ") and s.has(
+        " at ", " in "
+    ):
         for m in _GOOD_DAY_RE.finditer(text, start, end):
             obj = extract_object(text, m.end(), end, "np")
             choice = c.destination(obj) if obj else None
             if obj and choice is not None:
                 name, obj = choice if isinstance(choice, tuple) else (choice, obj)
                 yield Found(s.speaker, name, obj, "mention.day-out")
-    if s.has(
-        "trip", "vacation", "holiday", "honeymoon", "getaway", "visit"
-    ) and _FIRST_PERSON_RE.search(text, start, end):
+    if s.has("trip", "vacation", "holiday", "honeymoon", "getaway", "visit") and _FIRST_PERSON_RE.search(
+        text, start, end
+    ):
         for m in _TRIP_MENTION_RE.finditer(text, start, end):
             place = m.group("place")
             if place.split()[0] not in NOT_NAMES:
@@ -424,11 +413,7 @@ def asides(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if s.has("here", "this is", "these are", "meet my"):
         for m in _SHOWING_MINE_RE.finditer(text, start, end):
             obj = clean_object(m.group("what"), "np")
-            if (
-                obj
-                and c.words(obj)[-1] not in _NOT_POSSESSIONS
-                and not set(c.words(obj)) & _RELATIVE_WORDS
-            ):
+            if obj and c.words(obj)[-1] not in _NOT_POSSESSIONS and not set(c.words(obj)) & _RELATIVE_WORDS:
                 yield Found(s.speaker, "owns", obj, "showing-mine")
     if s.has("after ", "since ", "before ", "when "):
         for m in _AFTER_EVENT_RE.finditer(text, start, end):

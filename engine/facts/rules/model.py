@@ -46,9 +46,7 @@ PERSONS_ALL: frozenset[Person] = frozenset({"first", "we", "third"})
 PERSONS_ONE: frozenset[Person] = frozenset({"first", "third"})
 STATE: frozenset[Tense] = frozenset({"present", "progressive", "perfect", "perfect_prog"})
 EVENT: frozenset[Tense] = frozenset({"past", "perfect"})
-ANY_REAL: frozenset[Tense] = frozenset(
-    {"present", "past", "progressive", "perfect", "perfect_prog"}
-)
+ANY_REAL: frozenset[Tense] = frozenset({"present", "past", "progressive", "perfect", "perfect_prog"})
 
 #: A chooser's answer: a predicate, a (predicate, reshaped object) pair, or None to reject the
 #: match.

@@ -55,8 +55,7 @@ def _business(obj: str) -> Choice:
 HAVE_RULES: tuple[Rule, ...] = (
     rule(
         "got.promoted",
-        "promoted a an this the hired accepted into noticed recognized recognised featured selected"
-        " nominated",
+        "promoted a an this the hired accepted into noticed recognized recognised featured selected nominated",
         r"(?<=got )(?=(?:promoted|a\s+promotion|hired|(?:an?|this|the)\s+(?:[\w-]+\s+)"
         r"{0,2}?(?:deal|sponsorship|"
         r"endorsement|contract|scholarship)\b|"

@@ -33,17 +33,13 @@ _ADJ = (
     r"awesome|close|good|old|two|three|four|beautiful|wonderful|adorable|furry|rescue|golden)\s+)*"
 )
 _POSSESSIVE_RE = re.compile(
-    r"(?:(?P<mine>[Mm]y|[Oo]ur)|(?P<owner>"
-    + NAME
-    + r")['’]s)\s+(?P<noun>(?:[\w'’-]+\s+){0,3}?[\w'’-]+?)\s+"
+    r"(?:(?P<mine>[Mm]y|[Oo]ur)|(?P<owner>" + NAME + r")['’]s)\s+(?P<noun>(?:[\w'’-]+\s+){0,3}?[\w'’-]+?)\s+"
     r"(?:is|are|was|were|['’]s)\s+(?:(?:actually|definitely|probably|still|now|currently|"
     r"officially|called|"
     r"named|just|also|gonna\s+be|going\s+to\s+be|will\s+be|would\s+be)\s+)*"
 )
 _FAVORITE_RE = re.compile(
-    r"(?P<whose>[Mm]y|[Oo]ur|(?P<owner>"
-    + NAME
-    + r")['’]s)\s+(?:all[- ]time\s+|absolute\s+|new\s+|current\s+)?"
+    r"(?P<whose>[Mm]y|[Oo]ur|(?P<owner>" + NAME + r")['’]s)\s+(?:all[- ]time\s+|absolute\s+|new\s+|current\s+)?"
     r"(?:favou?rite|fav|fave)\s+(?:(?P<cat>(?:[\w'-]+\s+){0,3}?[\w'-]+?)\s+)?(?:is|are|was|"
     r"has\s+to\s+be|"
     r"would\s+be|['’]s)\s+(?:(?:definitely|probably|still|now|currently|always|honestly)\s+)*"
@@ -78,9 +74,7 @@ _VALUES_RE = re.compile(
     r"(?:me|us)|matters?\s+(?:so\s+much\s+|a\s+lot\s+|the\s+most\s+)?to\s+(?:me|us))\b"
 )
 #: Words that make a would-be noun phrase a clause ("… where I'm accepted … has really meant …").
-_CLAUSE_WORDS_RE = re.compile(
-    r"\b(?:I|I'm|I've|we|has|have|had|is|are|was|were|where|when|that|who)\b"
-)
+_CLAUSE_WORDS_RE = re.compile(r"\b(?:I|I'm|I've|we|has|have|had|is|are|was|were|where|when|that|who)\b")
 _KEY_RE = re.compile(
     r"(?P<val>[^,;:.!?]{2,80}?)(?:,\s+(?:especially|particularly|in\s+particular|for\s+me|to\s+me|"
     r"honestly|I\s+think|I\s+believe)\b[^,;:.!?]{0,40},)?"
@@ -242,9 +236,7 @@ def possessives(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             yield found
 
 
-def _possessive(
-    text: str, start: int, end: int, subject: str, noun: str, catalog: Catalog
-) -> Found | None:
+def _possessive(text: str, start: int, end: int, subject: str, noun: str, catalog: Catalog) -> Found | None:
     words = noun.split()
     if len(words) == 2 and words[1] == "name" and words[0].endswith("'s"):
         relative = words[0][:-2]
@@ -273,13 +265,9 @@ def favorites(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if not s.has("my ", "our "):
         return
     for m in s.clause_matches(_FAVORITE_RE):
-        skip = _DEICTIC_RE.match(
-            s.text, m.end(), s.end
-        )  # "my favourite treat is this chocolate tart"
+        skip = _DEICTIC_RE.match(s.text, m.end(), s.end)  # "my favourite treat is this chocolate tart"
         value = extract_object(s.text, skip.end() if skip else m.end(), s.end, "np")
-        found = _favorite(
-            m.group("owner") or s.speaker, m.group("cat") or "", value, catalog, "fav.possessive"
-        )
+        found = _favorite(m.group("owner") or s.speaker, m.group("cat") or "", value, catalog, "fav.possessive")
         if found is not None:
             yield found
     for m in s.clause_matches(_ONE_OF_RE):
@@ -293,11 +281,7 @@ def favorites(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         if value is None:
             continue
         if _FAVORITE_WORD_RE.search(m.group(0).casefold()) or noun in ("pick", "choice", "go-to"):
-            category = (
-                ""
-                if noun in ("favorite", "favourite", "fav", "fave", "pick", "choice", "go-to")
-                else noun
-            )
+            category = "" if noun in ("favorite", "favourite", "fav", "fave", "pick", "choice", "go-to") else noun
             found = _favorite(s.speaker, category, value, catalog, "fav.reverse")
             if found is not None:
                 yield found
@@ -333,9 +317,7 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-def _favorite(
-    subject: str, category: str, value: str | None, catalog: Catalog, rule: str
-) -> Found | None:
+def _favorite(subject: str, category: str, value: str | None, catalog: Catalog, rule: str) -> Found | None:
     if value is None:
         return None
     category = category.strip()
@@ -359,9 +341,7 @@ def relatives(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         name = m.group("name")
         if name and name.split()[0] not in NOT_NAMES:
             parts = name.split()
-            yield Found(
-                s.speaker, predicate, parts[0] if parts[-1] in NOT_NAMES else name, "relative.named"
-            )
+            yield Found(s.speaker, predicate, parts[0] if parts[-1] in NOT_NAMES else name, "relative.named")
         elif rel in MENTION_RELATIONS or rel in PETS:
             yield Found(s.speaker, predicate, m.group("rel"), "relative.mention")
 
@@ -377,9 +357,7 @@ def values(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             value = clean_object(m.group("val"), "phrase")
             if value is not None and not _CLAUSE_WORDS_RE.search(value):
                 yield Found(s.speaker, "values", value, "values")
-    if s.has(
-        " key", "essential", "crucial", "vital", "everything", "a must", "what matters", "important"
-    ):
+    if s.has(" key", "essential", "crucial", "vital", "everything", "a must", "what matters", "important"):
         for m in s.clause_matches(_KEY_RE):
             if _continues_list(s.text, s.start, m.start()):
                 continue
@@ -408,14 +386,8 @@ def values(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             if _continues_list(s.text, s.start, m.start()):
                 continue
             value = clean_object(m.group("val"), "phrase")
-            if (
-                value
-                and not _POINTED_SUBJECT_RE.match(m.group("val"))
-                and not _CLAUSE_WORDS_RE.search(value)
-            ):
-                predicate = (
-                    "likes" if c.is_activity(value) or m.group("how") == "my thing" else "values"
-                )
+            if value and not _POINTED_SUBJECT_RE.match(m.group("val")) and not _CLAUSE_WORDS_RE.search(value):
+                predicate = "likes" if c.is_activity(value) or m.group("how") == "my thing" else "values"
                 yield Found(s.speaker, predicate, value, "praise")
     if s.has("difference", "keep", "bring"):
         for m in s.clause_matches(_MAKES_DIFFERENCE_RE):

@@ -45,9 +45,7 @@ def have_relation(text: str, head: Head, limit: int) -> Found | None:
     """ "I have two kids", "I've got a dog named Max", "I don't have any pets"."""
     if head.mode != "have" or head.tense not in ("present", "perfect"):
         return None
-    m = _HAVE_RELATION_RE.match(text, head.pos, limit) or _HAVE_PLURAL_RE.match(
-        text, head.pos, limit
-    )
+    m = _HAVE_RELATION_RE.match(text, head.pos, limit) or _HAVE_PLURAL_RE.match(text, head.pos, limit)
     if not m or _GIFT_RE.match(text, m.end(), limit):
         return None  # "I got this pup for you": a gift for someone else, not the speaker's pet
     noun = m.group("noun").casefold()
@@ -82,11 +80,7 @@ def have_allergy(text: str, head: Head, limit: int) -> Found | None:
     if not m:
         return None
     obj = clean_object(m.group("what"), "np")
-    return (
-        Found(head.subject, "has_allergy", obj, "have.allergy", negated=head.negated)
-        if obj
-        else None
-    )
+    return Found(head.subject, "has_allergy", obj, "have.allergy", negated=head.negated) if obj else None
 
 
 def job_at(text: str, head: Head, limit: int) -> Found | None:

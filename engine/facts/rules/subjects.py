@@ -97,13 +97,9 @@ def _is_name(text: str, p: int, end: int, words: list[str]) -> bool:
     return _FINITE_RE.match(text, p, end) is not None
 
 
-_GERUND_START_RE = re.compile(
-    r"(?:(?:just|also|still|now|currently|recently|finally)\s+)*(?P<word>[A-Za-z]+ing)\b"
-)
+_GERUND_START_RE = re.compile(r"(?:(?:just|also|still|now|currently|recently|finally)\s+)*(?P<word>[A-Za-z]+ing)\b")
 _AFTER_COMMA_RE = re.compile(r"[,–—-]\s*$")
-_LEADING_ADVERB_RE = re.compile(
-    r"(?:just|also|still|now|currently|recently|finally)\b", re.IGNORECASE
-)
+_LEADING_ADVERB_RE = re.compile(r"(?:just|also|still|now|currently|recently|finally)\b", re.IGNORECASE)
 _DROP_RE = re.compile(
     r"(?:(?:just|finally|also|recently|actually|really|totally|already|still|officially)\s+)*"
     r"(?P<word>been|gonna|gotta|can['’]?t|going\s+to(?=\s+(?!the\b|a\b|an\b|my\b|our\b|see\b)"
@@ -164,9 +160,7 @@ _NOT_VERB_ING = word_set(
 _TO_LISTENER_RE = re.compile(r"\byou(?:['’]re|['’]ve|\s+are|\s+have)?\b", re.IGNORECASE)
 
 
-def dropped_subject(
-    text: str, p: int, end: int, implicit: tuple[str, Person], chained: bool
-) -> Subject | None:
+def dropped_subject(text: str, p: int, end: int, implicit: tuple[str, Person], chained: bool) -> Subject | None:
     """A clause that starts with a verb form only a dropped "I" explains ("Been busy", "Went
     hiking")."""
     m = _DROP_RE.match(text, p, end) or _GERUND_START_RE.match(text, p, end)
@@ -178,9 +172,7 @@ def dropped_subject(
     if word.startswith("going") and _NOUN_GERUND_RE.match(text, m.end("word"), end):
         return None  # "Going to community meetings … has given me …": a gerund subject
     if word in ("gonna", "gotta", "can't", "cant") or word.startswith("going"):
-        implied = {"can't": "can't", "cant": "can't"}.get(
-            word, "going to" if word.startswith("going") else word
-        )
+        implied = {"can't": "can't", "cant": "can't"}.get(word, "going to" if word.startswith("going") else word)
         return subject, person, m.end("word"), None, implied
     if word == "been":
         return subject, person, at, None, "have"
@@ -195,8 +187,7 @@ def dropped_subject(
             (chained and not led)
             or _NOUN_GERUND_RE.match(text, m.end("word"), end)
             or _TO_LISTENER_RE.search(text, m.end("word"), end)
-            or word
-            in ("growing", "speaking", "talking", "thinking", "looking", "considering", "given")
+            or word in ("growing", "speaking", "talking", "thinking", "looking", "considering", "given")
             or word in _NOT_VERB_ING
         ):
             return None  # "… and training will push you": the gerund is a noun subject here
@@ -204,9 +195,7 @@ def dropped_subject(
     return subject, person, at, None, ""
 
 
-_PAST_VERB_RE = re.compile(
-    r"(?P<word>[a-z]+ed|" + "|".join(sorted(PAST_FORMS_TEXT.split())) + r")\b"
-)
+_PAST_VERB_RE = re.compile(r"(?P<word>[a-z]+ed|" + "|".join(sorted(PAST_FORMS_TEXT.split())) + r")\b")
 
 
 def shared_subject(text: str, p: int, end: int, implicit: tuple[str, Person]) -> Subject | None:

@@ -20,9 +20,7 @@ from engine.facts.rules.lexicon import REFERRING_STARTS, word_set
 #: ("tournament next month").
 ObjectKind = Literal["phrase", "np", "name", "value", "pref", "event"]
 
-_ABBREVIATIONS = word_set(
-    "mr mrs ms dr st jr sr vs etc e.g i.e a.m p.m no prof approx u.s u.k fig mt ft inc ltd co"
-)
+_ABBREVIATIONS = word_set("mr mrs ms dr st jr sr vs etc e.g i.e a.m p.m no prof approx u.s u.k fig mt ft inc ltd co")
 _BOUNDARY_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n\s*|(?<=[.!?…])(?=[A-Z][a-z])")
 #: Attachment notes an importer appends to a turn ("[shares a photo: …]"): machine-written, not the
 #: speaker's.
@@ -239,9 +237,7 @@ def _is_abbreviation(text: str, sentence_start: int, boundary: int) -> bool:
 def skip_reason(sentence: str) -> str | None:
     """Why a sentence states nothing to remember (a question or a hypothetical), or None."""
     stripped = sentence.rstrip(" \"'”’)")
-    if (stripped.endswith("?") and not _TAG_QUESTION_RE.search(stripped)) or _QUESTION_RE.match(
-        sentence
-    ):
+    if (stripped.endswith("?") and not _TAG_QUESTION_RE.search(stripped)) or _QUESTION_RE.match(sentence):
         return "question"
     for m in _HYPOTHETICAL_RE.finditer(sentence):
         # "even if" and "as if" concede or compare; they do not make the sentence hypothetical.
@@ -271,9 +267,7 @@ def reported_before(text: str, sentence_start: int, pos: int) -> bool:
     m = found[-1]
     # "I told her I …" and "excited to tell you I …" report the speaker's own words: still their
     # statement.
-    return not re.search(
-        r"(?:\b(?:i|we)\s+(?:\w+\s+)?|\bto\s+)$", before[: m.start()], re.IGNORECASE
-    )
+    return not re.search(r"(?:\b(?:i|we)\s+(?:\w+\s+)?|\bto\s+)$", before[: m.start()], re.IGNORECASE)
 
 
 def bound_object(text: str, start: int, limit: int, kind: ObjectKind) -> tuple[int, int]:
@@ -294,18 +288,14 @@ def bound_object(text: str, start: int, limit: int, kind: ObjectKind) -> tuple[i
     stops = ([_TIME_STOP_RE] if kind != "event" else []) + ([extra] if extra is not None else [])
     for stop in stops:
         for n in stop.finditer(text, start, end):
-            if not any(
-                q.start() < n.start() < q.end() for q in _QUOTE_RE.finditer(text, start, end)
-            ):
+            if not any(q.start() < n.start() < q.end() for q in _QUOTE_RE.finditer(text, start, end)):
                 end = n.start()
                 break
     return start, end
 
 
 #: Nouns that only react to what someone else said when nothing qualifies them.
-_REACTION_NOUNS = frozenset(
-    ["idea", "thought", "sound", "vibe", "vibes", "news", "pic", "pics", "photo", "photos"]
-)
+_REACTION_NOUNS = frozenset(["idea", "thought", "sound", "vibe", "vibes", "news", "pic", "pics", "photo", "photos"])
 
 
 def clean_object(raw: str, kind: ObjectKind) -> str | None:
@@ -341,11 +331,7 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
         return None
     if all(w.casefold() in _FUNCTION_WORDS for w in words):
         return None
-    while (
-        len(words) > 2
-        and words[-1].casefold() in _DANGLING
-        and words[-2].casefold() in _DANGLING | {"and", "or"}
-    ):
+    while len(words) > 2 and words[-1].casefold() in _DANGLING and words[-2].casefold() in _DANGLING | {"and", "or"}:
         words = words[:-2]  # "teach kids about veterans and what …" was cut before its clause
         obj = " ".join(words)
     if words[-1].casefold().strip(".!") in _REFERRING_ENDS:
@@ -362,9 +348,7 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
         if kind not in ("phrase", "event") or cut is None or len(obj[: cut.start()].split()) < 2:
             return None
         return clean_object(obj[: cut.start()], kind)
-    if kind == "name" and not all(
-        w[:1].isupper() or w in ("de", "van", "von", "da", "di", "le") for w in words
-    ):
+    if kind == "name" and not all(w[:1].isupper() or w in ("de", "van", "von", "da", "di", "le") for w in words):
         return None
     if not any(ch.isalnum() for ch in obj):
         return None

@@ -74,8 +74,7 @@ EVENT_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "art",
-        "paint paints draw draws sketch sketches sculpt sculpts knit knits crochet crochets sew "
-        "sews",
+        "paint paints draw draws sketch sketches sculpt sculpts knit knits crochet crochets sew sews",
         r"(?=\w)",
         "creates_art",
         "phrase",
@@ -84,9 +83,7 @@ EVENT_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "can",
-        "speak play cook code program swim drive sing dance paint draw knit sew ski surf skate jugg"
-        "le "
-        "bake build fix",
+        "speak play cook code program swim drive sing dance paint draw knit sew ski surf skate juggle bake build fix",
         r"(?=\w)",
         "has_skill",
         "phrase",
@@ -249,9 +246,7 @@ EVENT_RULES: tuple[Rule, ...] = (
         "event",
         tenses=frozenset({"future"}),
     ),
-    rule(
-        "failed", "failed", r"(?=failed\s+(?:my|our|the|a|an)\s)", "experienced", "np", tenses=EVENT
-    ),
+    rule("failed", "failed", r"(?=failed\s+(?:my|our|the|a|an)\s)", "experienced", "np", tenses=EVENT),
     rule(
         "celebrate",
         "celebrated",

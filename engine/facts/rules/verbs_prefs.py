@@ -100,9 +100,7 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
         "phrase",
         tenses=frozenset({"present", "progressive", "perfect_prog"}),
     ),
-    rule(
-        "hope", "hope hopes hoping", r"hop(?:e|es|ing)\s+to\s+", "goal", "phrase", tenses=PLANNING
-    ),
+    rule("hope", "hope hopes hoping", r"hop(?:e|es|ing)\s+to\s+", "goal", "phrase", tenses=PLANNING),
     rule("dream", "dream dreams dreaming", r"dream(?:s|ing)?\s+(?:of|about)\s+", "goal", "phrase"),
     rule(
         "believe",
@@ -136,8 +134,7 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "advocate",
-        "advocate advocates advocating fight fights fighting campaign campaigns campaigning stand s"
-        "tick sticks",
+        "advocate advocates advocating fight fights fighting campaign campaigns campaigning stand stick sticks",
         r"(?:advocat(?:e|es|ing)|fight(?:s|ing)?|campaign(?:s|ing)?|stand\s+up|sticks?\s+up)"
         r"\s+for\s+",
         "advocates_for",

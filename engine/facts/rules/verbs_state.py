@@ -118,12 +118,8 @@ STATE_RULES: tuple[Rule, ...] = (
         "np",
         tenses=EVENT,
     ),
-    rule(
-        "went.to", "went", r"went\s+(?:back\s+)?(?:to|into)\s+", c.destination, "np", tenses=EVENT
-    ),
-    rule(
-        "went.doing", "went gone", r"(?:went|gone)\s+" + GERUND, "did_activity", "np", tenses=EVENT
-    ),
+    rule("went.to", "went", r"went\s+(?:back\s+)?(?:to|into)\s+", c.destination, "np", tenses=EVENT),
+    rule("went.doing", "went gone", r"(?:went|gone)\s+" + GERUND, "did_activity", "np", tenses=EVENT),
     rule(
         "went.on",
         "went",

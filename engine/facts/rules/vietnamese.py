@@ -119,9 +119,7 @@ def _liking(verb: str, negated: bool, obj: str) -> tuple[str, bool]:
 _Pattern = tuple[str, re.Pattern[str], str | Callable[[str], Choice], bool]
 
 
-def _p(
-    name: str, pattern: str, predicate: str | Callable[[str], Choice], first_only: bool = False
-) -> _Pattern:
+def _p(name: str, pattern: str, predicate: str | Callable[[str], Choice], first_only: bool = False) -> _Pattern:
     return name, re.compile(pattern), predicate, first_only
 
 
@@ -161,10 +159,7 @@ PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "vi.condition",
-        _SUBJ
-        + r"\s+"
-        + _ADV
-        + r"bị\s+(?:bệnh\s+)?(?P<obj>tiểu\s+đường|hen\s+suyễn|cao\s+huyết\s+áp|"
+        _SUBJ + r"\s+" + _ADV + r"bị\s+(?:bệnh\s+)?(?P<obj>tiểu\s+đường|hen\s+suyễn|cao\s+huyết\s+áp|"
         r"huyết\s+áp\s+cao|trầm\s+cảm|ung\s+thư|mất\s+ngủ|rối\s+loạn\s+lo\s+âu|đau\s+nửa\s+đầu)",
         "has_condition",
     ),
@@ -184,10 +179,7 @@ PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "vi.pet",
-        _SUBJ
-        + r"\s+"
-        + _ADV
-        + r"(?:có|nuôi)\s+(?P<obj>(?:một|hai|ba|bốn|\d+)\s+(?:con\s+|chú\s+)?(?:chó|mèo|"
+        _SUBJ + r"\s+" + _ADV + r"(?:có|nuôi)\s+(?P<obj>(?:một|hai|ba|bốn|\d+)\s+(?:con\s+|chú\s+)?(?:chó|mèo|"
         r"cún|thỏ|cá|chim|vẹt|rùa)(?:\s+tên\s+là\s+[A-ZĐ][\wà-ỹđ]*)?)",
         "has_pet",
     ),
@@ -223,10 +215,7 @@ PATTERNS: tuple[_Pattern, ...] = (
     _p("vi.vegetarian", _SUBJ + r"\s+" + _ADV + r"(?P<obj>ăn\s+chay(?:\s+trường)?)", "diet"),
     _p(
         "vi.status",
-        _SUBJ
-        + r"\s+"
-        + _ADV
-        + r"(?P<obj>kết\s+hôn|lập\s+gia\s+đình|độc\s+thân|ly\s+hôn|đính\s+hôn)\b",
+        _SUBJ + r"\s+" + _ADV + r"(?P<obj>kết\s+hôn|lập\s+gia\s+đình|độc\s+thân|ly\s+hôn|đính\s+hôn)\b",
         "relationship_status",
     ),
     _p(
@@ -258,9 +247,7 @@ def extract_vietnamese(text: str, start: int, end: int, speaker: str) -> Iterato
                 yield found
 
 
-def _found(
-    m: re.Match[str], name: str, predicate: str | Callable[[str], Choice], speaker: str
-) -> Found | None:
+def _found(m: re.Match[str], name: str, predicate: str | Callable[[str], Choice], speaker: str) -> Found | None:
     subj = m.group("subj") or ""
     if subj and subj.casefold() not in ("tôi", "mình", "tớ") and subj.split()[0] in _NOT_NAMES:
         return None
@@ -288,9 +275,7 @@ def _found(
     return Found(subject, predicate, obj, name, negated=negated, change=change)
 
 
-_VI_MARK_RE = re.compile(
-    r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]|\b(?:tôi|mình|tớ)\b", re.I
-)
+_VI_MARK_RE = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]|\b(?:tôi|mình|tớ)\b", re.I)
 
 
 def _looks_vietnamese(sentence: str) -> bool:

@@ -60,9 +60,7 @@ def is_gone(pid: int) -> bool:
 
 # -- configuration ---------------------------------------------------------------------------------
 def test_limits_come_from_the_document_settings() -> None:
-    settings = DocumentSettings(
-        parse_timeout_s=12.5, parse_memory_mb=300, max_bytes=4096, max_pages=7
-    )
+    settings = DocumentSettings(parse_timeout_s=12.5, parse_memory_mb=300, max_bytes=4096, max_pages=7)
     assert SandboxLimits.from_settings(settings) == SandboxLimits(12.5, 300, 4096, 7)
     with pytest.raises(ValueError, match="timeout_s"):
         SandboxLimits(timeout_s=0, memory_mb=1, max_bytes=1, max_pages=1)
@@ -125,9 +123,7 @@ def test_a_file_over_max_bytes_is_refused_without_starting_a_worker() -> None:
         failure = failed(box.parse(hp.ProbeParser(), b"x" * 11, name="big.txt"), "limit")
         assert "11 bytes" in failure.detail
         assert box.worker_pids() == ()
-        assert (
-            parsed(box.parse(hp.ProbeParser(), b"x" * 10, name="fits.txt")).metadata["size"] == "10"
-        )
+        assert parsed(box.parse(hp.ProbeParser(), b"x" * 10, name="fits.txt")).metadata["size"] == "10"
 
 
 # -- typed failures that keep the worker -----------------------------------------------------------
@@ -159,9 +155,7 @@ def test_a_crash_names_the_exception_type_and_where_it_was_raised(sandbox: Parse
 
 
 # -- the worker dies or is killed ------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "parser", [hp.SleepingParser(), hp.SpinningParser()], ids=["sleep", "spin"]
-)
+@pytest.mark.parametrize("parser", [hp.SleepingParser(), hp.SpinningParser()], ids=["sleep", "spin"])
 def test_a_hanging_parser_times_out_and_the_worker_is_replaced(parser: Parser) -> None:
     limits = SandboxLimits(timeout_s=1.0, memory_mb=200, max_bytes=1024, max_pages=5)
     with ParserSandbox(limits) as box:
@@ -191,9 +185,7 @@ def test_a_file_too_big_for_the_worker_memory_is_a_memory_failure() -> None:
     limits = SandboxLimits(timeout_s=10.0, memory_mb=64, max_bytes=100 * 1024 * 1024, max_pages=5)
     with ParserSandbox(limits) as box:
         # The worker cannot even read it into memory: it reports by exit status.
-        failure = failed(
-            box.parse(hp.ProbeParser(), bytes(60 * 1024 * 1024), name="huge"), "memory"
-        )
+        failure = failed(box.parse(hp.ProbeParser(), bytes(60 * 1024 * 1024), name="huge"), "memory")
         assert "64 MB" in failure.detail
         assert "exit status 86" in failure.detail
         assert parsed(box.parse(hp.ProbeParser(), b"small", name="small")).text == "5 bytes"
@@ -306,8 +298,7 @@ def test_concurrent_parses_run_in_parallel_workers_and_extra_calls_wait() -> Non
 def test_close_kills_every_worker_and_is_idempotent() -> None:
     box = ParserSandbox(LIMITS, workers=2)
     threads = [
-        threading.Thread(target=box.parse, args=(hp.NappingParser(), b""), kwargs={"name": "x"})
-        for _ in range(2)
+        threading.Thread(target=box.parse, args=(hp.NappingParser(), b""), kwargs={"name": "x"}) for _ in range(2)
     ]
     for thread in threads:
         thread.start()

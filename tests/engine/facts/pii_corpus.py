@@ -123,9 +123,7 @@ def ssn_cases(rng: random.Random, n: int = 60) -> tuple[list[Case], list[Case]]:
     for i in range(n):
         area = rng.choice([a for a in range(1, 900) if a != 666])
         group, serial = rng.randint(1, 99), rng.randint(1, 9999)
-        good.append(
-            place(rng.choice(SSN_TEMPLATES), "national_id", f"{area:03d}-{group:02d}-{serial:04d}")
-        )
+        good.append(place(rng.choice(SSN_TEMPLATES), "national_id", f"{area:03d}-{group:02d}-{serial:04d}"))
         broken = (
             f"000-{group:02d}-{serial:04d}",
             f"666-{group:02d}-{serial:04d}",
@@ -177,9 +175,7 @@ def iban(rng: random.Random, country: str) -> str:
         "a": string.ascii_uppercase,
         "c": string.digits + string.ascii_uppercase,
     }
-    bban = "".join(
-        rng.choice(alphabet[kind]) for kind, count in IBAN_LAYOUTS[country] for _ in range(count)
-    )
+    bban = "".join(rng.choice(alphabet[kind]) for kind, count in IBAN_LAYOUTS[country] for _ in range(count))
     return country + iban_check_digits(country, bban) + bban
 
 
@@ -218,9 +214,7 @@ def iban_cases(rng: random.Random, n_per_country: int = 10) -> tuple[list[Case],
 
 
 # -- secrets ---------------------------------------------------------------------------------------
-def _random(
-    rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits
-) -> str:
+def _random(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
@@ -241,19 +235,12 @@ def secret_values(rng: random.Random) -> list[str]:
         "AIza" + _random(rng, 35, url),
         "glpat-" + _random(rng, 20, url),
         "hf_" + _random(rng, 34, b62),
-        "eyJ"
-        + _random(rng, 30, url)
-        + ".eyJ"
-        + _random(rng, 40, url)
-        + "."
-        + _random(rng, 43, url),
+        "eyJ" + _random(rng, 30, url) + ".eyJ" + _random(rng, 40, url) + "." + _random(rng, 43, url),
     ]
     generic = []
     while len(generic) < 3:
         token = _random(rng, 32, b62)
-        if any(
-            c.isdigit() for c in token
-        ):  # the rule needs digits; a digit-free draw is not a test
+        if any(c.isdigit() for c in token):  # the rule needs digits; a digit-free draw is not a test
             generic.append(token)
     return values + generic
 
@@ -269,11 +256,7 @@ SECRET_TEMPLATES = (
 
 
 def secret_cases(rng: random.Random, rounds: int = 6) -> list[Case]:
-    cases = [
-        place(rng.choice(SECRET_TEMPLATES), "secret", v)
-        for _ in range(rounds)
-        for v in secret_values(rng)
-    ]
+    cases = [place(rng.choice(SECRET_TEMPLATES), "secret", v) for _ in range(rounds) for v in secret_values(rng)]
     pem = (
         "-----BEGIN RSA PRIVATE KEY-----\n"
         + "\n".join(_random(rng, 64, string.ascii_letters + string.digits + "+/") for _ in range(4))
@@ -281,9 +264,7 @@ def secret_cases(rng: random.Random, rounds: int = 6) -> list[Case]:
     )
     cases.append(place("here is the deploy key:\n{}\nthanks", "secret", pem))
     bearer = _random(rng, 40, string.ascii_letters + string.digits)
-    cases.append(
-        place("curl -H 'Authorization: Bearer {}' https://api.example.com", "secret", bearer)
-    )
+    cases.append(place("curl -H 'Authorization: Bearer {}' https://api.example.com", "secret", bearer))
     return cases
 
 
@@ -315,13 +296,8 @@ def password_value(rng: random.Random) -> str:
 
 
 def password_cases(rng: random.Random, n: int = 60) -> list[Case]:
-    cases = [
-        place(rng.choice(PASSWORD_TEMPLATES), "password", password_value(rng)) for _ in range(n)
-    ]
-    cases += [
-        place(rng.choice(PIN_TEMPLATES), "password", _digits(rng, rng.choice((4, 6))))
-        for _ in range(12)
-    ]
+    cases = [place(rng.choice(PASSWORD_TEMPLATES), "password", password_value(rng)) for _ in range(n)]
+    cases += [place(rng.choice(PIN_TEMPLATES), "password", _digits(rng, rng.choice((4, 6)))) for _ in range(12)]
     return cases
 
 
@@ -337,9 +313,7 @@ EMAIL_TEMPLATES = (
 
 def email_value(rng: random.Random) -> str:
     first = rng.choice(("john", "mai", "nguyen.van.a", "j.smith", "anna_k", "li+news", "dev-ops"))
-    domain = rng.choice(
-        ("example.com", "mail.example.co.uk", "uni-example.edu", "example.vn", "gmail.com")
-    )
+    domain = rng.choice(("example.com", "mail.example.co.uk", "uni-example.edu", "example.vn", "gmail.com"))
     return f"{first}{rng.randint(1, 999)}@{domain}"
 
 
@@ -534,7 +508,5 @@ def plain_chat(seed: int = 20240604, n: int = 5000) -> list[str]:
     out = []
     for _ in range(n):
         template = rng.choice(PLAIN_CHAT)
-        out.append(
-            template.format(n=rng.randint(2, 99), h=rng.randint(1, 12), m=rng.choice(("00", "30")))
-        )
+        out.append(template.format(n=rng.randint(2, 99), h=rng.randint(1, 12), m=rng.choice(("00", "30"))))
     return out

@@ -122,11 +122,7 @@ def test_every_predicate_has_an_example_the_rules_reproduce(catalog: Catalog) ->
     missing = [
         spec.name
         for spec in catalog
-        if not any(
-            p.predicate == spec.name
-            for ex in spec.examples
-            for p in extract(ex, speaker="u", catalog=catalog)
-        )
+        if not any(p.predicate == spec.name for ex in spec.examples for p in extract(ex, speaker="u", catalog=catalog))
     ]
     assert missing == []
 
@@ -218,9 +214,7 @@ def test_custom_slug_needs_letters(catalog: Catalog) -> None:
         ({"examples": ("",)}, "examples"),
     ],
 )
-def test_bad_fields_are_rejected_naming_the_predicate(
-    changes: dict[str, object], message: str
-) -> None:
+def test_bad_fields_are_rejected_naming_the_predicate(changes: dict[str, object], message: str) -> None:
     with pytest.raises(ValidationError, match=message) as err:
         Catalog([_spec(**changes)])
     assert "predicate" in err.value.field

@@ -219,8 +219,7 @@ def test_only_statements_are_kept(text: str) -> None:
             ],
         ),
         (
-            "Cảm ơn bạn! Tuần trước mình mới nhận nuôi một chú mèo. "
-            "Hãy kể cho mình nghe về chuyến đi nhé.",
+            "Cảm ơn bạn! Tuần trước mình mới nhận nuôi một chú mèo. Hãy kể cho mình nghe về chuyến đi nhé.",
             [
                 ("Cảm ơn bạn!", "greeting"),
                 ("Tuần trước mình mới nhận nuôi một chú mèo.", "statement"),
@@ -229,14 +228,10 @@ def test_only_statements_are_kept(text: str) -> None:
         ),
     ],
 )
-def test_mixed_messages_keep_only_the_statements(
-    text: str, expected: list[tuple[str, str]]
-) -> None:
+def test_mixed_messages_keep_only_the_statements(text: str, expected: list[tuple[str, str]]) -> None:
     pieces = _pieces(text)
     assert [(p, label) for p, label, _ in pieces] == expected
-    assert [p for p, label, keep in pieces if keep] == [
-        p for p, label in expected if label == "statement"
-    ]
+    assert [p for p, label, keep in pieces if keep] == [p for p, label in expected if label == "statement"]
 
 
 def test_system_role_keeps_nothing() -> None:
@@ -351,9 +346,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(
-    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ALPHABET, max_size=60).map("".join))
 def test_segments_are_ordered_trimmed_disjoint_and_cover_every_visible_character(text: str) -> None:
     result = classify(text)

@@ -96,11 +96,7 @@ def test_passwords_are_found_with_the_value_alone() -> None:
 def test_near_misses_are_not_reported_as_their_category(category: PiiCategory) -> None:
     cases = NEAR_MISSES[category]
     assert len(cases) >= 50
-    wrong = [
-        c.text
-        for c in cases
-        if any(s in {(d.category, d.start, d.end) for d in scan(c.text)} for s in c.spans)
-    ]
+    wrong = [c.text for c in cases if any(s in {(d.category, d.start, d.end) for d in scan(c.text)} for s in c.spans)]
     assert not wrong, wrong[:5]
     # anything of the category at all (e.g. a valid 16-digit prefix of a broken 19-digit number)
     partial = [c.text for c in cases if any(d.category == category for d in scan(c.text))]
@@ -164,9 +160,7 @@ def test_overlaps_keep_the_most_specific_detection() -> None:
     assert [(d.category, d.detector) for d in found] == [("secret", "prefix:gh_")]
     # an IBAN holds digit groups that could pass for a phone or a card; only the IBAN is reported
     text = "IBAN DE89 3704 0044 0532 0130 00 thanks"
-    assert [(d.category, text[d.start : d.end]) for d in scan(text)] == [
-        ("iban", "DE89 3704 0044 0532 0130 00")
-    ]
+    assert [(d.category, text[d.start : d.end]) for d in scan(text)] == [("iban", "DE89 3704 0044 0532 0130 00")]
 
 
 def test_detections_are_sorted_and_disjoint() -> None:

@@ -242,9 +242,7 @@ def test_speaker_name_is_the_subject_of_first_person_in_group_chats() -> None:
         ("Lan sống ở Đà Nẵng.", "Lan", "lives_in", "Đà Nẵng"),
     ],
 )
-def test_third_person_statements_are_about_the_named_person(
-    text: str, subject: str, predicate: str, obj: str
-) -> None:
+def test_third_person_statements_are_about_the_named_person(text: str, subject: str, predicate: str, obj: str) -> None:
     check(text, subject, predicate, obj, speaker="Melanie")
     assert all(p.subject != "Melanie" for p in run(text, "Melanie") if p.predicate == predicate)
 
@@ -255,9 +253,7 @@ def test_a_named_relative_yields_the_relation_and_a_fact_about_them() -> None:
     assert ("Anna", "lives_in", "hanoi") in found
 
 
-@pytest.mark.parametrize(
-    "text", ["Pets bring so much joy.", "Way to go, Jon!", "Appreciate your offer."]
-)
+@pytest.mark.parametrize("text", ["Pets bring so much joy.", "Way to go, Jon!", "Appreciate your offer."])
 def test_capitalised_sentence_openers_are_no_names(text: str) -> None:
     assert all(p.subject == "user" for p in run(text))
 
@@ -414,9 +410,7 @@ def test_the_same_fact_twice_is_reported_once() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=st.text(
-        alphabet=st.sampled_from(
-            list("I'm my we a the live in love to Hanoi ., ?!\n\"“”-—[]:0123 tôi sống ở thích")
-        ),
+        alphabet=st.sampled_from(list("I'm my we a the live in love to Hanoi ., ?!\n\"“”-—[]:0123 tôi sống ở thích")),
         max_size=200,
     )
     | st.text(max_size=200),
@@ -462,9 +456,7 @@ ALL_TEXTS = [
 
 def test_every_predicate_the_rules_emit_is_a_catalog_predicate() -> None:
     permissive = _EverythingCatalog(list(CATALOG))
-    emitted = {
-        p.predicate for text in ALL_TEXTS for p in extract(text, speaker="u", catalog=permissive)
-    }
+    emitted = {p.predicate for text in ALL_TEXTS for p in extract(text, speaker="u", catalog=permissive)}
     assert emitted and emitted <= set(CATALOG.names())
 
 

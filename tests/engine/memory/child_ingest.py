@@ -21,8 +21,11 @@ def main() -> None:
     vault = Vault.open(vault_dir, settings=settings, start_workers=workers)
     print("ready", flush=True)
     for i in range(count):
-        result = vault.ingest_event(EventIn(conversation_id=f"c{i % 3}", content=f"I adopted a dog named Rex{i}.",
-                                            occurred_at=1_700_000_000 + i))
+        result = vault.ingest_event(
+            EventIn(
+                conversation_id=f"c{i % 3}", content=f"I adopted a dog named Rex{i}.", occurred_at=1_700_000_000 + i
+            )
+        )
         print(f"ack {result.event_id}", flush=True)
     print("done", flush=True)
     time.sleep(600)

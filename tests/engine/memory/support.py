@@ -18,8 +18,17 @@ ALL_STATUSES = ("active", "contested", "superseded", "retracted", "deleted")
 AUTHORITATIVE = ("user", "manual")
 LIVE = ("active", "contested")
 #: Tables whose rows an analysis must never touch (dry runs) and re-enrichment must leave as they are.
-MEMORY_TABLES = ("events", "facts", "conflicts", "subjects", "fact_subjects", "event_subjects", "episodes",
-                 "objects", "jobs")
+MEMORY_TABLES = (
+    "events",
+    "facts",
+    "conflicts",
+    "subjects",
+    "fact_subjects",
+    "event_subjects",
+    "episodes",
+    "objects",
+    "jobs",
+)
 
 
 def offline(**changes: Any) -> Settings:
@@ -44,8 +53,13 @@ def every_fact(vault: Vault, **filters: Any) -> list[Fact]:
 
 def one(facts: Iterable[Fact], predicate: str, obj: str, *, subject: str = "user") -> Fact:
     """The single fact with this subject, predicate and value (any status); fails if there is not exactly one."""
-    found = [f for f in facts if f.subject == subject and f.predicate == predicate
-             and normalise_object(f.object_text) == normalise_object(obj)]
+    found = [
+        f
+        for f in facts
+        if f.subject == subject
+        and f.predicate == predicate
+        and normalise_object(f.object_text) == normalise_object(obj)
+    ]
     assert len(found) == 1, (subject, predicate, obj, [(f.id, f.status, f.object_text) for f in found])
     return found[0]
 
@@ -108,7 +122,7 @@ def check_invariants(vault: Vault) -> None:
     for f in facts:
         if f.event_id is not None:  # (e)
             assert f.source_start is not None and f.source_end is not None
-            assert contents[f.event_id][f.source_start:f.source_end] == f.source_text, f
+            assert contents[f.event_id][f.source_start : f.source_end] == f.source_text, f
         if f.status == "contested":  # (g)
             assert f.standing == "challenged" and f.id in in_open_conflict, f
         else:

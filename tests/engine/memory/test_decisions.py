@@ -49,7 +49,10 @@ TEMPLATES = (
 )
 
 step_strategy = st.tuples(
-    st.sampled_from(TEMPLATES), st.sampled_from(CITIES), st.sampled_from(THINGS), st.sampled_from(NAMES),
+    st.sampled_from(TEMPLATES),
+    st.sampled_from(CITIES),
+    st.sampled_from(THINGS),
+    st.sampled_from(NAMES),
     st.booleans(),
 )
 
@@ -58,8 +61,9 @@ def _ids(facts: list[Fact]) -> set[int]:
     return {f.id for f in facts}
 
 
-def _check_decisions(vault: Vault, decisions: tuple[dict[str, Any], ...], before: dict[int, Fact],
-                     at_before: datetime, feed: ChangeLog) -> None:
+def _check_decisions(
+    vault: Vault, decisions: tuple[dict[str, Any], ...], before: dict[int, Fact], at_before: datetime, feed: ChangeLog
+) -> None:
     after = {f.id: f for f in every_fact(vault)}
     new_ids = set(after) - set(before)
     created = [d["fact_id"] for d in decisions if d["fact_id"] is not None]
@@ -146,8 +150,11 @@ def _check_as_of_reaches_every_old_version(vault: Vault) -> None:
         assert fact.superseded_at is not None
         just_before = fact.superseded_at - timedelta(microseconds=5)
         assert fact.id in _ids(vault.facts(as_of=just_before, subject=fact.subject, predicate=fact.predicate))
-        assert fact.id not in _ids(vault.facts(as_of=fact.superseded_at + timedelta(microseconds=5),
-                                               subject=fact.subject, predicate=fact.predicate))
+        assert fact.id not in _ids(
+            vault.facts(
+                as_of=fact.superseded_at + timedelta(microseconds=5), subject=fact.subject, predicate=fact.predicate
+            )
+        )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -193,7 +200,8 @@ def test_no_longer_liking_something_supersedes_the_like(vault: Vault) -> None:
     likes = vault.extract("I like jazz.", learn=True).fact_ids[0]
     report = vault.extract("I no longer like jazz.", learn=True)
     assert [(d["decision"], d["predicate"], d["targets"]) for d in report.decisions] == [
-        ("UPDATE", "dislikes", [likes])]
+        ("UPDATE", "dislikes", [likes])
+    ]
     old = vault.facts.get(likes)
     assert old.status == "superseded" and old.superseded_by == report.fact_ids[0] and old.tier == "cold"
     assert [(f.predicate, f.object_text) for f in vault.facts()] == [("dislikes", "jazz")]

@@ -18,8 +18,11 @@ CHILD = Path(__file__).with_name("child_ingest.py")
 
 
 def _run_child(vault_dir: Path, count: int, workers: bool, *, kill_after_acks: int | None = None) -> list[int]:
-    proc = subprocess.Popen([sys.executable, str(CHILD), str(vault_dir), str(count), "1" if workers else "0"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(CHILD), str(vault_dir), str(count), "1" if workers else "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     acked: list[int] = []
     assert proc.stdout is not None
     try:
@@ -71,6 +74,8 @@ def test_kill_9_during_enrichment_resumes_and_stays_consistent(tmp_path: Path, s
         vec_rows = vault.store.scalar(f"SELECT COUNT(*) FROM {vault.vectors.table}")  # type: ignore[attr-defined]
         assert vec_rows == vault.store.scalar("SELECT COUNT(*) FROM embeddings")
         # each event's facts exist once (no duplicate processing after the crash)
-        dupes = vault.store.scalar("SELECT COUNT(*) FROM (SELECT event_id, object_norm, COUNT(*) c FROM facts "
-                                   "GROUP BY event_id, predicate, object_norm HAVING c > 1)")
+        dupes = vault.store.scalar(
+            "SELECT COUNT(*) FROM (SELECT event_id, object_norm, COUNT(*) c FROM facts "
+            "GROUP BY event_id, predicate, object_norm HAVING c > 1)"
+        )
         assert dupes == 0

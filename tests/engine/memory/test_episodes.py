@@ -18,8 +18,9 @@ START = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
 
 def turn(conversation: str, minutes: float, content: str, role: str = "user", **kw: Any) -> EventIn:
-    return EventIn(conversation_id=conversation, content=content, role=role,
-                   occurred_at=START + timedelta(minutes=minutes), **kw)
+    return EventIn(
+        conversation_id=conversation, content=content, role=role, occurred_at=START + timedelta(minutes=minutes), **kw
+    )
 
 
 def oldest_first(vault: Vault, conversation: str) -> list[Episode]:
@@ -28,11 +29,13 @@ def oldest_first(vault: Vault, conversation: str) -> list[Episode]:
 
 def test_an_idle_gap_of_event_time_closes_a_segment(vault: Vault) -> None:
     feed = ChangeLog(vault)
-    vault.ingest_events([
-        turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
-        turn("trip", 20, "We booked a ryokan near Gion for five nights.", role="assistant"),
-        turn("trip", 65, "Unrelated: my laptop keeps crashing since the update."),  # 45 minutes after the last
-    ])
+    vault.ingest_events(
+        [
+            turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
+            turn("trip", 20, "We booked a ryokan near Gion for five nights.", role="assistant"),
+            turn("trip", 65, "Unrelated: my laptop keeps crashing since the update."),  # 45 minutes after the last
+        ]
+    )
     assert vault.wait_idle(15)
     first, second = oldest_first(vault, "trip")
     assert (first.turn_count, second.turn_count) == (2, 1)
@@ -52,8 +55,9 @@ def test_turns_closer_than_the_gap_stay_in_one_segment(vault: Vault) -> None:
 
 def test_a_segment_closes_after_max_turns(tmp_path: Path) -> None:
     with open_vault(tmp_path / "v", offline(**{"episodes.max_turns": 3})) as vault:
-        vault.ingest_events([turn("long", i, f"Step {i}: we discussed the quarterly budget for Acme.")
-                             for i in range(7)])
+        vault.ingest_events(
+            [turn("long", i, f"Step {i}: we discussed the quarterly budget for Acme.") for i in range(7)]
+        )
         assert vault.wait_idle(15)
         episodes = oldest_first(vault, "long")
         assert [e.turn_count for e in episodes] == [3, 3, 1]
@@ -63,12 +67,14 @@ def test_a_segment_closes_after_max_turns(tmp_path: Path) -> None:
 
 def test_closing_on_demand_and_summaries_stay_in_their_conversation(vault: Vault) -> None:
     # two conversations interleaved in time: each episode only ever sees its own turns
-    vault.ingest_events([
-        turn("work", 0, "The Falcon release moves to Thursday because QA found a blocker."),
-        turn("home", 1, "Grandma Rosa arrives Saturday, so I need to clean the guest room."),
-        turn("work", 2, "Priya owns the Falcon hotfix and reviews the migration scripts."),
-        turn("home", 3, "I ordered tulips and a birthday cake for Rosa."),
-    ])
+    vault.ingest_events(
+        [
+            turn("work", 0, "The Falcon release moves to Thursday because QA found a blocker."),
+            turn("home", 1, "Grandma Rosa arrives Saturday, so I need to clean the guest room."),
+            turn("work", 2, "Priya owns the Falcon hotfix and reviews the migration scripts."),
+            turn("home", 3, "I ordered tulips and a birthday cake for Rosa."),
+        ]
+    )
     assert vault.wait_idle(10)
     assert vault.conversations.close_episodes("work") == 1
     assert vault.wait_idle(10)
@@ -99,8 +105,12 @@ def test_with_a_model_the_summary_comes_from_the_model(tmp_path: Path, fake_olla
     fake_ollama.on_chat(_responder("Linh and the assistant planned a Kyoto trip for October 2024."))
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        vault.ingest_events([turn("trip", 0, "I'm planning a trip to Kyoto in October."),
-                             turn("trip", 5, "Great, Kyoto is lovely in autumn.", role="assistant")])
+        vault.ingest_events(
+            [
+                turn("trip", 0, "I'm planning a trip to Kyoto in October."),
+                turn("trip", 5, "Great, Kyoto is lovely in autumn.", role="assistant"),
+            ]
+        )
         assert vault.wait_idle(15)
         before = datetime.now(UTC)
         vault.conversations.close_episodes("trip")
@@ -116,13 +126,16 @@ def test_with_a_model_the_summary_comes_from_the_model(tmp_path: Path, fake_olla
         assert any(f"Today is {day:%Y-%m-%d}." in prompt for day in (before, after))  # rendered at call time
 
 
-def test_with_ollama_down_the_summary_is_extractive_and_the_job_warns(tmp_path: Path,
-                                                                      fake_ollama: FakeOllama) -> None:
+def test_with_ollama_down_the_summary_is_extractive_and_the_job_warns(tmp_path: Path, fake_ollama: FakeOllama) -> None:
     fake_ollama.on_chat(_responder("never used"))
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        vault.ingest_events([turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
-                             turn("trip", 5, "We booked a ryokan near Gion for five nights.")])
+        vault.ingest_events(
+            [
+                turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
+                turn("trip", 5, "We booked a ryokan near Gion for five nights."),
+            ]
+        )
         assert vault.wait_idle(15)
         fake_ollama.stop()
         feed = ChangeLog(vault)
@@ -139,8 +152,7 @@ def test_with_ollama_down_the_summary_is_extractive_and_the_job_warns(tmp_path: 
 
 def test_an_empty_model_summary_is_an_error_for_the_job(tmp_path: Path, fake_ollama: FakeOllama) -> None:
     fake_ollama.on_chat(_responder("   "))
-    settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing",
-                                     "jobs.backoff_s": 0.02})
+    settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.backoff_s": 0.02})
     with open_vault(tmp_path / "v", settings) as vault:
         vault.ingest_event(turn("trip", 0, "I'm planning a trip to Kyoto in October."))
         assert vault.wait_idle(15)

@@ -16,20 +16,27 @@ TAIL = CANARY.lower()[-6:].encode()
 
 
 def _seed(vault: Vault) -> None:
-    vault.ingest_events([
-        EventIn(conversation_id="secret", content=f"My friend {CANARY} lives in Oslo.", occurred_at="2024-03-01"),
-        EventIn(conversation_id="secret", content=f"{CANARY} loves climbing.", occurred_at="2024-03-01T10:05:00Z"),
-        EventIn(conversation_id="keep", content="I work as a nurse.", occurred_at="2024-03-02"),
-        EventIn(conversation_id="keep", content="I live in Hanoi.", occurred_at="2024-03-02T11:00:00Z"),
-        EventIn(conversation_id="secret", content="I like green tea.", occurred_at="2024-03-03", user_id="other"),
-    ])
+    vault.ingest_events(
+        [
+            EventIn(conversation_id="secret", content=f"My friend {CANARY} lives in Oslo.", occurred_at="2024-03-01"),
+            EventIn(conversation_id="secret", content=f"{CANARY} loves climbing.", occurred_at="2024-03-01T10:05:00Z"),
+            EventIn(conversation_id="keep", content="I work as a nurse.", occurred_at="2024-03-02"),
+            EventIn(conversation_id="keep", content="I live in Hanoi.", occurred_at="2024-03-02T11:00:00Z"),
+            EventIn(conversation_id="secret", content="I like green tea.", occurred_at="2024-03-03", user_id="other"),
+        ]
+    )
     assert vault.wait_idle(20)
 
 
 def _snapshot(vault: Vault, where: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
-    return [tuple(r) for r in vault.store.query(
-        f"SELECT id, content, status FROM events WHERE {where} ORDER BY id", params)] + [tuple(r) for r in
-        vault.store.query(f"SELECT id, statement, status, confidence FROM facts WHERE {where} ORDER BY id", params)]
+    return [
+        tuple(r) for r in vault.store.query(f"SELECT id, content, status FROM events WHERE {where} ORDER BY id", params)
+    ] + [
+        tuple(r)
+        for r in vault.store.query(
+            f"SELECT id, statement, status, confidence FROM facts WHERE {where} ORDER BY id", params
+        )
+    ]
 
 
 def _raw_bytes(vault: Vault) -> bytes:

@@ -60,11 +60,14 @@ def test_exact_duplicates_return_the_existing_id(vault: Vault) -> None:
     first = vault.ingest_event(e)
     again = vault.ingest_event(e)
     assert again.event_id == first.event_id and again.status == "duplicate"
-    other_time = vault.ingest_event(EventIn(conversation_id="c", content="I like tea.",
-                                            occurred_at="2024-01-02T10:00:00Z"))
+    other_time = vault.ingest_event(
+        EventIn(conversation_id="c", content="I like tea.", occurred_at="2024-01-02T10:00:00Z")
+    )
     assert other_time.event_id != first.event_id
-    by_id = [EventIn(conversation_id="c", content="v1", external_id="msg-1"),
-             EventIn(conversation_id="c", content="v1 edited", external_id="msg-1")]
+    by_id = [
+        EventIn(conversation_id="c", content="v1", external_id="msg-1"),
+        EventIn(conversation_id="c", content="v1 edited", external_id="msg-1"),
+    ]
     results = vault.ingest_events(by_id)
     assert results[0].event_id == results[1].event_id
     assert _count(vault, "events") == 3
@@ -80,8 +83,10 @@ def test_secrets_are_never_stored_and_pii_is_redacted(vault: Vault) -> None:
     email = vault.conversations.event(mail.event_id)
     assert "ann.lee@example.org" not in email.content and "[EMAIL]" in email.content
     assert vault.store.scalar("SELECT COUNT(*) FROM events_fts WHERE events_fts MATCH '4111'") == 0
-    assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE json_extract(payload, '$.event_id') = ?",
-                              (card.event_id,)) == 0
+    assert (
+        vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE json_extract(payload, '$.event_id') = ?", (card.event_id,))
+        == 0
+    )
 
 
 def test_system_messages_are_stored_but_never_processed(vault: Vault) -> None:

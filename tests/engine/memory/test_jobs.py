@@ -10,8 +10,9 @@ from engine.jobs import Job, JobOutcome, JobRunner, enqueue, finish_jobs
 
 
 def test_failures_retry_with_backoff_then_park_with_the_error(tmp_path: Path) -> None:
-    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing",
-                                   "jobs.backoff_s": 0.05, "jobs.max_attempts": 3})
+    settings = Settings().updated(
+        {"llm.provider": "simple", "embedder.provider": "hashing", "jobs.backoff_s": 0.05, "jobs.max_attempts": 3}
+    )
     vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
     try:
         calls: list[int] = []

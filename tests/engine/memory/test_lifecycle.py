@@ -53,9 +53,16 @@ def test_listing_and_filtering(vault: Vault) -> None:
     assert ids(vault.facts(q="jazz chess", q_mode="all")) == set()
     assert ids(vault.facts(q="nurse", q_mode="all")) == {f["job"].id}
     assert ids(vault.facts(predicate="lives_in", subject="user", status=("active", "superseded"))) == {
-        f["hanoi"].id, f["lisbon"].id}
-    for bad in ({"tier": "lukewarm"}, {"standing": "famous"}, {"status": "lost"}, {"q": "jazz", "q_mode": "some"},
-                {"q": "!!!"}):
+        f["hanoi"].id,
+        f["lisbon"].id,
+    }
+    for bad in (
+        {"tier": "lukewarm"},
+        {"standing": "famous"},
+        {"status": "lost"},
+        {"q": "jazz", "q_mode": "some"},
+        {"q": "!!!"},
+    ):
         with pytest.raises(ValidationError):
             vault.facts(**bad)
 
@@ -71,7 +78,8 @@ def test_listing_and_filtering(vault: Vault) -> None:
         cursor = page.next_cursor
     assert seen == [x.id for x in everything]
     assert vault.facts.ids(FactFilter(subject="user"), order="predicate") == [
-        x.id for x in sorted(vault.facts(subject="user"), key=lambda x: (x.predicate, x.id))]
+        x.id for x in sorted(vault.facts(subject="user"), key=lambda x: (x.predicate, x.id))
+    ]
 
 
 def test_edit_makes_a_new_version_and_keeps_the_old(vault: Vault) -> None:
@@ -180,8 +188,7 @@ def test_useful_and_questionable_marks_move_importance_and_confidence(vault: Vau
     down = vault.facts.mark(jazz.id, "questionable")
     assert down.questionable_count == 2 and down.importance == pytest.approx(jazz.importance - 0.1)
     assert down.confidence < jazz.confidence and down.standing == standing_for(down.confidence)
-    assert [c.data["reason"] for c in feed.of("memory.updated", jazz.id)] == ["useful", "questionable",
-                                                                              "questionable"]
+    assert [c.data["reason"] for c in feed.of("memory.updated", jazz.id)] == ["useful", "questionable", "questionable"]
     with pytest.raises(ValidationError):
         vault.facts.mark(jazz.id, "brilliant")
     check_invariants(vault)

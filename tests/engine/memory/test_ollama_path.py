@@ -26,8 +26,7 @@ CARD = "4111 1111 1111 1111"
 
 
 def model_settings(fake: FakeOllama, **changes: Any) -> Any:
-    return fake.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.backoff_s": 0.02,
-                          **changes})
+    return fake.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.backoff_s": 0.02, **changes})
 
 
 @pytest.fixture
@@ -38,24 +37,37 @@ def model_vault(tmp_path: Path, fake_ollama: FakeOllama) -> Iterator[Vault]:
 
 
 def extraction_prompts(fake: FakeOllama) -> list[str]:
-    return [r.body["messages"][0]["content"] for r in fake.requests_to("/api/chat")
-            if r.body["messages"][0]["content"].startswith("You extract durable, personal facts")]
+    return [
+        r.body["messages"][0]["content"]
+        for r in fake.requests_to("/api/chat")
+        if r.body["messages"][0]["content"].startswith("You extract durable, personal facts")
+    ]
 
 
 def stage(report: Any, name: str) -> Any:
     return next(s for s in report.stages if s.stage == name)
 
 
-def test_the_prompt_is_rendered_at_call_time_with_today_and_the_event_date(model_vault: Vault,
-                                                                          fake_ollama: FakeOllama) -> None:
+def test_the_prompt_is_rendered_at_call_time_with_today_and_the_event_date(
+    model_vault: Vault, fake_ollama: FakeOllama
+) -> None:
     fake_ollama.queue_chat(
-        {"facts": [{"subject": "user", "predicate": "plays_sport", "object": "zorbball",
-                    "evidence": "Every Sunday I play zorbball with Quentin."}]},
+        {
+            "facts": [
+                {
+                    "subject": "user",
+                    "predicate": "plays_sport",
+                    "object": "zorbball",
+                    "evidence": "Every Sunday I play zorbball with Quentin.",
+                }
+            ]
+        },
         {"facts": []},
     )
     before = datetime.now(UTC)
-    report = model_vault.extract("Every Sunday I play zorbball with Quentin.", learn=True,
-                                 occurred_at="2023-05-08T10:30:00Z")
+    report = model_vault.extract(
+        "Every Sunday I play zorbball with Quentin.", learn=True, occurred_at="2023-05-08T10:30:00Z"
+    )
     model_vault.extract("Yesterday was a long day.", occurred_at="2024-02-29T18:00:00Z")
     after = datetime.now(UTC)
 
@@ -75,28 +87,33 @@ def test_the_prompt_is_rendered_at_call_time_with_today_and_the_event_date(model
 
 
 def test_model_facts_whose_evidence_is_not_verbatim_are_rejected_and_never_stored(
-        model_vault: Vault, fake_ollama: FakeOllama) -> None:
+    model_vault: Vault, fake_ollama: FakeOllama
+) -> None:
     text = "Every Sunday I play zorbball with Quentin."
-    answer = {"facts": [
-        {"subject": "user", "predicate": "plays_sport", "object": "zorbball", "evidence": "I play zorbball"},
-        {"subject": "user", "predicate": "lives_in", "object": "Atlantis", "evidence": "I live in Atlantis."},
-        {"subject": "Quentin", "predicate": "is_from", "object": "Mars", "evidence": "quentin is from mars"},
-    ]}
+    answer = {
+        "facts": [
+            {"subject": "user", "predicate": "plays_sport", "object": "zorbball", "evidence": "I play zorbball"},
+            {"subject": "user", "predicate": "lives_in", "object": "Atlantis", "evidence": "I live in Atlantis."},
+            {"subject": "Quentin", "predicate": "is_from", "object": "Mars", "evidence": "quentin is from mars"},
+        ]
+    }
     fake_ollama.queue_chat(answer, answer)
     dry = model_vault.extract(text)
     model = stage(dry, "extract").details["model"]
     assert model["accepted"] == 1
     assert [(r["item"]["object"], r["reason"]) for r in model["rejected"]] == [
         ("Atlantis", "evidence is not a verbatim quote of the message"),
-        ("Mars", "evidence is not a verbatim quote of the message")]
+        ("Mars", "evidence is not a verbatim quote of the message"),
+    ]
     assert [d["object"] for d in dry.decisions] == ["zorbball"]
 
     model_vault.ingest_event(EventIn(conversation_id="c", content=text))  # the worker's path
     assert model_vault.wait_idle(15)
     facts = every_fact(model_vault)
     assert [(f.predicate, f.object_text) for f in facts] == [("plays_sport", "zorbball")]
-    assert facts[0].source_text == "I play zorbball" and text[facts[0].source_start:facts[0].source_end] == (
-        "I play zorbball")
+    assert facts[0].source_text == "I play zorbball" and text[facts[0].source_start : facts[0].source_end] == (
+        "I play zorbball"
+    )
     check_invariants(model_vault)
 
 
@@ -132,8 +149,9 @@ def test_output_that_is_not_the_schema_is_an_error_for_the_job(model_vault: Vaul
 
 
 @pytest.mark.parametrize("fault", ["missing model", "timeout", "connection refused"])
-def test_an_unavailable_model_falls_back_to_the_rule_path_with_a_warning(tmp_path: Path, fake_ollama: FakeOllama,
-                                                                        fault: str) -> None:
+def test_an_unavailable_model_falls_back_to_the_rule_path_with_a_warning(
+    tmp_path: Path, fake_ollama: FakeOllama, fault: str
+) -> None:
     settings = model_settings(fake_ollama, **{"llm.timeout_s": 0.4})
     with open_vault(tmp_path / "v", settings) as vault:
         assert vault.llm_engine == "ollama:llama3.2"
@@ -193,17 +211,31 @@ def test_a_blocked_event_sends_nothing_at_all(model_vault: Vault, fake_ollama: F
     assert fake_ollama.requests_to("/api/chat") == [] and every_fact(model_vault) == []
 
 
-def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(model_vault: Vault,
-                                                                               fake_ollama: FakeOllama) -> None:
+def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(
+    model_vault: Vault, fake_ollama: FakeOllama
+) -> None:
     fake_ollama.queue_chat({"facts": []})
     hanoi = model_vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
     text = "I am an assistant made by Example Labs. You mentioned you live in Rome now."
-    fake_ollama.queue_chat({"facts": [
-        {"subject": "I", "predicate": "works_at", "object": "Example Labs",
-         "evidence": "I am an assistant made by Example Labs."},
-        {"subject": "user", "predicate": "lives_in", "object": "Rome", "change": True,
-         "evidence": "You mentioned you live in Rome now."},
-    ]})
+    fake_ollama.queue_chat(
+        {
+            "facts": [
+                {
+                    "subject": "I",
+                    "predicate": "works_at",
+                    "object": "Example Labs",
+                    "evidence": "I am an assistant made by Example Labs.",
+                },
+                {
+                    "subject": "user",
+                    "predicate": "lives_in",
+                    "object": "Rome",
+                    "change": True,
+                    "evidence": "You mentioned you live in Rome now.",
+                },
+            ]
+        }
+    )
     report = model_vault.extract(text, role="assistant", learn=True)
     subjects = {f.subject for f in every_fact(model_vault)}
     assert subjects == {"user"}, subjects  # nothing about the assistant itself
@@ -213,18 +245,38 @@ def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(m
     check_invariants(model_vault)
 
 
-def test_a_model_predicate_no_name_can_be_made_from_is_dropped_not_fatal(model_vault: Vault,
-                                                                        fake_ollama: FakeOllama) -> None:
-    fake_ollama.queue_chat({"facts": [
-        {"subject": "user", "predicate": "!!!", "object": "Quentin", "evidence": "I play zorbball with Quentin."},
-        {"subject": "user", "predicate": "喜欢", "object": "Quentin", "evidence": "I play zorbball with Quentin."},
-        {"subject": "user", "predicate": "plays_sport", "object": "zorbball",
-         "evidence": "I play zorbball with Quentin."},
-    ]})
+def test_a_model_predicate_no_name_can_be_made_from_is_dropped_not_fatal(
+    model_vault: Vault, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.queue_chat(
+        {
+            "facts": [
+                {
+                    "subject": "user",
+                    "predicate": "!!!",
+                    "object": "Quentin",
+                    "evidence": "I play zorbball with Quentin.",
+                },
+                {
+                    "subject": "user",
+                    "predicate": "喜欢",
+                    "object": "Quentin",
+                    "evidence": "I play zorbball with Quentin.",
+                },
+                {
+                    "subject": "user",
+                    "predicate": "plays_sport",
+                    "object": "zorbball",
+                    "evidence": "I play zorbball with Quentin.",
+                },
+            ]
+        }
+    )
     report = model_vault.extract("I play zorbball with Quentin.", learn=True)
     rejected = stage(report, "extract").details["model"]["rejected"]
     assert [(r["item"]["predicate"], r["reason"]) for r in rejected] == [
-        ("!!!", "the predicate has no letters or digits")]
+        ("!!!", "the predicate has no letters or digits")
+    ]
     unmapped = stage(report, "map").details["unmapped"]
     assert [u["raw"] for u in unmapped] == ["喜欢"] and "cannot make a predicate name" in unmapped[0]["why"]
     assert [(f.predicate, f.object_text) for f in every_fact(model_vault)] == [("plays_sport", "zorbball")]

@@ -41,7 +41,9 @@ def test_a_dry_run_reports_every_stage_and_stores_nothing(vault: Vault) -> None:
     scores = stage(report.stages, "score").details["scores"]
     assert {s["standing"] for s in scores} == {"fact"} and {s["source"] for s in scores} == {"user"}
     assert [(d["decision"], d["predicate"], d["object"]) for d in report.decisions] == [
-        ("CREATE", "lives_in", "Hanoi"), ("CREATE", "works_as", "nurse")]
+        ("CREATE", "lives_in", "Hanoi"),
+        ("CREATE", "works_as", "nurse"),
+    ]
     assert stage(report.stages, "decide").details["decisions"] == list(report.decisions)
 
     assert counts(vault, before) == before
@@ -56,7 +58,8 @@ def test_a_dry_run_plans_against_stored_facts_without_changing_them(vault: Vault
 
     move = vault.extract("I moved to Paris.")
     assert ("UPDATE", "lives_in", [hanoi_id], "change cue") in [
-        (d["decision"], d["predicate"], d["targets"], d["reason"]) for d in move.decisions]
+        (d["decision"], d["predicate"], d["targets"], d["reason"]) for d in move.decisions
+    ]
     contradiction = vault.extract("I live in Rome.")
     assert [(d["decision"], d["targets"]) for d in contradiction.decisions] == [("CONFLICT", [hanoi_id])]
     again = vault.extract("I live in Hanoi!")
@@ -135,7 +138,7 @@ def test_every_fact_quotes_its_event_verbatim_at_its_offsets(vault: Vault) -> No
     assert len(facts) >= 7
     for fact in facts:
         content = vault.conversations.event(fact.event_id).content
-        assert content[fact.source_start:fact.source_end] == fact.source_text
+        assert content[fact.source_start : fact.source_end] == fact.source_text
         assert fact.source_text.strip() and fact.object_text.casefold() in fact.source_text.casefold()
     hanoi = one(facts, "lives_in", "Hanoi")
     stored = vault.conversations.event(hanoi.event_id).content
@@ -151,8 +154,18 @@ def test_system_messages_produce_no_proposals(vault: Vault) -> None:
 
 
 def test_unknown_predicates_become_custom_with_low_importance(tmp_path: Path, fake_ollama: FakeOllama) -> None:
-    fake_ollama.queue_chat({"facts": [{"subject": "user", "predicate": "zorbulates with", "object": "Quentin",
-                                       "evidence": "Every Sunday I zorbulate with Quentin."}]})
+    fake_ollama.queue_chat(
+        {
+            "facts": [
+                {
+                    "subject": "user",
+                    "predicate": "zorbulates with",
+                    "object": "Quentin",
+                    "evidence": "Every Sunday I zorbulate with Quentin.",
+                }
+            ]
+        }
+    )
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
         report = vault.extract("Every Sunday I zorbulate with Quentin.", learn=True)
@@ -168,12 +181,16 @@ def test_unknown_predicates_become_custom_with_low_importance(tmp_path: Path, fa
 
 def test_the_gate_drops_empty_and_pronoun_objects_and_says_why(tmp_path: Path, fake_ollama: FakeOllama) -> None:
     text = "I like it. Honestly I love them. I adore sailing."
-    fake_ollama.queue_chat({"facts": [
-        {"subject": "user", "predicate": "likes", "object": "it", "evidence": "I like it."},
-        {"subject": "user", "predicate": "loves", "object": "them", "evidence": "Honestly I love them."},
-        {"subject": "user", "predicate": "likes", "object": "   ", "evidence": "I like it."},
-        {"subject": "user", "predicate": "loves", "object": "sailing", "evidence": "I adore sailing."},
-    ]})
+    fake_ollama.queue_chat(
+        {
+            "facts": [
+                {"subject": "user", "predicate": "likes", "object": "it", "evidence": "I like it."},
+                {"subject": "user", "predicate": "loves", "object": "them", "evidence": "Honestly I love them."},
+                {"subject": "user", "predicate": "likes", "object": "   ", "evidence": "I like it."},
+                {"subject": "user", "predicate": "loves", "object": "sailing", "evidence": "I adore sailing."},
+            ]
+        }
+    )
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
         report = vault.extract(text, learn=True)

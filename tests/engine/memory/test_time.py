@@ -28,8 +28,7 @@ def test_relative_dates_resolve_against_the_event_time_not_now(vault: Vault) -> 
     assert dog.statement.endswith("(2023-05-07)")
 
     # the same through the background worker, and a dry run plans with the same dates
-    vault.ingest_event(EventIn(conversation_id="c", content="I went to a support group last Friday.",
-                               occurred_at=SAID))
+    vault.ingest_event(EventIn(conversation_id="c", content="I went to a support group last Friday.", occurred_at=SAID))
     assert vault.wait_idle(10)
     group = one(every_fact(vault), "attended", "support group")
     assert group.valid_from == datetime(2023, 5, 5, tzinfo=UTC)  # 2023-05-08 was a Monday
@@ -39,12 +38,22 @@ def test_relative_dates_resolve_against_the_event_time_not_now(vault: Vault) -> 
 
 
 def test_valid_time_dates_a_fact_that_says_no_date_itself(vault: Vault) -> None:
-    vault.ingest_events([
-        EventIn(conversation_id="c", content="I live in Berlin.", occurred_at="2024-05-01T10:00:00Z",
-                valid_time="2024-03-01T00:00:00Z"),
-        EventIn(conversation_id="c", content="Yesterday I adopted a cat.", occurred_at="2024-05-01T10:00:00Z",
-                valid_time="2024-03-01T00:00:00Z"),
-    ])
+    vault.ingest_events(
+        [
+            EventIn(
+                conversation_id="c",
+                content="I live in Berlin.",
+                occurred_at="2024-05-01T10:00:00Z",
+                valid_time="2024-03-01T00:00:00Z",
+            ),
+            EventIn(
+                conversation_id="c",
+                content="Yesterday I adopted a cat.",
+                occurred_at="2024-05-01T10:00:00Z",
+                valid_time="2024-03-01T00:00:00Z",
+            ),
+        ]
+    )
     assert vault.wait_idle(10)
     facts = every_fact(vault)
     assert one(facts, "lives_in", "Berlin").valid_from == datetime(2024, 3, 1, tzinfo=UTC)
@@ -72,8 +81,9 @@ def test_as_of_is_what_was_believed_and_true_at_that_time(vault: Vault) -> None:
     t0 = datetime.now(UTC)
     hanoi = vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
     t1 = datetime.now(UTC)
-    paris = next(d["fact_id"] for d in vault.extract("I moved to Paris.", learn=True).decisions
-                 if d["predicate"] == "lives_in")
+    paris = next(
+        d["fact_id"] for d in vault.extract("I moved to Paris.", learn=True).decisions if d["predicate"] == "lives_in"
+    )
     t2 = datetime.now(UTC)
     vault.extract("I don't live in Paris anymore.", learn=True)
     t3 = datetime.now(UTC)

@@ -14,12 +14,15 @@ from engine.recall.types import RecallRequest
 REF = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
 
 
-def ingest(vault: Vault, conversation: str, *turns: tuple[str, str], author: str | None = None,
-           user_id: str = "default") -> list[int]:
-    results = vault.ingest_events([
-        EventIn(conversation_id=conversation, content=text, occurred_at=when, author=author, user_id=user_id)
-        for when, text in turns
-    ])
+def ingest(
+    vault: Vault, conversation: str, *turns: tuple[str, str], author: str | None = None, user_id: str = "default"
+) -> list[int]:
+    results = vault.ingest_events(
+        [
+            EventIn(conversation_id=conversation, content=text, occurred_at=when, author=author, user_id=user_id)
+            for when, text in turns
+        ]
+    )
     assert vault.wait_idle(30)
     return [r.event_id for r in results]
 
@@ -30,12 +33,15 @@ def recall(vault: Vault, query: str, conversation: str = "asking", **kw: object)
 
 @pytest.fixture
 def seeded(vault: Vault) -> Vault:
-    ingest(vault, "c1",
-           ("2024-05-01T09:00:00Z", "I work as a nurse at the city hospital."),
-           ("2024-05-01T09:01:00Z", "My favorite food is pho."),
-           ("2024-05-02T10:00:00Z", "I adopted a dog named Biscuit last week."),
-           ("2024-06-08T18:00:00Z", "I went to a pottery workshop in Hanoi today."),
-           ("2024-06-08T18:02:00Z", "I am allergic to peanuts."))
+    ingest(
+        vault,
+        "c1",
+        ("2024-05-01T09:00:00Z", "I work as a nurse at the city hospital."),
+        ("2024-05-01T09:01:00Z", "My favorite food is pho."),
+        ("2024-05-02T10:00:00Z", "I adopted a dog named Biscuit last week."),
+        ("2024-06-08T18:00:00Z", "I went to a pottery workshop in Hanoi today."),
+        ("2024-06-08T18:02:00Z", "I am allergic to peanuts."),
+    )
     return vault
 
 
@@ -49,14 +55,17 @@ def test_result_has_the_documented_shape(seeded: Vault) -> None:
     assert {"embed", "analyse", "channels", "fuse", "assemble", "total"} <= set(r.timings_ms)
 
 
-@pytest.mark.parametrize(("query", "mode"), [
-    ("What do you know about me?", "broad"),
-    ("Tell me about my life so far", "broad"),
-    ("Where do I work?", "direct"),
-    ("What is my dog called?", "direct"),
-    ("What should I cook for dinner tonight?", "indirect"),
-    ("Any ideas for a weekend plan with my dog?", "indirect"),
-])
+@pytest.mark.parametrize(
+    ("query", "mode"),
+    [
+        ("What do you know about me?", "broad"),
+        ("Tell me about my life so far", "broad"),
+        ("Where do I work?", "direct"),
+        ("What is my dog called?", "direct"),
+        ("What should I cook for dinner tonight?", "indirect"),
+        ("Any ideas for a weekend plan with my dog?", "indirect"),
+    ],
+)
 def test_routing_mode(seeded: Vault, query: str, mode: str) -> None:
     assert recall(seeded, query).routing.mode == mode
 
@@ -104,12 +113,16 @@ def test_injection_rules_candidate_quarantine_challenged(vault: Vault) -> None:
     conflict_blocks = [b for b in r.blocks if b.kind == "conflict"]
     assert conflict_blocks and "Ask the user" in conflict_blocks[0].content
     assert "Ask the user:" in r.llm_context.text
-    assert not any(b.kind == "fact" and b.meta.get("standing") == "challenged" and b in r.answer_facts
-                   for b in r.blocks)
+    assert not any(
+        b.kind == "fact" and b.meta.get("standing") == "challenged" and b in r.answer_facts for b in r.blocks
+    )
     # a candidate (assistant-inferred) fact is searchable but never injected
     ingest(vault, "c2", ("2024-05-04T10:00:00Z", "Your sister Linh is a teacher."))
-    vault.ingest_event(EventIn(conversation_id="c2", role="assistant", content="Linh works as a pilot.",
-                               occurred_at="2024-05-05T10:00:00Z"))
+    vault.ingest_event(
+        EventIn(
+            conversation_id="c2", role="assistant", content="Linh works as a pilot.", occurred_at="2024-05-05T10:00:00Z"
+        )
+    )
     assert vault.wait_idle(30)
     candidates = vault.facts(standing="candidate")
     for fact in candidates:
@@ -117,8 +130,9 @@ def test_injection_rules_candidate_quarantine_challenged(vault: Vault) -> None:
         assert f"#{fact.id} " not in r.llm_context.text
     # quarantined facts never appear anywhere
     fact = vault.facts.add("user", "likes", "durian")
-    vault.store.write(lambda tx: tx.execute("UPDATE facts SET standing = 'quarantine', confidence = 0.2 "
-                                            "WHERE id = ?", (fact.id,)))
+    vault.store.write(
+        lambda tx: tx.execute("UPDATE facts SET standing = 'quarantine', confidence = 0.2 WHERE id = ?", (fact.id,))
+    )
     r = recall(vault, "durian")
     assert all(b.id != fact.id for b in r.blocks) and "durian" not in r.llm_context.text.casefold()
 

@@ -15,10 +15,34 @@ from engine.store.migrations import OBJECT_TABLES, SCHEMA_VERSION
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 EXPECTED_TABLES = {
-    "meta", "objects", "events", "facts", "predicates", "conflicts", "episodes", "subjects", "understandings",
-    "fact_subjects", "event_subjects", "understanding_subjects", "documents", "sections", "spans",
-    "collections", "collection_documents", "jobs", "receipts", "quarantine", "files", "vector_spaces",
-    "embeddings", "events_fts", "facts_fts", "spans_fts", "episodes_fts", "understandings_fts",
+    "meta",
+    "objects",
+    "events",
+    "facts",
+    "predicates",
+    "conflicts",
+    "episodes",
+    "subjects",
+    "understandings",
+    "fact_subjects",
+    "event_subjects",
+    "understanding_subjects",
+    "documents",
+    "sections",
+    "spans",
+    "collections",
+    "collection_documents",
+    "jobs",
+    "receipts",
+    "quarantine",
+    "files",
+    "vector_spaces",
+    "embeddings",
+    "events_fts",
+    "facts_fts",
+    "spans_fts",
+    "episodes_fts",
+    "understandings_fts",
 }
 
 
@@ -92,9 +116,11 @@ def test_non_sqlite_file_is_reported_and_left_untouched(tmp_path: Path, offline_
 def test_corrupt_sqlite_file_is_reported_and_left_untouched(tmp_path: Path, offline_settings: Settings) -> None:
     root = tmp_path / "v"
     with Vault.open(root, settings=offline_settings) as v:
-        v.store.write(lambda tx: tx.executemany(
-            "INSERT INTO meta(key, value) VALUES (?, ?)", [(f"k{i}", "x" * 500) for i in range(400)]
-        ))
+        v.store.write(
+            lambda tx: tx.executemany(
+                "INSERT INTO meta(key, value) VALUES (?, ?)", [(f"k{i}", "x" * 500) for i in range(400)]
+            )
+        )
     db = root / "vault.db"
     data = bytearray(db.read_bytes())
     assert len(data) > 8 * 4096
@@ -162,8 +188,7 @@ def test_online_backups_keep_generations_and_are_consistent(tmp_path: Path) -> N
 
     from engine.events import EventIn
 
-    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing",
-                                   "backups.generations": 2})
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing", "backups.generations": 2})
     with Vault.open(tmp_path / "v", settings=settings, start_workers=False) as vault:
         vault.ingest_event(EventIn(conversation_id="c", content="I like tea."))
         made = [vault.backup_now() for _ in range(3)]

@@ -25,9 +25,7 @@ def test_8_threads_x_1000_writes_all_land_without_lock_errors(store: Store) -> N
     def worker(thread: int) -> None:
         try:
             for n in range(1000):
-                store.write(
-                    lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?, ?)", (f"{thread}-{n}", thread, n))
-                )
+                store.write(lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?, ?)", (f"{thread}-{n}", thread, n)))
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -84,6 +82,7 @@ def test_changes_are_published_only_after_commit(tmp_path: Path) -> None:
     published: list[str] = []
     s = Store(tmp_path / "c.db", publish=lambda items: published.extend(c.type for c in items))
     try:
+
         def ok(tx: Tx) -> None:
             tx.emit("thing.created", 1)
 
