@@ -5,10 +5,10 @@
 
 Builds (or reuses) the demo vault of :mod:`bench.demo_vault`, copies it to a temporary folder (so looking at it
 changes nothing, and every run starts from the same state), opens it as the app does — plugins, background
-workers, the localhost endpoint on a free port — and shows the main window offscreen.  Each view gets something
-meaningful selected (see :mod:`ui.screenshots`) and is saved as ``NN-<view>.png``.  ``--readme DIR`` also writes
-two small copies (Memories and Ask, 256 colours, under 200 KB each) for the README.  The UI state (window
-geometry, last view) goes to the temporary folder too.
+workers, the localhost endpoint (on its configured port, or a free one when that is taken) — and shows the main
+window offscreen.  Each view gets something meaningful selected (see :mod:`ui.screenshots`) and is saved as
+``NN-<view>.png``.  ``--readme DIR`` also writes two small copies (Memories and Ask, 256 colours, under 200 KB
+each) for the README.  The UI state (window geometry, last view) goes to the temporary folder too.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from pathlib import Path
 
 from bench.common import DEFAULT_LOCOMO, ROOT, locomo_files
 from bench.demo_vault import DEFAULT_OUT, DemoVault, ensure
+from engine.api.server import EndpointServer
+from engine.errors import EnvironmentProblem
+from engine.vault import Vault
 
 DEFAULT_SHOTS = ROOT / "screenshots"
 
@@ -31,6 +34,21 @@ def _copy_demo(demo: DemoVault, into: Path) -> Path:
     target = into / "vault"
     shutil.copytree(demo.vault, target, ignore=shutil.ignore_patterns("vault.lock", "logs", "backups"))
     return target
+
+
+def _serve(vault: Vault) -> EndpointServer:
+    """The endpoint on the configured port, as the app serves it (so the Overview's check and the status bar
+    agree); on a free port when that one is taken (a Cairn of your own running, say)."""
+    from app.runtime import make_endpoint
+
+    try:
+        server = make_endpoint(vault)
+        server.start()
+        return server
+    except EnvironmentProblem:
+        server = make_endpoint(vault, 0)
+        server.start()
+        return server
 
 
 def _log(line: str) -> None:
@@ -42,7 +60,6 @@ def capture(demo: DemoVault, out: Path, size: tuple[int, int], readme: Path | No
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.gui import build_main_window
     from app.plugins import build_plugin_manager
-    from app.runtime import make_endpoint
     from engine.vault import Vault
     from ui.screenshots import Scene, capture_views, offscreen_session, pump
 
@@ -50,8 +67,7 @@ def capture(demo: DemoVault, out: Path, size: tuple[int, int], readme: Path | No
     scene = Scene(more_conversations=unused[0] if unused else None)
     with tempfile.TemporaryDirectory(prefix="cairn-demo-") as tmp, offscreen_session(Path(tmp) / "ui-state"):
         vault = Vault.open(_copy_demo(demo, Path(tmp)), plugins=build_plugin_manager())
-        endpoint = make_endpoint(vault, 0)
-        endpoint.start()
+        endpoint = _serve(vault)
         window, runner = build_main_window(vault, endpoint_address=endpoint.address, token=vault.endpoint_token())
         try:
             window.resize(*size)
@@ -83,8 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--readme", type=Path, default=None, help="also write the README's two small copies here")
     args = parser.parse_args(argv)
     demo = ensure(args.demo.resolve(), args.data, force=args.rebuild)
-    written = capture(demo, args.out.resolve(), args.size, args.readme.resolve() if args.readme else None)
-    print(f"{len(written)} screenshots written to {args.out}")
+    out = args.out.resolve()
+    readme = args.readme.resolve() if args.readme else None
+    written = capture(demo, out, args.size, readme)
+    print(f"{sum(p.parent == out for p in written)} screenshots written to {args.out}")
+    if readme is not None:
+        print(f"{sum(p.parent == readme for p in written)} small copies for the README written to {args.readme}")
     return 0
 
 

@@ -5,13 +5,13 @@
   and measures the gaps between the timer's ticks: any gap longer than the tick interval is time
   the event loop could not paint or react.  Pages load in the background meanwhile; at the end it
   waits until the rows on screen have arrived.
-* :func:`ingest_stall_benchmark` measures the same gaps while a background thread POSTs events to
-  the real localhost endpoint at a steady rate (200 a second by default), with the Memories view
-  shown: the acknowledgements, the enrichment they start and the live refreshes of the view all
-  compete with the event loop.
+* :func:`ingest_stall_benchmark` measures the same gaps while another process (:mod:`ui.bench_load`,
+  as a chat app would be) POSTs events to the real localhost endpoint at a steady rate (200 a second
+  by default), with the Memories view shown: the acknowledgements, the enrichment they start and the
+  live refreshes of the view all compete with the event loop.
 * :func:`startup_benchmark` starts a fresh process that opens the vault and the endpoint and shows
-  the main window the way the app does, and reports the time from launching that process to the
-  window's first paint event (and to the Overview's numbers).
+  the main window with the app's own start-up calls, and reports the time from launching that
+  process to the window's first paint event (and to the Overview's numbers).
 
 Run them on a real vault (the app must not have the vault open)::
 
@@ -19,29 +19,31 @@ Run them on a real vault (the app must not have the vault open)::
     QT_QPA_PLATFORM=offscreen python -m ui.bench --ingest-stall --vault ~/path/to/vault
     QT_QPA_PLATFORM=offscreen python -m ui.bench --startup --vault ~/path/to/vault
 
-The ingest benchmark adds events to the vault: run it on a copy.
+The ingest benchmark adds events to the vault: run it on a copy.  ``--json FILE`` also writes the
+figures, with the machine, the load average at the start and the vault's size, to ``FILE``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 from PySide6.QtCore import QElapsedTimer, QEvent, QEventLoop, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from engine import Vault
+from ui.bench_load import READY
 from ui.context import EndpointInfo
 from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
@@ -53,7 +55,7 @@ DEFAULT_STEPS = 120
 SETTLE_TIMEOUT_MS = 30_000
 DEFAULT_RATE = 200
 DEFAULT_SECONDS = 10.0
-SENDERS = 4
+SENDER_CLIENTS = 16
 STARTUP_RUNS = 3
 STARTUP_TIMEOUT_S = 300.0
 PAINT_MARK = "FIRST_PAINT"
@@ -187,6 +189,11 @@ class StallReport:
     acknowledged: int
     seconds: float
     facts_shown: int
+    offered_rate: float = 0.0
+    ack_p50_ms: float = 0.0
+    ack_p99_ms: float = 0.0
+    max_slip_ms: float = 0.0
+    facts_before: int = 0
 
     @property
     def rate(self) -> float:
@@ -197,64 +204,22 @@ class StallReport:
         """One line for people."""
         return (
             f"{self.acknowledged:,}/{self.sent:,} events acknowledged in {self.seconds:.1f} s "
-            f"({self.rate:.0f}/s): longest GUI stall {self.longest_ms} ms, p99 {self.p99_ms:.0f} ms over "
-            f"{self.ticks:,} ticks; Memories showed {self.facts_shown:,} facts"
+            f"({self.rate:.0f}/s of {self.offered_rate:.0f}/s offered; acknowledgement p50 {self.ack_p50_ms:.0f} ms, "
+            f"p99 {self.ack_p99_ms:.0f} ms): longest GUI stall {self.longest_ms} ms, p99 {self.p99_ms:.0f} ms over "
+            f"{self.ticks:,} ticks; Memories showed {self.facts_before:,} → {self.facts_shown:,} facts"
         )
 
 
-TEMPLATES = (
-    "My colleague {name} works as a {job}.",
-    "I visited {place} last weekend with {name}.",
-    "{name} prefers {thing} over coffee.",
-    "Remind me that {name} lives in {place}.",
-    "I bought a new {thing} for the kitchen.",
-)
-NAMES = ("Ada", "Bruno", "Chloe", "Dev", "Eli", "Farah", "Goran", "Hana", "Ines", "Jonas")
-JOBS = ("baker", "pilot", "nurse", "teacher", "welder", "chemist", "architect")
-PLACES = ("Lisbon", "Oslo", "Kyoto", "Quito", "Accra", "Perth", "Tallinn", "Bergen")
-THINGS = ("green tea", "a kettle", "oat milk", "a toaster", "lemonade", "a blender")
-
-
-def bench_sentence(n: int) -> str:
-    """The ``n``-th of a varied, deterministic stream of chat turns with facts in them."""
-    return TEMPLATES[n % len(TEMPLATES)].format(
-        name=NAMES[n % len(NAMES)],
-        job=JOBS[n % len(JOBS)],
-        place=PLACES[(n // 3) % len(PLACES)],
-        thing=THINGS[(n // 2) % len(THINGS)],
-    )
-
-
-def _post_events(
-    address: str,
-    token: str,
-    rate: float,
-    count: int,
-    lane: int,
-    lanes: int,
-    outcome: dict[str, int],
-    lock: threading.Lock,
-) -> None:
-    """Send every ``lanes``-th of ``count`` events on the shared schedule of ``rate`` a second."""
-    host = address.split("://", 1)[-1].rstrip("/")
-    headers = {"Authorization": f"Bearer {token}", "Host": host}
-    start = outcome["start_ns"] / 1e9
-    with httpx.Client(base_url=address, headers=headers, trust_env=False, timeout=10) as http:
-        for n in range(lane, count, lanes):
-            delay = start + n / rate - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            try:
-                response = http.post(
-                    "/v6/ingest",
-                    json={"conversation_id": f"bench-{n % 20}", "content": bench_sentence(n)},
-                )
-                accepted = response.status_code == 202
-            except httpx.HTTPError:
-                accepted = False
-            with lock:
-                outcome["sent"] = outcome.get("sent", 0) + 1
-                outcome["acknowledged"] = outcome.get("acknowledged", 0) + int(accepted)
+def _start_sender(address: str, token: str, rate: float, count: int, clients: int) -> subprocess.Popen[str]:
+    """The sender process (:mod:`ui.bench_load`), connected and waiting for the word to start."""
+    command = [sys.executable, "-m", "ui.bench_load", address, token]
+    command += ["--rate", str(rate), "--count", str(count), "--clients", str(clients), "--go"]
+    sender = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert sender.stdout is not None
+    if sender.stdout.readline().strip() != READY:
+        sender.kill()
+        raise RuntimeError("the event sender did not start")
+    return sender
 
 
 def ingest_stall_benchmark(
@@ -264,39 +229,35 @@ def ingest_stall_benchmark(
     *,
     rate: float = DEFAULT_RATE,
     seconds: float = DEFAULT_SECONDS,
+    clients: int = SENDER_CLIENTS,
 ) -> StallReport:
     """POST events to the endpoint at ``address`` while the Memories view is shown; measure GUI stalls.
 
-    ``rate`` events a second for ``seconds``, on one schedule shared by :data:`SENDERS` background
-    threads (keep-alive connections); meanwhile a :class:`StallDetector` on the GUI thread records how
-    late its ticks come.
+    ``rate`` events a second for ``seconds``, sent by a separate process (:mod:`ui.bench_load`, as chat apps are
+    separate processes) over ``clients`` keep-alive connections; meanwhile a :class:`StallDetector` on the GUI
+    thread records how late its ticks come.  The detector runs until the sender is done (every event answered).
     """
     window.show()
     window.show_view("memories")
     view = window.view("memories")
     assert isinstance(view, MemoriesView)
     _wait(lambda: view.model.loaded and not view.model.is_loading(), SETTLE_TIMEOUT_MS)
+    facts_before = view.model.rowCount()
     count = max(1, round(rate * seconds))
-    lock = threading.Lock()
-    outcome: dict[str, int] = {"start_ns": time.monotonic_ns()}
-    # Several clients, as several chat apps would be: one slow acknowledgement does not hold up the schedule.
-    senders = [
-        threading.Thread(
-            target=_post_events,
-            args=(address, token, rate, count, lane, SENDERS, outcome, lock),
-            name=f"bench-sender-{lane}",
-            daemon=True,
-        )
-        for lane in range(SENDERS)
-    ]
+    sender = _start_sender(address, token, rate, count, clients)
     detector = StallDetector()
     started = time.monotonic()
     detector.start()
-    for sender in senders:
-        sender.start()
-    _run_until(lambda: not any(t.is_alive() for t in senders), int((seconds * 3 + 30) * 1000))
+    assert sender.stdin is not None and sender.stdout is not None
+    sender.stdin.write("go\n")
+    sender.stdin.flush()
+    done = _run_until(lambda: sender.poll() is not None, int((seconds * 3 + 30) * 1000))
     detector.stop()
     elapsed = time.monotonic() - started
+    if not done:
+        sender.kill()
+    result = json.loads(sender.stdout.read().strip().splitlines()[-1] or "{}") if done else {}
+    sender.wait()
     stalls = detector.stalls()
     ordered = sorted(stalls)
     p99 = float(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]) if ordered else 0.0
@@ -304,10 +265,15 @@ def ingest_stall_benchmark(
         longest_ms=max(stalls, default=0),
         p99_ms=p99,
         ticks=len(stalls),
-        sent=outcome.get("sent", 0),
-        acknowledged=outcome.get("acknowledged", 0),
-        seconds=elapsed,
+        sent=int(result.get("sent", 0)),
+        acknowledged=int(result.get("acknowledged", 0)),
+        seconds=float(result.get("seconds", elapsed)),
         facts_shown=view.model.rowCount(),
+        offered_rate=rate,
+        ack_p50_ms=float(result.get("ack_p50_ms", 0.0)),
+        ack_p99_ms=float(result.get("ack_p99_ms", 0.0)),
+        max_slip_ms=float(result.get("max_slip_ms", 0.0)),
+        facts_before=facts_before,
     )
     sys.stdout.write(report.line() + "\n")
     return report
@@ -391,34 +357,43 @@ def _served(vault: Vault) -> Iterator[EndpointInfo]:
 
 
 def first_paint(vault_dir: Path) -> int:
-    """The child of :func:`startup_benchmark`: open, serve, show, print the paint time, exit."""
+    """The child of :func:`startup_benchmark`: start as ``cairn`` does, print the paint time, exit.
+
+    The same calls as :func:`app.gui.run_gui`, in its order: the vault opened with the app's plugins and logging
+    (:func:`app.runtime.open_vault`), the endpoint started (on a free port rather than the configured one, so a
+    running Cairn does not get in the way), the window built (:func:`app.gui.build_main_window`) and shown.
+    """
+    from app.gui import build_main_window
+    from app.runtime import make_endpoint, open_vault
+
     state = os.environ.get("CAIRN_BENCH_UI_STATE")
     if state:
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, state)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     collector = MainThreadGarbageCollector()
     collector.start()
-    vault = Vault.open(vault_dir)
-    runner = OpRunner(vault)
+    vault = open_vault(vault_dir)
+    server = make_endpoint(vault, 0)
+    server.start()
+    window, runner = build_main_window(vault, endpoint_address=server.address, token=vault.endpoint_token())
     try:
-        with _served(vault) as endpoint:
-            window = MainWindow(runner, endpoint=endpoint, title=f"Cairn — {vault.paths.root}")
-            marker = _FirstPaint()
-            window.installEventFilter(marker)
-            window.show()
-            _run_until(lambda: marker.at is not None, SETTLE_TIMEOUT_MS, poll_ms=1)
-            sys.stdout.write(f"{PAINT_MARK} {marker.at}\n")
-            overview = window.view("overview")
-            labels = getattr(overview, "count_labels", {})
-            if "events" in labels:
-                _run_until(lambda: labels["events"].text() not in ("", "–"), SETTLE_TIMEOUT_MS, poll_ms=5)
-                sys.stdout.write(f"{CONTENT_MARK} {time.time()}\n")
-            sys.stdout.flush()
-            window.removeEventFilter(marker)
-            window.close()
-            window.deleteLater()
+        marker = _FirstPaint()
+        window.installEventFilter(marker)
+        window.show()
+        _run_until(lambda: marker.at is not None, SETTLE_TIMEOUT_MS, poll_ms=1)
+        sys.stdout.write(f"{PAINT_MARK} {marker.at}\n")
+        overview = window.view("overview")
+        labels = getattr(overview, "count_labels", {})
+        if "events" in labels:
+            _run_until(lambda: labels["events"].text() not in ("", "–"), SETTLE_TIMEOUT_MS, poll_ms=5)
+            sys.stdout.write(f"{CONTENT_MARK} {time.time()}\n")
+        sys.stdout.flush()
+        window.removeEventFilter(marker)
+        window.close()
+        window.deleteLater()
     finally:
         runner.shutdown()
+        server.stop()
         vault.close()
         collector.stop()
     assert app is not None
@@ -426,6 +401,30 @@ def first_paint(vault_dir: Path) -> int:
 
 
 # -- command line ------------------------------------------------------------------------------
+def machine() -> str:
+    """One line describing this machine (recorded with every figure)."""
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def _load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # not on this platform
+        return []
+
+
+def _facts_in(vault_dir: Path) -> int:
+    with Vault.open(vault_dir, start_workers=False) as vault:
+        return vault.counts().facts
+
+
+def _write_json(path: Path | None, payload: dict[str, object]) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        sys.stdout.write(f"results written to {path}\n")
+
+
 def _open_window(vault: Vault, runner: OpRunner, endpoint: EndpointInfo) -> MainWindow:
     window = MainWindow(runner, endpoint=endpoint)
     window.resize(1120, 780)
@@ -433,7 +432,7 @@ def _open_window(vault: Vault, runner: OpRunner, endpoint: EndpointInfo) -> Main
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ui.bench [--ingest-stall | --startup] --vault PATH``: see the module docstring."""
+    """``python -m ui.bench [--ingest-stall | --startup] --vault PATH [--json FILE]``: see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--vault", type=Path, required=True, help="the vault folder")
     mode = parser.add_mutually_exclusive_group()
@@ -443,30 +442,76 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="scroll steps")
     parser.add_argument("--rate", type=float, default=DEFAULT_RATE, help="events a second")
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="how long to send")
+    parser.add_argument("--clients", type=int, default=SENDER_CLIENTS, help="sender connections")
     parser.add_argument("--runs", type=int, default=STARTUP_RUNS, help="start-up runs")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
     args = parser.parse_args(argv)
-    if args.startup:
-        startup_benchmark(args.vault, runs=args.runs)
-        return 0
     if args.first_paint:
         return first_paint(args.vault)
+    payload: dict[str, object] = {
+        "command": " ".join(["python -m ui.bench", *(argv if argv is not None else sys.argv[1:])]),
+        "machine": machine(),
+        "load_average_at_start": _load_average(),
+        "vault": str(args.vault),
+    }
+    sys.stdout.write(f"machine: {payload['machine']}; load average {payload['load_average_at_start']}\n")
+    if args.startup:
+        payload["facts"] = _facts_in(args.vault)
+        report = startup_benchmark(args.vault, runs=args.runs)
+        payload["startup"] = {
+            "first_paint_ms": [round(ms) for ms in report.first_paint_ms],
+            "first_paint_median_ms": round(statistics.median(report.first_paint_ms)),
+            "overview_numbers_ms": [round(ms) for ms in report.content_ms],
+            "overview_numbers_median_ms": round(statistics.median(report.content_ms)),
+        }
+        _write_json(args.json, payload)
+        return 0
     app = QApplication.instance() or QApplication(sys.argv[:1])
     collector = MainThreadGarbageCollector()  # as in the app: collections on the GUI thread
     collector.start()
     vault = Vault.open(args.vault, start_workers=args.ingest_stall)
     runner = OpRunner(vault)
     try:
+        payload["facts"] = vault.counts().facts
         if args.ingest_stall:
             with _served(vault) as endpoint:
                 window = _open_window(vault, runner, endpoint)
-                ingest_stall_benchmark(
-                    window, endpoint.address or "", endpoint.token, rate=args.rate, seconds=args.seconds
+                stall = ingest_stall_benchmark(
+                    window,
+                    endpoint.address or "",
+                    endpoint.token,
+                    rate=args.rate,
+                    seconds=args.seconds,
+                    clients=args.clients,
                 )
+                payload["ingest_stall"] = {
+                    "longest_stall_ms": stall.longest_ms,
+                    "p99_stall_ms": stall.p99_ms,
+                    "ticks": stall.ticks,
+                    "offered_per_s": stall.offered_rate,
+                    "acknowledged_per_s": round(stall.rate, 1),
+                    "sent": stall.sent,
+                    "acknowledged": stall.acknowledged,
+                    "seconds": round(stall.seconds, 2),
+                    "ack_p50_ms": stall.ack_p50_ms,
+                    "ack_p99_ms": stall.ack_p99_ms,
+                    "sender_max_slip_ms": stall.max_slip_ms,
+                    "facts_shown_before": stall.facts_before,
+                    "facts_shown_after": stall.facts_shown,
+                }
                 window.close()
                 window.deleteLater()
         else:
             window = _open_window(vault, runner, EndpointInfo(None, "", "not started by the bench"))
-            scroll_benchmark(window, vault, steps=args.steps)
+            scroll = scroll_benchmark(window, vault, steps=args.steps)
+            memories = window.view("memories")
+            assert isinstance(memories, MemoriesView)
+            payload["scroll"] = {
+                "longest_stall_ms": scroll,
+                "steps": args.steps,
+                "rows": memories.model.rowCount(),
+                "pages_fetched": len(memories.model.requested_pages),
+            }
             window.close()
             window.deleteLater()
     finally:
@@ -474,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         vault.close()
         collector.stop()
     assert app is not None
+    _write_json(args.json, payload)
     return 0
 
 

@@ -85,6 +85,7 @@ OPEN_ROUTES = {
 FILE_DROP_VIEW = "documents"
 """The view that ingests files dropped on the window."""
 _DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
+_FILTERED_EVENTS = frozenset((*_DRAG_EVENTS, QEvent.Type.ShortcutOverride))
 
 _GEOMETRY_KEY = "main_window/geometry"
 _VIEW_KEY = "main_window/view"
@@ -227,9 +228,15 @@ class MainWindow(QMainWindow):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keep Ctrl+K for search everywhere even while a text field has the focus, and take file
-        drops away from text fields (see the module docstring)."""
+        drops away from text fields (see the module docstring).
+
+        This sees every event of the application, so it asks for the event's type once and lets
+        everything else through at once."""
+        kind = event.type()
+        if kind not in _FILTERED_EVENTS:
+            return False
         if (
-            event.type() in _DRAG_EVENTS
+            kind in _DRAG_EVENTS
             and isinstance(watched, QWidget)
             and watched is not self
             and watched.window() is self
@@ -240,7 +247,7 @@ class MainWindow(QMainWindow):
             self._take_file_drag(event)
             return True
         if (
-            event.type() == QEvent.Type.ShortcutOverride
+            kind == QEvent.Type.ShortcutOverride
             and isinstance(event, QKeyEvent)
             and isinstance(watched, QWidget)
             and watched.window() is self

@@ -145,9 +145,7 @@ class OnnxEmbedder:
     padding everything to 256 tokens.
     """
 
-    def __init__(
-        self, folder: Path, *, batch_size: int = 64, max_tokens: int = 256, threads: int = 0
-    ) -> None:
+    def __init__(self, folder: Path, *, batch_size: int = 64, max_tokens: int = 256, threads: int = 0) -> None:
         model_path, tokenizer_path = folder / "model.onnx", folder / "tokenizer.json"
         if not model_path.exists() or not tokenizer_path.exists():
             raise EnvironmentProblem(
@@ -217,9 +215,7 @@ class OllamaEmbedder:
         self._batch_size = batch_size
         first = client.embed(model, ["probe"])
         if not first or not first[0]:
-            raise ModelUnavailable(
-                f"Ollama model {model} returned no embedding.", fix="Choose an embedding model."
-            )
+            raise ModelUnavailable(f"Ollama model {model} returned no embedding.", fix="Choose an embedding model.")
         self.dim = len(first[0])
         self.model_id = f"ollama:{model}"
 
@@ -237,8 +233,7 @@ class OllamaEmbedder:
             vectors = self._client.embed(self._model, [texts[i] for i in batch])
             if any(len(v) != self.dim for v in vectors):
                 raise ModelUnavailable(
-                    f"Ollama model {self._model} now returns vectors of a different length "
-                    f"than {self.dim}.",
+                    f"Ollama model {self._model} now returns vectors of a different length than {self.dim}.",
                     fix="Restart Cairn so it re-embeds with the model as it is now installed.",
                 )
             out[batch] = np.asarray(vectors, dtype=np.float32)
@@ -289,8 +284,7 @@ def resolve_embedder(
             raise ModelUnavailable(
                 f"Ollama embedding model {cfg.ollama_model} is not available at {probe.host}"
                 f" ({probe.error or 'model not installed'}).",
-                fix=f"Start Ollama and run `ollama pull {cfg.ollama_model}`, or set "
-                "embedder.provider = 'auto'.",
+                fix=f"Start Ollama and run `ollama pull {cfg.ollama_model}`, or set embedder.provider = 'auto'.",
             )
         else:
             missing = f"model {cfg.ollama_model} missing"
@@ -312,11 +306,7 @@ def resolve_embedder(
                     ) from exc
                 warnings.append(f"ONNX embedder skipped: {exc}")
         elif cfg.provider == "onnx":
-            raise EnvironmentProblem(
-                f"No ONNX model in {folder}.", fix=ONNX_HELP.format(folder=folder)
-            )
+            raise EnvironmentProblem(f"No ONNX model in {folder}.", fix=ONNX_HELP.format(folder=folder))
         else:
             warnings.append(f"ONNX embedder skipped: no model files in {folder}")
-    return EmbedderChoice(
-        HashingEmbedder(cfg.hashing_dim), "built-in hashing embedder", tuple(warnings)
-    )
+    return EmbedderChoice(HashingEmbedder(cfg.hashing_dim), "built-in hashing embedder", tuple(warnings))

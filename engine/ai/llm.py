@@ -53,15 +53,11 @@ class LLMChoice:
     reason: str
 
 
-def resolve_llm(
-    settings: Settings, client: OllamaClient | None, status: OllamaStatus | None
-) -> LLMChoice:
+def resolve_llm(settings: Settings, client: OllamaClient | None, status: OllamaStatus | None) -> LLMChoice:
     """Choose the LLM per ``settings.llm.provider``."""
     cfg = settings.llm
     if cfg.provider == "simple" or client is None:
-        return LLMChoice(
-            None, "simple", "llm.provider is 'simple'" if cfg.provider == "simple" else "no client"
-        )
+        return LLMChoice(None, "simple", "llm.provider is 'simple'" if cfg.provider == "simple" else "no client")
     probe = status or client.probe()
     if probe.reachable and probe.has_model(cfg.model):
         return LLMChoice(
@@ -72,9 +68,7 @@ def resolve_llm(
     why = probe.error or f"model {cfg.model} is not installed"
     if cfg.provider == "ollama":
         # Explicit choice: keep trying Ollama per job (each failure falls back with a warning).
-        return LLMChoice(
-            OllamaLLM(client, cfg.model), f"ollama:{cfg.model}", f"Ollama unavailable now ({why})"
-        )
+        return LLMChoice(OllamaLLM(client, cfg.model), f"ollama:{cfg.model}", f"Ollama unavailable now ({why})")
     return LLMChoice(None, "simple", f"Ollama not used: {why}")
 
 

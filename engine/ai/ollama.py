@@ -54,9 +54,7 @@ class OllamaStatus:
 class OllamaClient:
     """Thin, typed access to the Ollama HTTP API (chat with JSON schema, embed, tags, version)."""
 
-    def __init__(
-        self, host: str, *, timeout_s: float = 60.0, connect_timeout_s: float = 2.0
-    ) -> None:
+    def __init__(self, host: str, *, timeout_s: float = 60.0, connect_timeout_s: float = 2.0) -> None:
         # Ollama's own convention allows "127.0.0.1:11434" without a scheme; httpx does not.
         host = host.strip().rstrip("/")
         self.host = host if "://" in host else f"http://{host}"
@@ -71,9 +69,7 @@ class OllamaClient:
         import ollama  # imported late: the package is only needed when a model is used
 
         timeout = httpx.Timeout(timeout_s, connect=self._connect_timeout)
-        return ollama.Client(
-            host=self.host, timeout=timeout, trust_env=False, transport=self._transport
-        )
+        return ollama.Client(host=self.host, timeout=timeout, trust_env=False, transport=self._transport)
 
     def close(self) -> None:
         """Close pooled connections; later calls open new ones."""
@@ -181,9 +177,7 @@ def _describe(exc: BaseException) -> str:
     return type(exc).__name__ + (f": {exc}" if str(exc) else "")
 
 
-def _unavailable(
-    host: str, model: str, exc: BaseException, *, endpoint: str = ""
-) -> ModelUnavailable:
+def _unavailable(host: str, model: str, exc: BaseException, *, endpoint: str = "") -> ModelUnavailable:
     status = getattr(exc, "status_code", None)
     text = str(getattr(exc, "error", "") or exc)
     lowered = text.lower()
@@ -219,6 +213,4 @@ def _unavailable(
             f"Ollama at {host} closed the connection without answering.",
             fix="See Ollama's own log: the model may have crashed or run out of memory.",
         )
-    return ModelUnavailable(
-        f"Ollama at {host} failed: {_describe(exc)}", fix="See Ollama's own log."
-    )
+    return ModelUnavailable(f"Ollama at {host} failed: {_describe(exc)}", fix="See Ollama's own log.")

@@ -105,13 +105,9 @@ def create_app(
             out of range.
     """
     if not token.strip():
-        raise ValidationError(
-            "token", "the endpoint token is empty", fix="Run `cairn token --rotate`."
-        )
+        raise ValidationError("token", "the endpoint token is empty", fix="Run `cairn token --rotate`.")
     if not 0 < port < 65536:
-        raise ValidationError(
-            "port", f"{port} is not a TCP port", fix="Use a port between 1 and 65535."
-        )
+        raise ValidationError("port", f"{port} is not a TCP port", fix="Use a port between 1 and 65535.")
     endpoint = settings if settings is not None else vault.settings.endpoint
     guard = GuardConfig(
         port=port,

@@ -77,9 +77,7 @@ class IngestCoalescer:
         with self._lock:
             self._queue.put(item)
             if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="ingest-coalescer", daemon=True
-                )
+                self._thread = threading.Thread(target=self._run, name="ingest-coalescer", daemon=True)
                 self._thread.start()
         return await item.future
 

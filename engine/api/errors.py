@@ -116,16 +116,10 @@ async def _vault_error(request: Request, exc: Exception) -> Response:
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
-    if not isinstance(
-        exc, RequestValidationError
-    ):  # pragma: no cover - registered for validation errors only
+    if not isinstance(exc, RequestValidationError):  # pragma: no cover - registered for validation errors only
         return await _internal_error(request, exc)
     problems = [_describe_problem(err) for err in exc.errors()]
-    first = (
-        problems[0]
-        if problems
-        else {"field": "request", "in": "request", "message": "invalid request"}
-    )
+    first = problems[0] if problems else {"field": "request", "in": "request", "message": "invalid request"}
     log.info("%s %s answered 400 (validation_error)", request.method, _route_template(request))
     # The offending *input* is left out on purpose: it is the client's own data, maybe personal.
     return error_response(
@@ -175,17 +169,13 @@ def _field_path(parts: tuple[Any, ...]) -> str:
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    if not isinstance(
-        exc, StarletteHTTPException
-    ):  # pragma: no cover - registered for HTTP exceptions only
+    if not isinstance(exc, StarletteHTTPException):  # pragma: no cover - registered for HTTP exceptions only
         return await _internal_error(request, exc)
     status = exc.status_code
     code = CODE_BY_STATUS.get(status, "http_error")
     message = _GENERIC_MESSAGES.get(status)
     if message is None:
-        message = (
-            exc.detail if isinstance(exc.detail, str) and exc.detail else "The request was refused."
-        )
+        message = exc.detail if isinstance(exc.detail, str) and exc.detail else "The request was refused."
     details: dict[str, Any] = {}
     if status == 405:
         details["allowed"] = (exc.headers or {}).get("Allow", "")

@@ -131,9 +131,7 @@ class Guard:
     def __init__(self, app: ASGIApp, config: GuardConfig) -> None:
         self.app = app
         self.config = config
-        self._hosts = frozenset(
-            f"{name}:{config.port}".encode("ascii") for name in LOOPBACK_HOST_NAMES
-        )
+        self._hosts = frozenset(f"{name}:{config.port}".encode("ascii") for name in LOOPBACK_HOST_NAMES)
         self._origins = frozenset(_normalise_origin(o) for o in config.allowed_origins)
         self.requests = _Slots(config.max_concurrency)
         self.streams = _Slots(config.max_streams)
@@ -161,9 +159,7 @@ class Guard:
         if rejection is not None:
             await _send_rejection(send, rejection)
             return
-        pool = (
-            self.streams if _is_stream(scope, headers, self.config.stream_paths) else self.requests
-        )
+        pool = self.streams if _is_stream(scope, headers, self.config.stream_paths) else self.requests
         if not pool.try_acquire():
             await _send_rejection(send, _busy(pool))
             return
@@ -185,8 +181,7 @@ class Guard:
             )
         origins = headers.get(b"origin")
         if origins is not None and (
-            len(origins) != 1
-            or _normalise_origin(origins[0].decode("latin-1")) not in self._origins
+            len(origins) != 1 or _normalise_origin(origins[0].decode("latin-1")) not in self._origins
         ):
             return Rejection(
                 403,
@@ -220,9 +215,7 @@ class Guard:
         """Content type of state-changing requests, then the declared size."""
         lengths = headers.get(b"content-length", [])
         if len(set(lengths)) > 1 or any(not value.strip().isdigit() for value in lengths):
-            return Rejection(
-                400, "bad_request", "The Content-Length header is not a single whole number."
-            )
+            return Rejection(400, "bad_request", "The Content-Length header is not a single whole number.")
         declared = int(lengths[0]) if lengths else None
         has_body = (declared or 0) > 0 or b"transfer-encoding" in headers
         if has_body and scope["method"] in STATE_CHANGING_METHODS:
@@ -313,9 +306,7 @@ def _normalise_origin(origin: str) -> str:
     return origin.strip().lower().rstrip("/")
 
 
-def _is_stream(
-    scope: Scope, headers: Mapping[bytes, list[bytes]], stream_paths: frozenset[str]
-) -> bool:
+def _is_stream(scope: Scope, headers: Mapping[bytes, list[bytes]], stream_paths: frozenset[str]) -> bool:
     if scope["method"] != "GET":
         return False
     if scope["path"] in stream_paths:
@@ -325,11 +316,7 @@ def _is_stream(
 
 def _filter_response_headers(headers: Any) -> list[tuple[bytes, bytes]]:
     """Drop every ``Access-Control-*`` header (no CORS, ever); add the no-store/no-sniff ones."""
-    kept = [
-        (bytes(n), bytes(v))
-        for n, v in headers
-        if not bytes(n).lower().startswith(b"access-control-")
-    ]
+    kept = [(bytes(n), bytes(v)) for n, v in headers if not bytes(n).lower().startswith(b"access-control-")]
     present = {name.lower() for name, _ in kept}
     kept.extend((name, value) for name, value in _RESPONSE_HEADERS if name not in present)
     return kept
@@ -369,10 +356,7 @@ async def _send_rejection(send: Send, rejection: Rejection) -> None:
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode("ascii")),
         *_RESPONSE_HEADERS,
-        *(
-            (name.lower().encode("latin-1"), value.encode("latin-1"))
-            for name, value in rejection.headers
-        ),
+        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in rejection.headers),
     ]
     await send({"type": "http.response.start", "status": rejection.status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})

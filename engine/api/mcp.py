@@ -75,21 +75,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 # Parameter types: the descriptions become the tools' JSON schemas.
-ConversationId = Annotated[
-    str, Field(min_length=1, max_length=256, description="The chat this turn belongs to.")
-]
+ConversationId = Annotated[str, Field(min_length=1, max_length=256, description="The chat this turn belongs to.")]
 UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose memory.")]
-ConversationScope = Annotated[
-    str | None, Field(min_length=1, max_length=256, description="Only this conversation.")
-]
-ProjectScope = Annotated[
-    str | None, Field(min_length=1, max_length=256, description="Only this project.")
-]
+ConversationScope = Annotated[str | None, Field(min_length=1, max_length=256, description="Only this conversation.")]
+ProjectScope = Annotated[str | None, Field(min_length=1, max_length=256, description="Only this project.")]
 When = Annotated[datetime | None, Field(description="ISO-8601 (no zone = UTC) or epoch seconds.")]
 DocumentScope = Annotated[int | None, Field(description="Answer from this document (its id).")]
-CollectionScope = Annotated[
-    int | None, Field(description="Answer from this collection's documents (its id).")
-]
+CollectionScope = Annotated[int | None, Field(description="Answer from this collection's documents (its id).")]
 
 
 class CairnTools:
@@ -101,12 +93,8 @@ class CairnTools:
     def ingest_event(
         self,
         conversation_id: ConversationId,
-        content: Annotated[
-            str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The turn's text.")
-        ],
-        role: Annotated[
-            Role, Field(description="Who said it; system turns are not learned.")
-        ] = "user",
+        content: Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The turn's text.")],
+        role: Annotated[Role, Field(description="Who said it; system turns are not learned.")] = "user",
         author: Annotated[
             str | None,
             Field(min_length=1, max_length=256, description="Speaker name in group chats."),
@@ -115,9 +103,7 @@ class CairnTools:
         user_id: UserId = "default",
         external_id: Annotated[
             str | None,
-            Field(
-                min_length=1, max_length=256, description="Your id for it; resending is a no-op."
-            ),
+            Field(min_length=1, max_length=256, description="Your id for it; resending is a no-op."),
         ] = None,
     ) -> IngestAck:
         """Store one event; its enrichment is queued."""
@@ -144,9 +130,7 @@ class CairnTools:
         ],
         document_id: DocumentScope = None,
         collection_id: CollectionScope = None,
-        limit: Annotated[
-            int | None, Field(ge=1, le=MAX_LIMIT, description="Ranked blocks at most.")
-        ] = None,
+        limit: Annotated[int | None, Field(ge=1, le=MAX_LIMIT, description="Ranked blocks at most.")] = None,
         token_budget: Annotated[
             int | None,
             Field(
@@ -183,9 +167,7 @@ class CairnTools:
                 description="File name of content; its extension picks the parser (notes.md).",
             ),
         ] = None,
-        content: Annotated[
-            str | None, Field(min_length=1, description="The document's text (with name).")
-        ] = None,
+        content: Annotated[str | None, Field(min_length=1, description="The document's text (with name).")] = None,
         path: Annotated[
             str | None,
             Field(
@@ -194,12 +176,8 @@ class CairnTools:
                 description="Absolute path of a file on the user's machine (instead of content).",
             ),
         ] = None,
-        collection_id: Annotated[
-            int | None, Field(description="Also file it in this collection.")
-        ] = None,
-        document_id: Annotated[
-            int | None, Field(description="Replace this document's content.")
-        ] = None,
+        collection_id: Annotated[int | None, Field(description="Also file it in this collection.")] = None,
+        document_id: Annotated[int | None, Field(description="Replace this document's content.")] = None,
         project_id: ProjectScope = None,
         user_id: UserId = "default",
     ) -> UploadOut:
@@ -221,63 +199,41 @@ class CairnTools:
         user_id: Annotated[str | None, Field(min_length=1, description="Only this user's.")] = None,
     ) -> CollectionList:
         """Collections by name, with their ids and document counts."""
-        return CollectionList(
-            collections=[CollectionOut.of(c) for c in self.vault.collections(user_id=user_id)]
-        )
+        return CollectionList(collections=[CollectionOut.of(c) for c in self.vault.collections(user_id=user_id)])
 
     def search_facts(
         self,
-        query: Annotated[
-            str | None, Field(min_length=1, max_length=500, description="Full-text search words.")
-        ] = None,
+        query: Annotated[str | None, Field(min_length=1, max_length=500, description="Full-text search words.")] = None,
         subject: Annotated[
             str | None, Field(min_length=1, description="Subject name or alias ('user': owner).")
         ] = None,
         predicate: Annotated[str | None, Field(min_length=1, description="Predicate.")] = None,
-        include_history: Annotated[
-            bool, Field(description="Also superseded, retracted and deleted versions.")
-        ] = False,
+        include_history: Annotated[bool, Field(description="Also superseded, retracted and deleted versions.")] = False,
         user_id: Annotated[str | None, Field(min_length=1, description="Only this user's.")] = None,
         limit: Annotated[int, Field(ge=1, le=200, description="Facts per page.")] = 20,
-        cursor: Annotated[
-            str | None, Field(min_length=1, description="next_cursor of the previous page.")
-        ] = None,
+        cursor: Annotated[str | None, Field(min_length=1, description="next_cursor of the previous page.")] = None,
     ) -> FactPage:
         """Find facts by words, subject and predicate, most recently changed first."""
-        statuses = (
-            ("active", "contested", "superseded", "retracted", "deleted")
-            if include_history
-            else None
-        )
-        flt = FactFilter(
-            user_id=user_id, subject=subject, predicate=predicate, q=query, status=statuses
-        )
+        statuses = ("active", "contested", "superseded", "retracted", "deleted") if include_history else None
+        flt = FactFilter(user_id=user_id, subject=subject, predicate=predicate, q=query, status=statuses)
         page = self.vault.facts.page(flt, limit=limit, cursor=cursor)
         return FactPage(facts=[FactOut.of(f) for f in page.facts], next_cursor=page.next_cursor)
 
-    def get_object(
-        self, object_id: Annotated[int, Field(description="A global id (fact, event, …).")]
-    ) -> ObjectOut:
+    def get_object(self, object_id: Annotated[int, Field(description="A global id (fact, event, …).")]) -> ObjectOut:
         """Any object by its global id."""
         return ObjectOut.of_view(self.vault.get_object(object_id))
 
     def correct_fact(
         self,
         fact_id: Annotated[int, Field(description="The fact to correct.")],
-        object_text: Annotated[
-            str, Field(min_length=1, max_length=2000, description="The correct value.")
-        ],
+        object_text: Annotated[str, Field(min_length=1, max_length=2000, description="The correct value.")],
         predicate: Annotated[
             str | None, Field(min_length=1, max_length=128, description="A corrected predicate.")
         ] = None,
-        subject: Annotated[
-            str | None, Field(min_length=1, max_length=256, description="A corrected subject.")
-        ] = None,
+        subject: Annotated[str | None, Field(min_length=1, max_length=256, description="A corrected subject.")] = None,
     ) -> FactOut:
         """Write the corrected version; the old one is superseded and kept in the history."""
-        fact = self.vault.facts.edit(
-            fact_id, object_text=object_text, predicate=predicate, subject=subject
-        )
+        fact = self.vault.facts.edit(fact_id, object_text=object_text, predicate=predicate, subject=subject)
         return FactOut.of(fact)
 
     def forget(

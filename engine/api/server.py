@@ -54,8 +54,7 @@ def bind_loopback(port: int) -> list[socket.socket]:
         v4.close()
         raise EnvironmentProblem(
             f"Port {port} on {LOOPBACK_V4} is already in use, so the endpoint cannot start.",
-            fix="Stop the other program, or choose another port "
-            "(endpoint.port / --port / CAIRN_ENDPOINT_PORT).",
+            fix="Stop the other program, or choose another port (endpoint.port / --port / CAIRN_ENDPOINT_PORT).",
         ) from exc
     v4.listen(128)
     v4.set_inheritable(True)
@@ -140,9 +139,7 @@ class EndpointServer:
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise EnvironmentProblem(
-                    "The endpoint did not start.", fix="See the log in the vault's logs/."
-                )
+                raise EnvironmentProblem("The endpoint did not start.", fix="See the log in the vault's logs/.")
             time.sleep(0.01)
 
     def stop(self, timeout: float = 10.0) -> None:

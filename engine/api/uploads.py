@@ -94,9 +94,7 @@ class Upload:
                 fix="Send {name, content} for a text, or {path} for a file on this machine.",
             )
         if body.name is None:
-            raise ValidationError(
-                "name", "is required with content (its extension picks the parser, e.g. notes.md)"
-            )
+            raise ValidationError("name", "is required with content (its extension picks the parser, e.g. notes.md)")
         return cls(
             name=body.name,
             text=body.content,
@@ -114,9 +112,7 @@ class Upload:
             VaultError: what the vault raised (validation, not found, unsupported type, …).
         """
         existing = (
-            _document_at(vault, self.path, self.user_id)
-            if self.path is not None and self.document_id is None
-            else None
+            _document_at(vault, self.path, self.user_id) if self.path is not None and self.document_id is None else None
         )
         result = vault.documents.upload(
             path=self.path,
@@ -131,11 +127,7 @@ class Upload:
         )
         if result.status == "quarantined" or result.document_id is None:
             raise DocumentQuarantined(result)
-        created = (
-            result.status != "unchanged"
-            and self.document_id is None
-            and (self.path is None or existing is None)
-        )
+        created = result.status != "unchanged" and self.document_id is None and (self.path is None or existing is None)
         return result, created
 
 

@@ -91,3 +91,15 @@ def test_the_badge_follows_new_conflicts_live_even_while_the_view_is_hidden(
     assert window.current_view_key() == "overview"
     item = window.navigation.item(2)
     assert item.data(Qt.ItemDataRole.AccessibleTextRole) == "Conflicts, 1"  # read out too
+
+
+def test_the_queue_is_as_tall_as_its_few_conflicts_and_the_sides_get_the_rest(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    window, view = _open(window_for, chat_vault, qtbot)
+    window.resize(1200, 800)
+    qtbot.waitUntil(lambda: view.side_a.isVisible(), timeout=5000)
+    queue, sides = view.splitter.sizes()
+    row = view.table.verticalHeader().defaultSectionSize()
+    assert queue < 4 * row  # one conflict: a header, a row and a little slack
+    assert sides > 6 * queue

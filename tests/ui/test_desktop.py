@@ -211,3 +211,14 @@ def test_the_real_app_keeps_running_in_the_tray_until_quit_from_it(
     assert seen == {"hidden": True, "runner alive": True, "one tray": True}
     with Vault.open(tmp_path / "vault", settings=None) as reopened:  # the lock was released
         assert reopened.counts().events == 0
+
+
+def test_the_views_list_has_the_focus_at_start_not_the_search_box(
+    vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    window, _runner = window_for(vault)
+    _activate(qtbot, window)
+    qtbot.waitUntil(window.navigation.hasFocus, timeout=2000)
+    assert not window.search.hasFocus()  # its hint shows, not a blinking caret
+    _press(qtbot, window, Qt.Key.Key_K)
+    assert window.search.hasFocus()

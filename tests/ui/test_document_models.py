@@ -169,3 +169,25 @@ def test_pdf_sections_show_their_pages(plugin_vault: Vault, library: dict[str, i
     }
     assert {"p. 1", "p. 2", "p. 3", "pp. 1–2"} <= pages  # a section running over a page break
     assert page_label(2, 4) == "pp. 2–4" and page_label(3, 3) == "p. 3" and page_label(None, None) == ""
+
+
+def test_a_pdfs_hard_wrapped_lines_are_joined_back_into_paragraphs() -> None:
+    from ui.widgets.document_pane import reflow
+
+    wrapped = (
+        "1 Summary\n"
+        "Ward 4B is a 28-bed acute medical ward at St Mary's Hospital. In the first quarter of 2026\n"
+        "it admitted 412 patients, three per cent more than in the last quarter of 2025, with an\n"
+        "average stay of 5.8 days.\n"
+        "- a list item stays on its own line\n"
+        "| a table | row |"
+    )
+    assert reflow(wrapped).splitlines() == [
+        "1 Summary",
+        "Ward 4B is a 28-bed acute medical ward at St Mary's Hospital. In the first quarter of 2026 it admitted "
+        "412 patients, three per cent more than in the last quarter of 2025, with an average stay of 5.8 days.",
+        "- a list item stays on its own line",
+        "| a table | row |",
+    ]
+    unwrapped = "# Notes\n\nA paragraph on one line.\n\nAnother one."
+    assert reflow(unwrapped) == unwrapped  # short lines: nothing was hard-wrapped

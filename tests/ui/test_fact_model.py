@@ -24,6 +24,7 @@ from ui.models.facts import (
     TIER,
     VALUE,
     FactTableModel,
+    plan_ids,
 )
 from ui.ops import OpRunner
 
@@ -215,3 +216,41 @@ def test_the_module_scoped_vault_is_its_own(many_facts: Vault, tmp_path: Path) -
     # Guard for the fixture above: tests that change facts use their own vault, not this one.
     assert many_facts.counts().active_facts == FACTS
     assert tmp_path not in many_facts.paths.root.parents
+
+
+def _apply_plan(shown: list[int], new: list[int]) -> list[int]:
+    """Replay a plan the way the model does: removals, then the move, then insertions."""
+    plan = plan_ids(shown, new)
+    rows = list(shown)
+    for first, last in reversed(plan.removed):
+        del rows[first : last + 1]
+    if plan.kept is not None:
+        assert sorted(plan.kept) == sorted(rows)
+        rows = list(plan.kept)
+    for first, last in plan.added:
+        rows[first:first] = new[first : last + 1]
+    assert plan.rows == {fact_id: row for row, fact_id in enumerate(new)}
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("shown", "new"),
+    [
+        ([5, 4, 3, 2, 1], [7, 6, 5, 4, 3, 2, 1]),  # new memories on top: one insertion, nothing moves
+        ([5, 4, 3, 2, 1], [5, 3, 1]),  # two leave
+        ([5, 4, 3, 2, 1], [2, 9, 5, 4, 3, 1]),  # one updated to the top, one new in between
+        ([1, 2, 3], [3, 2, 1]),  # reversed
+        ([], [1, 2]),
+        ([1, 2], []),
+    ],
+)
+def test_the_id_plan_turns_the_shown_rows_into_the_new_list(shown: list[int], new: list[int]) -> None:
+    assert _apply_plan(shown, new) == new
+
+
+def test_the_id_plan_for_new_memories_on_top_is_one_insertion() -> None:
+    shown = list(range(100_000, 0, -1))
+    plan = plan_ids(shown, [100_002, 100_001, *shown])
+    assert plan.removed == [] and plan.kept is None and plan.added == [(0, 1)]
+    assert not plan.reset
+    assert plan_ids(None, [3, 2, 1]).reset  # nothing shown yet: a reset

@@ -211,3 +211,14 @@ def test_watched_folders_are_saved_as_a_list_with_their_globs(
     assert isinstance(saved, list) and saved[0]["path"] == str(notes)
     assert saved[0]["exclude"] == [".git", "*.tmp"]
     assert "*.md" in folder.include  # the default globs, not written out
+
+
+def test_the_editors_of_every_group_on_a_page_line_up(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
+    window, view = _open(window_for, vault, qtbot)
+    window.resize(1200, 800)
+    view.show_page("models")
+    qtbot.wait(50)
+    provider_llm = view.editors["llm.provider"].widget
+    provider_embedder = view.editors["embedder.provider"].widget
+    left = {w.mapTo(view, w.rect().topLeft()).x() for w in (provider_llm, provider_embedder)}
+    assert len(left) == 1  # one label column for the page, whatever each group's longest label

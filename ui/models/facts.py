@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import (
@@ -170,7 +171,12 @@ class FactTableModel(QAbstractTableModel):
         self.reload_ids(reset=True)
 
     def reload_ids(self, *, reset: bool = False) -> None:
-        """Query the ids again; only rows that differ are inserted or removed (unless ``reset``)."""
+        """Query the ids again; only rows that differ are inserted or removed (unless ``reset``).
+
+        The comparison with the rows shown runs on the reader pool with the query (:func:`plan_ids`): on a
+        100k-fact vault it is tens of milliseconds of Python, which the GUI thread would otherwise spend
+        frozen on every batch of new memories.  The GUI thread only applies the plan.
+        """
         if self._ids_loading and not reset:
             self._ids_stale = True
             return
@@ -180,29 +186,31 @@ class FactTableModel(QAbstractTableModel):
         generation = self._generation
         flt, order = self._filter, SORT_ORDERS[self._sort_column]
         reverse = self._ascending != _NATURAL_ASCENDING[self._sort_column]
+        # A copy: the plan is made against exactly these rows (the list itself is edited in place later).
+        shown = None if reset or not self._loaded_once else list(self._ids)
 
-        def load(vault: Vault) -> list[int]:
+        def load(vault: Vault) -> IdsPlan:
             ids = vault.facts.ids(flt, order=order)
-            return ids[::-1] if reverse else ids
+            return plan_ids(shown, ids[::-1] if reverse else ids)
 
         self._runner.read(
             load,
-            lambda ids: self._ids_arrived(generation, ids, reset),
+            lambda plan: self._ids_arrived(generation, plan),
             on_error=lambda error: self._ids_failed(generation, error),
         )
 
-    def _ids_arrived(self, generation: int, ids: list[int], reset: bool) -> None:
+    def _ids_arrived(self, generation: int, plan: IdsPlan) -> None:
         if generation != self._generation:
             return
         self._ids_loading = False
-        if reset or not self._loaded_once:
+        if plan.reset:
             self.beginResetModel()
-            self._set_ids(ids)
+            self._ids, self._row_of = plan.ids, plan.rows
             self._in_flight.clear()
             self._in_flight_ids.clear()
             self.endResetModel()
         else:
-            self._apply_ids(ids)
+            self._apply(plan)
         self._loaded_once = True
         self.ids_loaded.emit(len(self._ids))
         if self._ids_stale:
@@ -213,40 +221,31 @@ class FactTableModel(QAbstractTableModel):
             self._ids_loading = False
         self._runner.report(error)
 
-    def _set_ids(self, ids: list[int]) -> None:
-        self._ids = ids
-        self._row_of = {fact_id: row for row, fact_id in enumerate(ids)}
-
-    def _apply_ids(self, new: list[int]) -> None:
-        """Move from the current id list to ``new`` with row removals, moves and insertions only."""
-        new_set = set(new)
-        gone = [row for row, fact_id in enumerate(self._ids) if fact_id not in new_set]
-        for first, last in reversed(_runs(gone)):
+    def _apply(self, plan: IdsPlan) -> None:
+        """Move to the plan's id list with row removals, a move and insertions only (no O(rows) Python here)."""
+        for first, last in reversed(plan.removed):
             self.beginRemoveRows(QModelIndex(), first, last)
             del self._ids[first : last + 1]
             self.endRemoveRows()
-        self._set_ids(self._ids)
-        kept = [fact_id for fact_id in new if fact_id in self._row_of]
-        if kept != self._ids:
-            self._reorder(kept)
-        added = [row for row, fact_id in enumerate(new) if fact_id not in self._row_of]
-        for first, last in _runs(added):
+        if plan.kept is not None and plan.kept_rows is not None:
+            self._reorder(plan.kept, plan.kept_rows)
+        for first, last in plan.added:
             self.beginInsertRows(QModelIndex(), first, last)
-            self._ids[first:first] = new[first : last + 1]
+            self._ids[first:first] = plan.ids[first : last + 1]
             self.endInsertRows()
-        self._set_ids(new)
+        self._ids, self._row_of = plan.ids, plan.rows
 
-    def _reorder(self, order: list[int]) -> None:
+    def _reorder(self, order: list[int], rows: dict[int, int]) -> None:
         """Put the same ids in a new order, keeping selections on their facts."""
         self.layoutAboutToBeChanged.emit()
         old = self._ids
-        self._set_ids(order)
+        self._ids, self._row_of = order, rows
         moved_from = []
         moved_to = []
         for index in self.persistentIndexList():
             if 0 <= index.row() < len(old):
                 moved_from.append(QModelIndex(index))
-                moved_to.append(self.index(self._row_of[old[index.row()]], index.column()))
+                moved_to.append(self.index(rows[old[index.row()]], index.column()))
         self.changePersistentIndexList(moved_from, moved_to)
         self.layoutChanged.emit()
 
@@ -376,10 +375,11 @@ class FactTableModel(QAbstractTableModel):
 
     def _refreshed(self, generation: int, ids: list[int], facts: list[Fact]) -> None:
         self._store(facts)
-        gone = {fact.id for fact in facts if not matches_locally(fact, self._filter)}
+        gone = any(not matches_locally(fact, self._filter) for fact in facts)
         self._repaint(fact.id for fact in facts)
         if gone and generation == self._generation:
-            self._apply_ids([fact_id for fact_id in self._ids if fact_id not in gone])
+            # Shown subdued (no longer current) until the id list without them arrives.
+            self.reload_ids()
         self.rows_refreshed.emit(ids)
 
     def replace_fact(self, fact: Fact) -> None:
@@ -461,6 +461,45 @@ def _cell_text(fact: Fact, column: int) -> str:
     if column == CONFIDENCE:
         return percent(fact.confidence)
     return local_time(fact.updated_at)
+
+
+@dataclass(frozen=True, slots=True)
+class IdsPlan:
+    """How to go from the rows shown to a new id list, worked out off the GUI thread (:func:`plan_ids`).
+
+    ``removed``: runs of rows to remove, in the old numbering · ``kept``/``kept_rows``: the surviving ids in their
+    new order (and each one's row) when that order differs, else None · ``added``: runs of rows to insert, in the
+    new numbering · ``ids``/``rows``: the new list and each id's row · ``reset``: replace everything instead.
+    """
+
+    ids: list[int]
+    rows: dict[int, int]
+    removed: list[tuple[int, int]] = field(default_factory=list)
+    kept: list[int] | None = None
+    kept_rows: dict[int, int] | None = None
+    added: list[tuple[int, int]] = field(default_factory=list)
+    reset: bool = False
+
+
+def plan_ids(shown: Sequence[int] | None, new: list[int]) -> IdsPlan:
+    """The plan from ``shown`` (None: nothing shown yet, reset) to ``new``; runs on a worker thread."""
+    rows = {fact_id: row for row, fact_id in enumerate(new)}
+    if shown is None:
+        return IdsPlan(new, rows, reset=True)
+    old_rows = {fact_id: row for row, fact_id in enumerate(shown)}
+    removed = _runs([row for row, fact_id in enumerate(shown) if fact_id not in rows])
+    survivors = [fact_id for fact_id in shown if fact_id in rows]
+    kept = [fact_id for fact_id in new if fact_id in old_rows]
+    moved = kept != survivors
+    added = _runs([row for row, fact_id in enumerate(new) if fact_id not in old_rows])
+    return IdsPlan(
+        new,
+        rows,
+        removed=removed,
+        kept=kept if moved else None,
+        kept_rows={fact_id: row for row, fact_id in enumerate(kept)} if moved else None,
+        added=added,
+    )
 
 
 def _runs(rows: Sequence[int]) -> list[tuple[int, int]]:

@@ -158,7 +158,7 @@ class ActivityView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self._group("Background work", EmptyAware(self.kinds_view, "Nothing is waiting.")), 2)
         top.addWidget(self._models_group(), 3)
-        layout.addLayout(top, 2)
+        layout.addLayout(top, 1)  # a few kinds of work and five lines about models: the lists below get the room
         failures = QGroupBox("Failed jobs")
         failures_box = QVBoxLayout(failures)
         failures_box.addWidget(

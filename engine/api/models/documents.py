@@ -119,35 +119,25 @@ class DocumentJsonBody(RequestModel):
         max_length=MAX_NAME_CHARS,
         description="File name of `content`; its extension picks the parser (.md, .txt, .html).",
     )
-    content: str | None = Field(
-        default=None, min_length=1, description="The document's text (with `name`)."
-    )
+    content: str | None = Field(default=None, min_length=1, description="The document's text (with `name`).")
     path: str | None = Field(
         default=None,
         min_length=1,
         max_length=MAX_PATH_CHARS,
         description="Absolute path of a regular file on this machine (instead of name+content).",
     )
-    document_id: int | None = Field(
-        default=None, description="Replace this document's content (its id stays)."
-    )
+    document_id: int | None = Field(default=None, description="Replace this document's content (its id stays).")
     collection_id: int | None = Field(default=None, description="Also add it to this collection.")
-    project_id: str | None = Field(
-        default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope."
-    )
+    project_id: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope.")
     user_id: UserId = "default"
 
 
 class DocumentFormFields(RequestModel):
     """The optional fields of a multipart upload, next to the `file` part."""
 
-    document_id: int | None = Field(
-        default=None, description="Replace this document's content (its id stays)."
-    )
+    document_id: int | None = Field(default=None, description="Replace this document's content (its id stays).")
     collection_id: int | None = Field(default=None, description="Also add it to this collection.")
-    project_id: str | None = Field(
-        default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope."
-    )
+    project_id: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope.")
     user_id: UserId = "default"
 
 
@@ -247,9 +237,7 @@ class DocumentTreeOut(ResponseModel):
     """A document with its sections and spans in order."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"document": _DOCUMENT_EXAMPLE, "sections": [_SECTION_EXAMPLE]}]
-        }
+        json_schema_extra={"examples": [{"document": _DOCUMENT_EXAMPLE, "sections": [_SECTION_EXAMPLE]}]}
     )
 
     document: DocumentOut = Field(description="The document.")
@@ -259,9 +247,7 @@ class DocumentTreeOut(ResponseModel):
 class DocumentDeleted(ResponseModel):
     """A document removed with everything derived from it."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"document_id": 700, "deleted": True}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"document_id": 700, "deleted": True}]})
 
     document_id: int = Field(description="The deleted document's id.")
     deleted: bool = Field(description="Always true.")
@@ -287,9 +273,7 @@ class QuarantineOut(ResponseModel):
 class QuarantineList(ResponseModel):
     """Quarantined files, newest first."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"quarantine": [_QUARANTINE_EXAMPLE]}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"quarantine": [_QUARANTINE_EXAMPLE]}]})
 
     quarantine: list[QuarantineOut] = Field(description="The quarantined files.")
 
@@ -357,9 +341,7 @@ class CollectionDetail(CollectionOut):
 class CollectionList(ResponseModel):
     """Collections, by name."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"collections": [_COLLECTION_EXAMPLE]}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"collections": [_COLLECTION_EXAMPLE]}]})
 
     collections: list[CollectionOut] = Field(description="The collections.")
 
@@ -367,9 +349,7 @@ class CollectionList(ResponseModel):
 class CollectionDeleted(ResponseModel):
     """A deleted collection; its documents stay in the vault."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"collection_id": 812, "deleted": True}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"collection_id": 812, "deleted": True}]})
 
     collection_id: int = Field(description="The deleted collection's id.")
     deleted: bool = Field(description="Always true.")

@@ -90,16 +90,10 @@ class EventBody(RequestModel):
         max_length=MAX_ID_CHARS,
         description="The chat this event belongs to; groups events into episodes and history.",
     )
-    content: str = Field(
-        min_length=1, max_length=MAX_CONTENT_CHARS, description="The text of the event."
-    )
-    role: Role = Field(
-        default="user", description="Who produced it; system messages are not learned."
-    )
+    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The text of the event.")
+    role: Role = Field(default="user", description="Who produced it; system messages are not learned.")
     type: EventType = Field(default="message", description="What kind of event it is.")
-    occurred_at: datetime | None = Field(
-        default=None, description=f"When it happened ({TIME_FORMATS}); default: now."
-    )
+    occurred_at: datetime | None = Field(default=None, description=f"When it happened ({TIME_FORMATS}); default: now.")
     valid_time: datetime | None = Field(
         default=None,
         description=f"When the content became true in the world, if different ({TIME_FORMATS}).",
@@ -145,9 +139,7 @@ class EventBody(RequestModel):
 class IngestAck(ResponseModel):
     """The acknowledgement of one event: it is committed to disk when this answer is sent."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"event_id": 4101, "status": "queued"}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"event_id": 4101, "status": "queued"}]})
 
     event_id: int = Field(description="The event's global id (`GET /v6/objects/{id}`).")
     status: IngestStatus = Field(description=_STATUS_HELP)
@@ -169,18 +161,14 @@ class BatchBody(RequestModel):
         }
     )
 
-    events: list[EventBody] = Field(
-        min_length=1, max_length=MAX_BATCH_EVENTS, description="The events, in order."
-    )
+    events: list[EventBody] = Field(min_length=1, max_length=MAX_BATCH_EVENTS, description="The events, in order.")
 
 
 class BatchAck(ResponseModel):
     """The acknowledgement of a batch: one id and one status per event, in request order."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"event_ids": [4102, 4103], "statuses": ["queued", "queued"]}]
-        }
+        json_schema_extra={"examples": [{"event_ids": [4102, 4103], "statuses": ["queued", "queued"]}]}
     )
 
     event_ids: list[int] = Field(description="The events' global ids, in request order.")
@@ -191,9 +179,7 @@ class ExtractBody(RequestModel):
     """A text to run through the fact pipeline."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"text": "I prefer Vue over React these days.", "learn": False}]
-        }
+        json_schema_extra={"examples": [{"text": "I prefer Vue over React these days.", "learn": False}]}
     )
 
     text: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="The text.")
@@ -227,9 +213,7 @@ class StageOut(ResponseModel):
 
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [
-                {"stage": "classify", "summary": "1 of 1 segments kept", "details": {}, "ms": 0.2}
-            ]
+            "examples": [{"stage": "classify", "summary": "1 of 1 segments kept", "details": {}, "ms": 0.2}]
         }
     )
 
@@ -246,9 +230,7 @@ class ExtractOut(ResponseModel):
         json_schema_extra={
             "examples": [
                 {
-                    "stages": [
-                        {"stage": "extract", "summary": "1 proposition", "details": {}, "ms": 0.4}
-                    ],
+                    "stages": [{"stage": "extract", "summary": "1 proposition", "details": {}, "ms": 0.4}],
                     "decisions": [{"decision": "CREATE", "statement": "User prefers Vue"}],
                     "warnings": [],
                     "learned": False,
@@ -295,9 +277,7 @@ class EventOut(ResponseModel):
 class EventsPage(ResponseModel):
     """A window of a conversation's events, oldest first."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"events": [_EVENT_EXAMPLE], "next_before_id": None}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"events": [_EVENT_EXAMPLE], "next_before_id": None}]})
 
     events: list[EventOut] = Field(description="Events in time order.")
     next_before_id: int | None = Field(
@@ -321,9 +301,7 @@ class ConversationOut(ResponseModel):
 class ConversationList(ResponseModel):
     """Conversations, most recently active first."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"conversations": [_CONVERSATION_EXAMPLE]}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"conversations": [_CONVERSATION_EXAMPLE]}]})
 
     conversations: list[ConversationOut] = Field(description="The conversations.")
 
@@ -357,11 +335,7 @@ class EpisodeList(ResponseModel):
 class CloseOut(ResponseModel):
     """The result of closing a conversation's open episode."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"conversation_id": "chat-7", "closed": 1}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"conversation_id": "chat-7", "closed": 1}]})
 
     conversation_id: str = Field(description="The conversation.")
-    closed: int = Field(
-        description="Episodes closed now (0 when none was open); each is queued for its summary."
-    )
+    closed: int = Field(description="Episodes closed now (0 when none was open); each is queued for its summary.")

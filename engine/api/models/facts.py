@@ -134,9 +134,7 @@ class FactOut(ResponseModel):
 class FactPage(Page):
     """One page of facts, most recently changed first."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"facts": [_FACT_EXAMPLE], "next_cursor": None}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"facts": [_FACT_EXAMPLE], "next_cursor": None}]})
 
     facts: list[FactOut] = Field(description="The facts of this page.")
 
@@ -153,14 +151,10 @@ class FactCreate(RequestModel):
     """A memory added by hand; it goes through map, match and decide like any other."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"subject": "user", "predicate": "likes", "object_text": "green tea"}]
-        }
+        json_schema_extra={"examples": [{"subject": "user", "predicate": "likes", "object_text": "green tea"}]}
     )
 
-    subject: str = Field(
-        min_length=1, max_length=256, description="Who it is about (`user` is the owner)."
-    )
+    subject: str = Field(min_length=1, max_length=256, description="Who it is about (`user` is the owner).")
     predicate: str = Field(
         min_length=1,
         max_length=128,
@@ -168,9 +162,7 @@ class FactCreate(RequestModel):
     )
     object_text: str = Field(min_length=1, max_length=2000, description="The value.")
     user_id: UserId = "default"
-    project_id: str | None = Field(
-        default=None, min_length=1, max_length=256, description="Project."
-    )
+    project_id: str | None = Field(default=None, min_length=1, max_length=256, description="Project.")
 
 
 class FactEdit(RequestModel):
@@ -178,15 +170,9 @@ class FactEdit(RequestModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"object_text": "Porto"}]})
 
-    object_text: str | None = Field(
-        default=None, min_length=1, max_length=2000, description="New value."
-    )
-    predicate: str | None = Field(
-        default=None, min_length=1, max_length=128, description="New predicate."
-    )
-    subject: str | None = Field(
-        default=None, min_length=1, max_length=256, description="New subject."
-    )
+    object_text: str | None = Field(default=None, min_length=1, max_length=2000, description="New value.")
+    predicate: str | None = Field(default=None, min_length=1, max_length=128, description="New predicate.")
+    subject: str | None = Field(default=None, min_length=1, max_length=256, description="New subject.")
 
     @model_validator(mode="after")
     def _something_changes(self) -> FactEdit:
@@ -201,9 +187,7 @@ class TierBody(RequestModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{"tier": "hot", "pinned": True}]})
 
     tier: Tier = Field(description="hot (always recalled), warm or cold.")
-    pinned: bool = Field(
-        default=True, description="true: keep this tier; false: unpin and let the rules re-tier it."
-    )
+    pinned: bool = Field(default=True, description="true: keep this tier; false: unpin and let the rules re-tier it.")
 
 
 class SignalBody(RequestModel):
@@ -265,11 +249,8 @@ class ConflictList(ResponseModel):
 class ResolveBody(RequestModel):
     """How to resolve a conflict."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"winner_id": 5120}, {"winner_id": None}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"winner_id": 5120}, {"winner_id": None}]})
 
     winner_id: int | None = Field(
-        description="The fact that wins (the other is retired to cold, history kept); "
-        "null keeps both."
+        description="The fact that wins (the other is retired to cold, history kept); null keeps both."
     )

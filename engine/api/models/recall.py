@@ -25,9 +25,7 @@ MIN_TOKEN_BUDGET = 100
 MAX_TOKEN_BUDGET = 32_000
 
 Mode = Literal["broad", "direct", "indirect"]
-BlockKind = Literal[
-    "fact", "event", "conflict", "episode", "span", "understanding", "section", "document"
-]
+BlockKind = Literal["fact", "event", "conflict", "episode", "span", "understanding", "section", "document"]
 
 _EVIDENCE_EXAMPLE: dict[str, Any] = {
     "text": "I moved to Lisbon last month",
@@ -74,8 +72,7 @@ _ROUTING_EXAMPLE: dict[str, Any] = {
 }
 _RESULT_EXAMPLE: dict[str, Any] = {
     "llm_context": {
-        "text": "Memory context (as of 2026-03-01; cite items by #id).\n"
-        "Facts:\n- [#5120] User lives in Lisbon",
+        "text": "Memory context (as of 2026-03-01; cite items by #id).\nFacts:\n- [#5120] User lives in Lisbon",
         "tokens": 24,
     },
     "answer_facts": [_BLOCK_EXAMPLE],
@@ -139,16 +136,11 @@ class RecallBody(RequestModel):
         max_length=MAX_ID_CHARS,
         description="Only memories of this project (and those of no project).",
     )
-    document_id: int | None = Field(
-        default=None, description="Answer from this document (the DOCUMENT strategy)."
-    )
-    collection_id: int | None = Field(
-        default=None, description="Answer from the documents of this collection."
-    )
+    document_id: int | None = Field(default=None, description="Answer from this document (the DOCUMENT strategy).")
+    collection_id: int | None = Field(default=None, description="Answer from the documents of this collection.")
     reference_time: datetime | None = Field(
         default=None,
-        description=f"'Now' for the question ({TIME_FORMATS}); anchors 'last week'. "
-        "Default: the current time.",
+        description=f"'Now' for the question ({TIME_FORMATS}); anchors 'last week'. Default: the current time.",
     )
     limit: int | None = Field(
         default=None,
@@ -227,9 +219,7 @@ class TurnOut(ResponseModel):
 class ChannelReportOut(ResponseModel):
     """One retrieval channel's contribution."""
 
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"ran": True, "hits": 12, "ms": 1.9, "note": ""}]}
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [{"ran": True, "hits": 12, "ms": 1.9, "note": ""}]})
 
     ran: bool = Field(description="Whether the channel ran for this query.")
     hits: int = Field(description="Items it found.")
@@ -262,16 +252,12 @@ class RoutingOut(ResponseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [_ROUTING_EXAMPLE]})
 
-    mode: Mode = Field(
-        description="direct (a named slot), indirect (a description) or broad (no focus)."
-    )
+    mode: Mode = Field(description="direct (a named slot), indirect (a description) or broad (no focus).")
     predicates: list[str] = Field(description="Catalog predicates the query asks about.")
     subjects: list[str] = Field(description="Subjects the query names.")
     channels: dict[str, ChannelReportOut] = Field(description="Each retrieval channel's report.")
     temporal_range: TimeWindowOut | None = Field(description="The time range the query names.")
-    strategy: str = Field(
-        description="LOCAL (memories), or SECTION, DOCUMENT, COLLECTION for document questions."
-    )
+    strategy: str = Field(description="LOCAL (memories), or SECTION, DOCUMENT, COLLECTION for document questions.")
     used_queries: list[str] = Field(description="The query texts the channels searched.")
     engine: str = Field(description="What analysed the query: rules, or the local model.")
     degraded: bool = Field(
@@ -296,20 +282,12 @@ class RecallOut(ResponseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_RESULT_EXAMPLE]})
 
     llm_context: LLMContextOut = Field(description="Prompt-ready text within the token budget.")
-    answer_facts: list[BlockOut] = Field(
-        description="Trusted facts that answer the query directly."
-    )
+    answer_facts: list[BlockOut] = Field(description="Trusted facts that answer the query directly.")
     supporting_facts: list[BlockOut] = Field(description="Further facts that bear on the query.")
-    background_context: list[BlockOut] = Field(
-        description="Hot facts about the owner, recalled for every query."
-    )
+    background_context: list[BlockOut] = Field(description="Hot facts about the owner, recalled for every query.")
     blocks: list[BlockOut] = Field(description="Every ranked block, best first.")
-    conversation_history: list[TurnOut] = Field(
-        description="The conversation's recent turns, oldest first."
-    )
-    working_memory: list[BlockOut] = Field(
-        description="Facts learned in this conversation, newest first."
-    )
+    conversation_history: list[TurnOut] = Field(description="The conversation's recent turns, oldest first.")
+    working_memory: list[BlockOut] = Field(description="Facts learned in this conversation, newest first.")
     documents: list[BlockOut] = Field(
         description="Document blocks (sections, spans, distillations) for document questions."
     )

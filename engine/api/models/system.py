@@ -48,28 +48,18 @@ class ForgetBody(RequestModel):
     """What to forget: everything of ``user_id`` that matches every other field given."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"user_id": "default", "conversation_id": "chat-2026-03-01", "dry_run": True}
-            ]
-        }
+        json_schema_extra={"examples": [{"user_id": "default", "conversation_id": "chat-2026-03-01", "dry_run": True}]}
     )
 
     user_id: UserId = Field(
         description="Required: forgetting never crosses users. With no other field, everything "
         "of this user is forgotten."
     )
-    conversation_id: str | None = Field(
-        default=None, min_length=1, description="Only this conversation."
-    )
+    conversation_id: str | None = Field(default=None, min_length=1, description="Only this conversation.")
     project_id: str | None = Field(default=None, min_length=1, description="Only this project.")
     document_id: int | None = Field(default=None, description="Only this document.")
-    since: datetime | None = Field(
-        default=None, description=f"Only from this time on ({TIME_FORMATS})."
-    )
-    until: datetime | None = Field(
-        default=None, description=f"Only before this time ({TIME_FORMATS})."
-    )
+    since: datetime | None = Field(default=None, description=f"Only from this time on ({TIME_FORMATS}).")
+    until: datetime | None = Field(default=None, description=f"Only before this time ({TIME_FORMATS}).")
     dry_run: bool = Field(default=False, description="Only count what would be forgotten.")
     purge_backups: bool = Field(
         default=True, description="Also delete backup files (they still hold the forgotten data)."
@@ -175,9 +165,7 @@ class ObjectOut(ResponseModel):
 
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [
-                {"id": 42, "kind": "subject", "value": {"id": 42, "name": "Melanie", "...": "…"}}
-            ]
+            "examples": [{"id": 42, "kind": "subject", "value": {"id": 42, "name": "Melanie", "...": "…"}}]
         }
     )
 

@@ -90,14 +90,10 @@ class UnwatchBody(RequestModel):
     """A watched folder to let go of."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"path": "/home/ana/Notes"}, {"path": "/x", "forget": True}]
-        }
+        json_schema_extra={"examples": [{"path": "/home/ana/Notes"}, {"path": "/x", "forget": True}]}
     )
 
-    path: str = Field(
-        min_length=1, max_length=MAX_PATH_CHARS, description="The watched folder, as listed."
-    )
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARS, description="The watched folder, as listed.")
     forget: bool = Field(
         default=False,
         description="Also delete the documents that came from it (default: they stay).",
@@ -139,9 +135,7 @@ class ScanOut(ResponseModel):
     degraded: int = Field(description="Files stored without extractable text.")
     quarantined: int = Field(description="Files that could not be parsed.")
     deferred: int = Field(description="Files still being written; taken once they settle.")
-    held_deletions: int = Field(
-        description="Removals held until confirmed (the folder vanished, or many files went)."
-    )
+    held_deletions: int = Field(description="Removals held until confirmed (the folder vanished, or many files went).")
     vanished: bool = Field(description="The folder itself is missing.")
     aborted: bool = Field(description="The scan stopped before the end.")
     seconds: float = Field(description="How long it took.")
@@ -219,9 +213,7 @@ class WatchedFolderOut(ResponseModel):
             exclude=list(globs.exclude),
             state=status.state,
             last_scan_at=_utc(status.last_scan_at),
-            last_result=(
-                ScanOut.of_result(status.last_result) if status.last_result is not None else None
-            ),
+            last_result=(ScanOut.of_result(status.last_result) if status.last_result is not None else None),
             pending_paths=status.pending_paths,
             held_deletions=status.held_deletions,
             error=status.error,

@@ -25,9 +25,7 @@ router = APIRouter(prefix="/v6", tags=["collections"])
 
 CollectionId = Annotated[int, Path(description="The collection's global id.", examples=[812])]
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No collection with this id."}}
-_TAKEN: dict[int | str, dict[str, Any]] = {
-    409: {"description": "The user already has a collection with this name."}
-}
+_TAKEN: dict[int | str, dict[str, Any]] = {409: {"description": "The user already has a collection with this name."}}
 
 
 @router.post(
@@ -38,23 +36,17 @@ _TAKEN: dict[int | str, dict[str, Any]] = {
 )
 def create_collection(body: CollectionCreate, vault: VaultDep) -> CollectionDetail:
     """A new, empty collection."""
-    created = vault.collections.create(
-        body.name, description=body.description, user_id=body.user_id
-    )
+    created = vault.collections.create(body.name, description=body.description, user_id=body.user_id)
     return _detail(vault, created.id)
 
 
 @router.get("/collections", summary="List collections")
 def list_collections(
     vault: VaultDep,
-    user_id: Annotated[
-        str | None, Query(min_length=1, description="Only this user's (default: every user).")
-    ] = None,
+    user_id: Annotated[str | None, Query(min_length=1, description="Only this user's (default: every user).")] = None,
 ) -> CollectionList:
     """Collections by name, with how many documents each holds."""
-    return CollectionList(
-        collections=[CollectionOut.of(c) for c in vault.collections(user_id=user_id)]
-    )
+    return CollectionList(collections=[CollectionOut.of(c) for c in vault.collections(user_id=user_id)])
 
 
 @router.get("/collections/{collection_id}", summary="A collection", responses=_NOT_FOUND)
@@ -68,9 +60,7 @@ def get_collection(collection_id: CollectionId, vault: VaultDep) -> CollectionDe
     summary="Rename a collection",
     responses={**_NOT_FOUND, **_TAKEN},
 )
-def rename_collection(
-    collection_id: CollectionId, body: CollectionRename, vault: VaultDep
-) -> CollectionDetail:
+def rename_collection(collection_id: CollectionId, body: CollectionRename, vault: VaultDep) -> CollectionDetail:
     """Give the collection a new name (unique per user, regardless of letter case)."""
     vault.collections.rename(collection_id, body.name)
     return _detail(vault, collection_id)
@@ -91,9 +81,7 @@ def delete_collection(collection_id: CollectionId, vault: VaultDep) -> Collectio
         404: {"description": "No such collection, or no such document."},
     },
 )
-def add_documents(
-    collection_id: CollectionId, body: CollectionMembers, vault: VaultDep
-) -> CollectionDetail:
+def add_documents(collection_id: CollectionId, body: CollectionMembers, vault: VaultDep) -> CollectionDetail:
     """Add the documents (already members are fine); all of them, or none on an error."""
     vault.collections.add(collection_id, body.document_ids)
     return _detail(vault, collection_id)

@@ -19,15 +19,11 @@ def list_conflicts(
         Literal["open", "resolved", "all"],
         Query(alias="status", description="open (default), resolved, or all."),
     ] = "open",
-    user_id: Annotated[
-        str | None, Query(min_length=1, description="Only this user's conflicts.")
-    ] = None,
+    user_id: Annotated[str | None, Query(min_length=1, description="Only this user's conflicts.")] = None,
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 200,
 ) -> ConflictList:
     """Conflicts with both sides, newest first."""
-    views = vault.conflicts(
-        status=None if conflict_status == "all" else conflict_status, user_id=user_id, limit=limit
-    )
+    views = vault.conflicts(status=None if conflict_status == "all" else conflict_status, user_id=user_id, limit=limit)
     return ConflictList(conflicts=[ConflictOut.of(view) for view in views])
 
 

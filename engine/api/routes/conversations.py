@@ -24,9 +24,7 @@ from engine.errors import NotFound
 
 router = APIRouter(prefix="/v6", tags=["conversations"])
 
-ConversationId = Annotated[
-    str, Path(description="The conversation id the events were sent with.", examples=["chat-7"])
-]
+ConversationId = Annotated[str, Path(description="The conversation id the events were sent with.", examples=["chat-7"])]
 UserFilter = Annotated[str | None, Query(min_length=1, description="Only this user's.")]
 
 
@@ -51,14 +49,10 @@ def conversation_events(
     vault: VaultDep,
     user_id: UserFilter = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="At most this many events.")] = 200,
-    before_id: Annotated[
-        int | None, Query(description="Only events before this one (`next_before_id`).")
-    ] = None,
+    before_id: Annotated[int | None, Query(description="Only events before this one (`next_before_id`).")] = None,
 ) -> EventsPage:
     """The latest `limit` events (before `before_id`), in time order."""
-    events = vault.conversations.events(
-        conversation_id, user_id=user_id, limit=limit, before_id=before_id
-    )
+    events = vault.conversations.events(conversation_id, user_id=user_id, limit=limit, before_id=before_id)
     if not events and before_id is None:
         raise NotFound("conversation", conversation_id)
     return EventsPage(
@@ -68,9 +62,7 @@ def conversation_events(
 
 
 @router.post("/conversations/{conversation_id:path}/close", summary="Close the open episode")
-def close_conversation(
-    conversation_id: ConversationId, vault: VaultDep, user_id: UserFilter = None
-) -> CloseOut:
+def close_conversation(conversation_id: ConversationId, vault: VaultDep, user_id: UserFilter = None) -> CloseOut:
     """Close the conversation's open segment now; its summary is queued."""
     closed = vault.conversations.close_episodes(conversation_id, user_id=user_id)
     return CloseOut(conversation_id=conversation_id, closed=closed)

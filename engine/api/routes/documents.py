@@ -50,9 +50,7 @@ _MAX_FIELD_BYTES = 4096
 _GENERIC_TYPES = frozenset({"", "application/octet-stream"})
 
 DocumentId = Annotated[int, Path(description="The document's global id.", examples=[700])]
-UserFilter = Annotated[
-    str | None, Query(min_length=1, description="Only this user's (default: every user).")
-]
+UserFilter = Annotated[str | None, Query(min_length=1, description="Only this user's (default: every user).")]
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No document with this id."}}
 _UPLOAD_BODY: dict[str, Any] = {
     "required": True,
@@ -90,8 +88,7 @@ _UPLOAD_BODY: dict[str, Any] = {
 _UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
     201: {"description": "A new document was created."},
     200: {
-        "description": "An existing document was replaced, or the same content was already "
-        "stored (`unchanged`).",
+        "description": "An existing document was replaced, or the same content was already stored (`unchanged`).",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UploadOut"}}},
     },
     404: {"description": "`document_id` or `collection_id` does not exist."},
@@ -143,21 +140,15 @@ async def upload_document(request: Request, response: Response, vault: VaultDep)
 @router.get("/documents", summary="List documents")
 def list_documents(
     vault: VaultDep,
-    collection_id: Annotated[
-        int | None, Query(description="Only the documents of this collection.")
-    ] = None,
-    project_id: Annotated[
-        str | None, Query(min_length=1, description="Only this project's documents.")
-    ] = None,
+    collection_id: Annotated[int | None, Query(description="Only the documents of this collection.")] = None,
+    project_id: Annotated[str | None, Query(min_length=1, description="Only this project's documents.")] = None,
     user_id: UserFilter = None,
     limit: Annotated[int, Query(ge=1, le=10_000, description="At most this many.")] = 1000,
 ) -> DocumentList:
     """Documents without their trees, most recently updated first."""
     if collection_id is not None:
         vault.collections.get(collection_id)  # a collection that does not exist is a 404
-    infos = vault.documents(
-        user_id=user_id, project_id=project_id, collection_id=collection_id, limit=limit
-    )
+    infos = vault.documents(user_id=user_id, project_id=project_id, collection_id=collection_id, limit=limit)
     return DocumentList(documents=[DocumentOut.of(info) for info in infos])
 
 
@@ -165,11 +156,7 @@ def list_documents(
 def quarantine(vault: VaultDep, user_id: UserFilter = None) -> QuarantineList:
     """Quarantined files with their typed reason, newest first.  A file stays out until it or
     its parser changes; one uploaded by path can be retried."""
-    return QuarantineList(
-        quarantine=[
-            QuarantineOut.of(entry) for entry in vault.documents.quarantine(user_id=user_id)
-        ]
-    )
+    return QuarantineList(quarantine=[QuarantineOut.of(entry) for entry in vault.documents.quarantine(user_id=user_id)])
 
 
 @router.post(
@@ -244,9 +231,7 @@ async def _json_body(request: Request) -> DocumentJsonBody:
 
 async def _from_form(request: Request) -> Upload:
     """The multipart form: one `file` part and the optional fields."""
-    async with request.form(
-        max_files=1, max_fields=_MAX_FORM_FIELDS, max_part_size=_MAX_FIELD_BYTES
-    ) as form:
+    async with request.form(max_files=1, max_fields=_MAX_FORM_FIELDS, max_part_size=_MAX_FIELD_BYTES) as form:
         file: UploadFile | None = None
         fields: dict[str, str] = {}
         for key, value in form.multi_items():
@@ -261,14 +246,10 @@ async def _from_form(request: Request) -> Upload:
             else:
                 fields[key] = value
         if file is None:
-            raise ValidationError(
-                "file", "is required: send the document as the multipart part named `file`"
-            )
+            raise ValidationError("file", "is required: send the document as the multipart part named `file`")
         name = PureWindowsPath(file.filename or "").name.strip()  # no folders, either separator
         if not name:
-            raise ValidationError(
-                "file", "needs a filename (its extension picks the parser, e.g. notes.pdf)"
-            )
+            raise ValidationError("file", "needs a filename (its extension picks the parser, e.g. notes.pdf)")
         try:
             options = DocumentFormFields.model_validate(fields)
         except PydanticValidationError as exc:

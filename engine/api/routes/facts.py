@@ -33,22 +33,16 @@ router = APIRouter(prefix="/v6", tags=["facts"])
 
 FactId = Annotated[int, Path(description="The fact's global id.", examples=[5120])]
 Limit = Annotated[int, Query(ge=1, le=1000, description="Facts per page.")]
-UserFilter = Annotated[
-    str | None, Query(min_length=1, description="Only this user's facts (default: every user).")
-]
+UserFilter = Annotated[str | None, Query(min_length=1, description="Only this user's facts (default: every user).")]
 
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No fact with this id."}}
-_CONFLICT: dict[int | str, dict[str, Any]] = {
-    409: {"description": "The fact is not in a state that allows this."}
-}
+_CONFLICT: dict[int | str, dict[str, Any]] = {409: {"description": "The fact is not in a state that allows this."}}
 
 
 @router.get("/facts", summary="List and search facts")
 def list_facts(
     vault: VaultDep,
-    subject: Annotated[
-        str | None, Query(min_length=1, description="Subject name or alias.", examples=["user"])
-    ] = None,
+    subject: Annotated[str | None, Query(min_length=1, description="Subject name or alias.", examples=["user"])] = None,
     predicate: Annotated[
         str | None, Query(min_length=1, description="Catalog predicate.", examples=["lives_in"])
     ] = None,
@@ -63,9 +57,7 @@ def list_facts(
             examples=["active,contested"],
         ),
     ] = None,
-    q: Annotated[
-        str | None, Query(min_length=1, max_length=500, description="Full-text search words.")
-    ] = None,
+    q: Annotated[str | None, Query(min_length=1, max_length=500, description="Full-text search words.")] = None,
     conversation_id: Annotated[
         str | None, Query(min_length=1, description="Only facts learned in this conversation.")
     ] = None,
@@ -75,9 +67,7 @@ def list_facts(
     ] = None,
     user_id: UserFilter = None,
     limit: Limit = 100,
-    cursor: Annotated[
-        str | None, Query(min_length=1, description="`next_cursor` of the previous page.")
-    ] = None,
+    cursor: Annotated[str | None, Query(min_length=1, description="`next_cursor` of the previous page.")] = None,
 ) -> FactPage:
     """A page of facts, most recently changed first (cursor pagination, stable under writes)."""
     flt = FactFilter(
@@ -116,9 +106,7 @@ def add_fact(body: FactCreate, vault: VaultDep) -> FactOut:
 @router.get("/facts/superseded", summary="Facts replaced by newer versions")
 def superseded_facts(vault: VaultDep, user_id: UserFilter = None, limit: Limit = 100) -> FactList:
     """Superseded facts, most recent first."""
-    return FactList(
-        facts=[FactOut.of(f) for f in vault.facts.superseded(user_id=user_id, limit=limit)]
-    )
+    return FactList(facts=[FactOut.of(f) for f in vault.facts.superseded(user_id=user_id, limit=limit)])
 
 
 @router.get("/facts/{fact_id}", summary="One fact", responses=_NOT_FOUND)
@@ -133,9 +121,7 @@ def edit_fact(fact_id: FactId, body: FactEdit, vault: VaultDep) -> FactOut:
 
     Answers the new version.  Only current facts (active or contested) can be corrected.
     """
-    fact = vault.facts.edit(
-        fact_id, object_text=body.object_text, predicate=body.predicate, subject=body.subject
-    )
+    fact = vault.facts.edit(fact_id, object_text=body.object_text, predicate=body.predicate, subject=body.subject)
     return FactOut.of(fact)
 
 
@@ -192,9 +178,7 @@ def fact_history(fact_id: FactId, vault: VaultDep) -> FactList:
 @router.get("/truth", summary="Current slot winners")
 def truth(
     vault: VaultDep,
-    subject: Annotated[
-        str | None, Query(min_length=1, description="Only this subject.", examples=["user"])
-    ] = None,
+    subject: Annotated[str | None, Query(min_length=1, description="Only this subject.", examples=["user"])] = None,
     user_id: UserFilter = None,
 ) -> TruthList:
     """One winner per single-valued slot, and every live value of multi-valued predicates."""

@@ -42,8 +42,6 @@ def forget(body: ForgetBody, vault: VaultDep) -> ReceiptOut:
     summary="A forget receipt",
     responses={404: {"description": "No receipt with this id."}},
 )
-def receipt(
-    receipt_id: Annotated[int, Path(description="The receipt's global id.")], vault: VaultDep
-) -> ReceiptOut:
+def receipt(receipt_id: Annotated[int, Path(description="The receipt's global id.")], vault: VaultDep) -> ReceiptOut:
     """The scope and counts of an earlier forget or dry run."""
     return ReceiptOut.of(vault.receipt(receipt_id))

@@ -18,9 +18,7 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No subject 
 @router.get("/subjects", summary="List subjects")
 def list_subjects(
     vault: VaultDep,
-    q: Annotated[
-        str | None, Query(min_length=1, max_length=256, description="Part of a name or alias.")
-    ] = None,
+    q: Annotated[str | None, Query(min_length=1, max_length=256, description="Part of a name or alias.")] = None,
     user_id: Annotated[str | None, Query(min_length=1, description="Only this user's.")] = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="At most this many.")] = 500,
 ) -> SubjectList:

@@ -41,9 +41,7 @@ class Health(BaseModel):
         },
     )
 
-    status: Literal["ok"] = Field(
-        description="Always 'ok' when answered (a closing vault answers 503)."
-    )
+    status: Literal["ok"] = Field(description="Always 'ok' when answered (a closing vault answers 503).")
     version: str = Field(description="Cairn's version.")
     schema_version: int = Field(description="Schema version of the vault database.")
     llm_engine: str = Field(description="'ollama:<model>' or 'simple' (the rule path).")

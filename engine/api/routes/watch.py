@@ -99,8 +99,7 @@ def _folders(vault: Vault) -> WatchList:
     settings = {Path(f.path): f for f in vault.settings.watch.folders}
     return WatchList(
         folders=[
-            WatchedFolderOut.of_status(status_, settings.get(Path(status_.path)))
-            for status_ in vault.watch_status()
+            WatchedFolderOut.of_status(status_, settings.get(Path(status_.path))) for status_ in vault.watch_status()
         ]
     )
 

@@ -18,9 +18,7 @@ from engine.api.server import EndpointServer
 PORT = 8642
 
 
-def assert_error(
-    response: httpx.Response, status: int, code: str | None = None
-) -> dict[str, object]:
+def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, object]:
     """The response is the endpoint's JSON error with ``status`` (and ``code``); returns it."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")
@@ -55,14 +53,12 @@ def seed(vault: Vault) -> None:
     def write(tx):  # type: ignore[no-untyped-def]
         sid = tx.new_id("subject")
         tx.execute(
-            "INSERT INTO subjects(id, user_id, name, created_at, updated_at) "
-            "VALUES (?, 'u', 'Ann', 0, 0)",
+            "INSERT INTO subjects(id, user_id, name, created_at, updated_at) VALUES (?, 'u', 'Ann', 0, 0)",
             (sid,),
         )
         cid = tx.new_id("collection")
         tx.execute(
-            "INSERT INTO collections(id, user_id, name, created_at, updated_at) "
-            "VALUES (?, 'u', 'c', 0, 0)",
+            "INSERT INTO collections(id, user_id, name, created_at, updated_at) VALUES (?, 'u', 'c', 0, 0)",
             (cid,),
         )
 

@@ -31,9 +31,7 @@ class Downstream:
         self.release = threading.Event()
         self.largest_body = 0
 
-    async def __call__(
-        self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]
-    ) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
         if scope["type"] == "lifespan":
             while True:
                 message = await receive()

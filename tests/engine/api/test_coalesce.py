@@ -57,9 +57,7 @@ async def _behind_a_slow_write(
     return list(await asyncio.gather(*rest, return_exceptions=True))
 
 
-def test_events_arriving_during_a_write_share_the_next_one(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_events_arriving_during_a_write_share_the_next_one(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     gated = Gated(vault, monkeypatch)
     coalescer = IngestCoalescer(vault)
     events = [turn(f"Turn number {n}.") for n in range(10)]
@@ -72,9 +70,7 @@ def test_events_arriving_during_a_write_share_the_next_one(
         assert vault.conversations.event(event_id).content == event.content
 
 
-def test_one_bad_event_fails_only_its_own_request(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_one_bad_event_fails_only_its_own_request(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     gated = Gated(vault, monkeypatch)
     coalescer = IngestCoalescer(vault)
     events = [turn("Good one."), turn("   "), turn("Good two.")]
@@ -122,9 +118,7 @@ def test_the_thread_ends_when_idle_and_comes_back(vault: Vault) -> None:
     assert vault.conversations.event(second.event_id).content == "After the pause."
 
 
-def test_a_request_that_left_still_gets_its_event_written(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_request_that_left_still_gets_its_event_written(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     gated = Gated(vault, monkeypatch)
     coalescer = IngestCoalescer(vault)
 
@@ -158,9 +152,7 @@ def test_concurrent_clients_over_loopback_each_get_their_committed_event(served:
         with httpx.Client(base_url=served.url, headers=served.auth(), trust_env=False) as http:
             for i in range(15):
                 content = f"Client {n} says thing {i}."
-                answer = http.post(
-                    "/v6/ingest", json={"conversation_id": f"c{n}", "content": content}
-                )
+                answer = http.post("/v6/ingest", json={"conversation_id": f"c{n}", "content": content})
                 if answer.status_code != 202:
                     problems.append(answer.text)
                     return

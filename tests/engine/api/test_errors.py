@@ -92,9 +92,7 @@ def client() -> Iterator[httpx.Client]:
         ("full", 507, "storage_full"),
     ],
 )
-def test_vault_errors_keep_status_code_message_and_fix(
-    client: httpx.Client, name: str, status: int, code: str
-) -> None:
+def test_vault_errors_keep_status_code_message_and_fix(client: httpx.Client, name: str, status: int, code: str) -> None:
     exc = RAISED[name]
     error = assert_error(client.get(f"/raise/{name}"), status, code)
     assert error["message"] == exc.message
@@ -121,14 +119,10 @@ def test_validation_names_the_field_and_never_echoes_the_input(client: httpx.Cli
     assert error["details"]["field"] == "count"  # type: ignore[index]
     assert CANARY not in wrong_type.text
 
-    query = assert_error(
-        client.post("/items?limit=0", json={"name": "a", "count": 1}), 400, "validation_error"
-    )
+    query = assert_error(client.post("/items?limit=0", json={"name": "a", "count": 1}), 400, "validation_error")
     assert query["details"]["field"] == "limit" and query["details"]["in"] == "query"  # type: ignore[index]
 
-    broken = client.post(
-        "/items", content=b'{"name": ', headers={"Content-Type": "application/json"}
-    )
+    broken = client.post("/items", content=b'{"name": ', headers={"Content-Type": "application/json"})
     assert assert_error(broken, 400, "validation_error")["details"]["field"] == "body"  # type: ignore[index]
 
     assert client.post("/items", json={"name": "a", "count": 3}).json() == {"count": 3, "limit": 10}
@@ -140,9 +134,7 @@ def test_unknown_routes_and_methods_are_json(client: httpx.Client) -> None:
     assert error["details"]["allowed"] == "POST"  # type: ignore[index]
 
 
-def test_a_bug_is_a_generic_500_and_logs_only_its_type(
-    client: httpx.Client, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_bug_is_a_generic_500_and_logs_only_its_type(client: httpx.Client, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     response = client.get("/bug")
     error = assert_error(response, 500, "internal_error")
@@ -150,25 +142,19 @@ def test_a_bug_is_a_generic_500_and_logs_only_its_type(
     assert error["details"]["fix"]  # type: ignore[index]
     assert "KeyError" in caplog.text and "/bug" in caplog.text
     assert CANARY not in caplog.text
-    assert all(
-        record.exc_info is None for record in caplog.records if record.name.startswith("engine")
-    )
+    assert all(record.exc_info is None for record in caplog.records if record.name.startswith("engine"))
 
 
 def test_error_payload_shape_and_unusual_values() -> None:
     assert error_payload("x", "m") == b'{"error": {"code": "x", "message": "m", "details": {}}}'
     assert b'"ids": [1, 2]' in error_payload("x", "m", {"ids": (1, 2)})
-    assert b'"where": "/a/b"' in error_payload(
-        "x", "m", {"where": PurePosixPath("/a/b")}
-    )  # not JSON: as text
+    assert b'"where": "/a/b"' in error_payload("x", "m", {"where": PurePosixPath("/a/b")})  # not JSON: as text
     assert "ü".encode() in error_payload("x", "Grüße", {})
 
 
 def test_the_endpoint_app_uses_these_handlers(vault: Vault) -> None:
     token = vault.endpoint_token()
-    with TestClient(
-        create_app(vault, token=token, port=PORT), base_url=f"http://127.0.0.1:{PORT}"
-    ) as client:
+    with TestClient(create_app(vault, token=token, port=PORT), base_url=f"http://127.0.0.1:{PORT}") as client:
         response = client.get("/v6/jobs?x=1", headers={"Authorization": f"Bearer {token}"})
         assert response.status_code == 200
         assert_error(

@@ -85,9 +85,7 @@ def host(value: str) -> tuple[bytes, bytes]:
     ],
     ids=["no Host", "two Hosts", "evil then good", "leading space"],
 )
-def test_odd_host_headers_are_misdirected(
-    vault: Vault, token: str, headers: list[tuple[bytes, bytes]]
-) -> None:
+def test_odd_host_headers_are_misdirected(vault: Vault, token: str, headers: list[tuple[bytes, bytes]]) -> None:
     app = create_app(vault, token=token, port=PORT)
     status, body = status_and_body(asyncio.run(call_asgi(app, headers=headers)))
     assert status == 421
@@ -96,9 +94,7 @@ def test_odd_host_headers_are_misdirected(
 
 def test_two_origin_headers_are_refused_even_if_one_is_allowed(vault: Vault, token: str) -> None:
     allowed = f"http://localhost:{PORT}"
-    app = create_app(
-        vault, token=token, port=PORT, settings=EndpointSettings(allowed_origins=(allowed,))
-    )
+    app = create_app(vault, token=token, port=PORT, settings=EndpointSettings(allowed_origins=(allowed,)))
     one = [host(f"127.0.0.1:{PORT}"), (b"origin", allowed.encode())]
     two = [*one, (b"origin", b"http://evil.com")]
     assert status_and_body(asyncio.run(call_asgi(app, headers=one)))[0] == 200
@@ -118,9 +114,7 @@ def test_allowed_origins_compare_without_case_or_trailing_slash(vault: Vault, to
     "authorization",
     ["{t}", "Basic {t}", "Bearer", "Bearer ", "Bearer {t}x", "Bearer {t} {t}", "Token {t}"],
 )
-def test_malformed_authorization_is_401(
-    client: httpx.Client, token: str, authorization: str
-) -> None:
+def test_malformed_authorization_is_401(client: httpx.Client, token: str, authorization: str) -> None:
     response = client.get("/v6/jobs", headers={"Authorization": authorization.format(t=token)})
     assert_error(response, 401, "unauthorized")
     assert response.headers["www-authenticate"].startswith("Bearer")
@@ -190,12 +184,8 @@ def test_missing_content_type_with_a_body_is_415(vault: Vault, token: str) -> No
 
 
 @pytest.mark.parametrize("method", ["POST", "DELETE"])
-def test_bodyless_state_changing_requests_need_no_content_type(
-    client: httpx.Client, token: str, method: str
-) -> None:
-    response = client.request(
-        method, "/v6/no-such-route", headers={"Authorization": f"Bearer {token}"}
-    )
+def test_bodyless_state_changing_requests_need_no_content_type(client: httpx.Client, token: str, method: str) -> None:
+    response = client.request(method, "/v6/no-such-route", headers={"Authorization": f"Bearer {token}"})
     assert_error(response, 404, "not_found")
     response = client.request(
         method,
@@ -214,16 +204,12 @@ def test_malformed_content_length_is_400(vault: Vault, token: str, value: bytes)
         (b"content-type", b"application/json"),
         (b"content-length", value),
     ]
-    status, body = status_and_body(
-        asyncio.run(call_asgi(app, method="POST", path="/v6/x", headers=headers))
-    )
+    status, body = status_and_body(asyncio.run(call_asgi(app, method="POST", path="/v6/x", headers=headers)))
     assert (status, body["error"]["code"]) == (400, "bad_request")
 
 
 # -- CORS ------------------------------------------------------------------------------------------
-def test_preflight_from_a_foreign_origin_gets_no_cors_headers(
-    client: httpx.Client, token: str
-) -> None:
+def test_preflight_from_a_foreign_origin_gets_no_cors_headers(client: httpx.Client, token: str) -> None:
     for headers in (
         {
             "Origin": "http://evil.com",
@@ -244,9 +230,7 @@ def test_preflight_from_a_foreign_origin_gets_no_cors_headers(
 def test_cors_headers_from_inside_the_app_are_stripped() -> None:
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=guarded(Downstream()))
-        async with httpx.AsyncClient(
-            transport=transport, base_url=f"http://127.0.0.1:{PORT}"
-        ) as client:
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{PORT}") as client:
             return await client.get("/anything", headers=AUTH)
 
     response = asyncio.run(go())
@@ -262,9 +246,7 @@ def test_an_exception_escaping_the_app_is_a_generic_500(caplog: pytest.LogCaptur
 
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=guarded(Downstream()))
-        async with httpx.AsyncClient(
-            transport=transport, base_url=f"http://127.0.0.1:{PORT}"
-        ) as client:
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{PORT}") as client:
             return await client.get("/boom", headers=AUTH)
 
     response = asyncio.run(go())
@@ -301,8 +283,7 @@ def test_websocket_handshakes_pass_the_same_identity_checks() -> None:
         "no token": good[:1],
     }
     answers = {
-        name: asyncio.run(call_asgi(app, path="/ws", headers=h, kind="websocket"))[0]
-        for name, h in cases.items()
+        name: asyncio.run(call_asgi(app, path="/ws", headers=h, kind="websocket"))[0] for name, h in cases.items()
     }
     assert answers["good"] == {"type": "websocket.accept"}
     for name in ("bad host", "origin", "no token"):
@@ -315,9 +296,7 @@ def test_the_token_provider_is_asked_on_every_request() -> None:
 
     async def get(token: str) -> int:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url=f"http://127.0.0.1:{PORT}"
-        ) as client:
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{PORT}") as client:
             response = await client.get("/x", headers={"Authorization": f"Bearer {token}"})
             return response.status_code
 

@@ -52,9 +52,7 @@ async def _chunks(total: int, size: int = 256) -> AsyncIterator[bytes]:
 def _post_chunked(app: Guard, total: int) -> httpx.Response:
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url=f"http://127.0.0.1:{PORT}"
-        ) as client:
+        async with httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{PORT}") as client:
             headers = {**AUTH, "Content-Type": "application/json"}
             return await client.post("/upload", headers=headers, content=_chunks(total))
 
@@ -70,9 +68,7 @@ def test_chunked_body_is_counted_while_streaming(vault: Vault) -> None:
     downstream = Downstream()
     over = _post_chunked(guarded(downstream), 5000)
     assert_error(over, 413, "payload_too_large")
-    assert (
-        downstream.largest_body <= 1024 + 256
-    )  # it stopped reading at the chunk that crossed the cap
+    assert downstream.largest_body <= 1024 + 256  # it stopped reading at the chunk that crossed the cap
 
 
 # -- over real sockets: body cut-off and concurrency -----------------------------------------------
@@ -148,9 +144,7 @@ def test_chunked_upload_over_the_cap_is_cut_off_over_http(
             )
         )
         for _ in range(2):
-            sock.sendall(
-                b"258\r\n" + b"z" * 600 + b"\r\n"
-            )  # 0x258 = 600 bytes; two cross the 1024 cap
+            sock.sendall(b"258\r\n" + b"z" * 600 + b"\r\n")  # 0x258 = 600 bytes; two cross the 1024 cap
         status, _headers, body = read_response(sock)
     assert status == 413
     assert json.loads(body)["error"]["code"] == "payload_too_large"
@@ -186,9 +180,7 @@ def test_too_many_requests_at_once_get_429_with_retry_after(
         status, _headers, body = read_response(slow)
         assert (status, json.loads(body)) == (200, {"received": 10})
         wait_until(lambda: guard.requests.in_use == 0)
-        assert http.post(f"{server.address}/other", headers=AUTH, json={"a": 1}).json() == {
-            "received": 7
-        }
+        assert http.post(f"{server.address}/other", headers=AUTH, json={"a": 1}).json() == {"received": 7}
 
 
 def test_streams_have_their_own_pool(downstream_server: tuple[EndpointServer, Downstream]) -> None:
@@ -198,16 +190,12 @@ def test_streams_have_their_own_pool(downstream_server: tuple[EndpointServer, Do
         socket.create_connection(("127.0.0.1", server.port)) as stream,
         httpx.Client(trust_env=False) as http,
     ):
-        stream.sendall(
-            _request_head(server, "GET", "/hold/stream", "Accept: text/event-stream\r\n")
-        )
+        stream.sendall(_request_head(server, "GET", "/hold/stream", "Accept: text/event-stream\r\n"))
         wait_until(lambda: guard.streams.in_use == 1)
         # an open stream does not take the only ordinary slot …
         assert http.get(f"{server.address}/plain", headers=AUTH).status_code == 200
         # … and streams beyond their pool are refused, by path or by asking for an event stream
-        assert_error(
-            http.get(f"{server.address}/hold/stream", headers=AUTH), 429, "too_many_requests"
-        )
+        assert_error(http.get(f"{server.address}/hold/stream", headers=AUTH), 429, "too_many_requests")
         sse = http.get(f"{server.address}/other", headers={**AUTH, "Accept": "text/event-stream"})
         assert_error(sse, 429, "too_many_requests")
         downstream.release.set()

@@ -167,9 +167,7 @@ ROUTES: list[Route] = [
     Route("POST", "/v6/facts/{fact_id}/restore", targets=targets.deleted_fact),
     Route("POST", "/v6/facts/{fact_id}/retract", targets=targets.fact),
     Route("POST", "/v6/facts/{fact_id}/approve", targets=targets.fact),
-    Route(
-        "POST", "/v6/facts/{fact_id}/tier", {"tier": "hot", "pinned": True}, targets=targets.fact
-    ),
+    Route("POST", "/v6/facts/{fact_id}/tier", {"tier": "hot", "pinned": True}, targets=targets.fact),
     Route("POST", "/v6/facts/{fact_id}/signal", {"signal": "useful"}, targets=targets.fact),
     Route("GET", "/v6/facts/{fact_id}/history", targets=targets.fact),
     Route("GET", "/v6/truth?subject=user"),
@@ -243,9 +241,7 @@ MIME = {
 }
 
 
-def expected_status(
-    route: Route, host: str, origin: str | None, token: str, ctype: str, allowed: set[str]
-) -> int:
+def expected_status(route: Route, host: str, origin: str | None, token: str, ctype: str, allowed: set[str]) -> int:
     if host.lower() not in GOOD_HOSTS:
         return 421
     if origin is not None and origin not in allowed:
@@ -303,15 +299,9 @@ async def _send(
 
 async def _run_matrix(vault: Vault, route: Route, allowed: tuple[str, ...]) -> Outcome:
     token = vault.endpoint_token()
-    app = create_app(
-        vault, token=token, port=PORT, settings=EndpointSettings(allowed_origins=allowed)
-    )
+    app = create_app(vault, token=token, port=PORT, settings=EndpointSettings(allowed_origins=allowed))
     cases = [
-        (host, origin, tok, ctype)
-        for host in HOSTS
-        for origin in ORIGINS
-        for tok in TOKENS
-        for ctype in CONTENT_TYPES
+        (host, origin, tok, ctype) for host in HOSTS for origin in ORIGINS for tok in TOKENS for ctype in CONTENT_TYPES
     ]
     expected = {case: expected_status(route, *case, set(allowed)) for case in cases}
     outcome = Outcome()
@@ -357,9 +347,7 @@ def _assert_matrix(vault: Vault, route: Route, allow_list: str) -> None:
     total = len(HOSTS) * len(ORIGINS) * len(TOKENS) * len(CONTENT_TYPES)
     assert outcome.refused + outcome.accepted == total
     assert outcome.accepted >= 4  # every good Host spelling got through at least once
-    assert not outcome.failures, "\n".join(outcome.failures[:40]) + (
-        f"\n… {len(outcome.failures)} failures in all"
-    )
+    assert not outcome.failures, "\n".join(outcome.failures[:40]) + (f"\n… {len(outcome.failures)} failures in all")
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.id)
@@ -383,10 +371,7 @@ def test_every_app_route_is_in_the_table(matrix_vault: Vault) -> None:
             methods = {"POST"}
         for method in sorted(set(methods) - {"HEAD"}):
             served += 1
-            if not any(
-                r.method == method and context.path_regex.fullmatch(r.path.split("?")[0])
-                for r in ROUTES
-            ):
+            if not any(r.method == method and context.path_regex.fullmatch(r.path.split("?")[0]) for r in ROUTES):
                 missing.append(f"{method} {context.path}")
     assert not missing, f"add these to ROUTES: {missing}"
     assert served >= 53  # the walk saw the included routers, not just the app's own routes

@@ -39,9 +39,7 @@ def rest_traffic(served: Served) -> list[int]:
                 json={"events": [{"conversation_id": "c", "content": f"My cat is {CANARY}."}]},
                 headers=auth,
             ).status_code,
-            http.post(
-                f"{url}/v6/extract", json={"text": f"I work at {CANARY}."}, headers=auth
-            ).status_code,
+            http.post(f"{url}/v6/extract", json={"text": f"I work at {CANARY}."}, headers=auth).status_code,
             http.post(
                 f"{url}/v6/facts",
                 json={"subject": CANARY, "predicate": "likes", "object_text": CANARY},
@@ -103,8 +101,7 @@ def test_server_logs_hold_neither_the_token_nor_memory_content(
 
     server_side = [r for r in caplog.records if not r.name.startswith(CLIENT_LOGGERS)]
     logged = "\n".join(
-        f"{r.name} {r.levelname} {r.getMessage()} {r.exc_text or ''} {r.stack_info or ''}"
-        for r in server_side
+        f"{r.name} {r.levelname} {r.getMessage()} {r.exc_text or ''} {r.stack_info or ''}" for r in server_side
     )
     assert "refused" in logged or "answered 400" in logged  # the endpoint did log
     assert "MCP tool correct_fact answered not_found" in logged

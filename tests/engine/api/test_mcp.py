@@ -50,9 +50,7 @@ INITIALIZE = {
 
 
 @asynccontextmanager
-async def connect(
-    served: Served, mode: str = "auto", token: str | None = None
-) -> AsyncIterator[Client]:
+async def connect(served: Served, mode: str = "auto", token: str | None = None) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token or served.token}"}
     async with (
         httpx2.AsyncClient(headers=headers, trust_env=False, timeout=30) as http,
@@ -108,13 +106,9 @@ def test_each_tool_works_on_the_vault(served: Served) -> None:
         )
         out["ingest"] = ingested.structured_content
         await asyncio.to_thread(vault.wait_idle, 20)
-        out["search"] = (
-            await client.call_tool("search_facts", {"query": "Lisbon"})
-        ).structured_content
+        out["search"] = (await client.call_tool("search_facts", {"query": "Lisbon"})).structured_content
         fact_id = out["search"]["facts"][0]["id"]
-        out["object"] = (
-            await client.call_tool("get_object", {"object_id": fact_id})
-        ).structured_content
+        out["object"] = (await client.call_tool("get_object", {"object_id": fact_id})).structured_content
         out["corrected"] = (
             await client.call_tool("correct_fact", {"fact_id": fact_id, "object_text": "Porto"})
         ).structured_content
@@ -125,9 +119,7 @@ def test_each_tool_works_on_the_vault(served: Served) -> None:
         out["dry_run"] = (
             await client.call_tool("forget", {"conversation_id": "mcp-chat", "dry_run": True})
         ).structured_content
-        out["forget"] = (
-            await client.call_tool("forget", {"conversation_id": "mcp-chat"})
-        ).structured_content
+        out["forget"] = (await client.call_tool("forget", {"conversation_id": "mcp-chat"})).structured_content
         return out
 
     out = run(served, body)
@@ -170,9 +162,7 @@ def test_events_ingested_over_mcp_say_so(served: Served) -> None:
         ("search_facts", {"cursor": "garbage"}, "[validation_error] cursor"),
     ],
 )
-def test_errors_are_readable_tool_errors(
-    served: Served, tool: str, arguments: dict[str, Any], expected: str
-) -> None:
+def test_errors_are_readable_tool_errors(served: Served, tool: str, arguments: dict[str, Any], expected: str) -> None:
     before = table_counts(served.vault)
 
     async def body(client: Client) -> Any:
@@ -207,9 +197,7 @@ def test_the_guard_stands_in_front_of_mcp(served: Served) -> None:
         assert_error(http.post(url, json=INITIALIZE, headers=wrong), 401)
         good = {**headers, **served.auth()}
         assert_error(http.post(url, json=INITIALIZE, headers={**good, "Host": "evil.com"}), 421)
-        assert_error(
-            http.post(url, json=INITIALIZE, headers={**good, "Origin": "http://evil.com"}), 403
-        )
+        assert_error(http.post(url, json=INITIALIZE, headers={**good, "Origin": "http://evil.com"}), 403)
         plain = {**good, "Content-Type": "text/plain"}
         assert_error(http.post(url, content=json.dumps(INITIALIZE), headers=plain), 415)
         assert http.post(url, json=INITIALIZE, headers=good).status_code == 200
@@ -383,9 +371,7 @@ def test_document_and_recall_tool_errors_are_readable(
     assert table_counts(served.vault) == before
 
 
-def test_a_quarantined_upload_is_a_tool_error_with_the_reason(
-    served: Served, tmp_path: Path
-) -> None:
+def test_a_quarantined_upload_is_a_tool_error_with_the_reason(served: Served, tmp_path: Path) -> None:
     broken = tmp_path / "scan.pdf"
     broken.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
 

@@ -60,13 +60,9 @@ async def session(vault_dir: Path, home: Path, manual: Path, errlog: Any) -> dic
                 },
             )
         ).structured_content
-        out["path"] = (
-            await client.call_tool("upload_document", {"path": str(manual)})
-        ).structured_content
+        out["path"] = (await client.call_tool("upload_document", {"path": str(manual)})).structured_content
         out["folder"] = await client.call_tool("upload_document", {"path": str(manual.parent)})
-        await client.call_tool(
-            "ingest_event", {"conversation_id": "harbour", "content": "I keep my boat in Porto."}
-        )
+        await client.call_tool("ingest_event", {"conversation_id": "harbour", "content": "I keep my boat in Porto."})
         deadline = time.monotonic() + 20
         while True:  # the turn is learned in the background of the child process
             recalled = await client.call_tool(

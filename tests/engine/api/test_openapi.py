@@ -29,8 +29,7 @@ def test_the_committed_document_is_current(client: httpx.Client, auth: dict[str,
     assert COMMITTED.exists(), f"docs/openapi.json is missing; create it with `{REGENERATE}`"
     committed = COMMITTED.read_text(encoding="utf-8")
     assert committed == generated, (
-        f"docs/openapi.json is out of date with the routes; regenerate it with `{REGENERATE}` "
-        "and commit the result"
+        f"docs/openapi.json is out of date with the routes; regenerate it with `{REGENERATE}` and commit the result"
     )
     assert served(client, auth) == json.loads(committed)  # what clients get is what is committed
 
@@ -48,11 +47,7 @@ def test_every_route_is_documented(vault: Vault) -> None:
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [
-        (method, path, operation)
-        for path, item in document["paths"].items()
-        for method, operation in item.items()
-    ]
+    return [(method, path, operation) for path, item in document["paths"].items() for method, operation in item.items()]
 
 
 def resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -87,9 +82,9 @@ def test_every_operation_is_described_with_examples() -> None:
                 model = resolve(document, content["application/json"]["schema"])
                 assert "examples" in model, f"{where} {status}: no response example"
             if not status.startswith("2") and path != "/mcp":
-                assert content["application/json"]["schema"] == {
-                    "$ref": "#/components/schemas/ErrorBody"
-                }, f"{where} {status}: not the endpoint's error shape"
+                assert content["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}, (
+                    f"{where} {status}: not the endpoint's error shape"
+                )
 
 
 #: The one kind of 422 the endpoint answers: a well-formed upload whose file cannot be parsed.
@@ -136,6 +131,4 @@ def test_the_upload_takes_multipart_or_json_and_says_what_each_status_means() ->
     assert {"200", "201", "404", "413", "415", "422"} <= set(upload["responses"])
     assert "201" in upload["description"] and "422" in upload["description"]
     rescan = document["paths"]["/v6/watch/rescan"]["post"]["responses"]
-    assert rescan["202"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/RescanOut"
-    }
+    assert rescan["202"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/RescanOut"}

@@ -17,9 +17,7 @@ def upload(vault: Vault, name: str) -> int:
 def test_a_collection_is_created_listed_renamed_and_deleted(
     client: httpx.Client, auth: dict[str, str], vault: Vault
 ) -> None:
-    created = client.post(
-        "/v6/collections", json={"name": "  Work   notes ", "description": "Policies"}, headers=auth
-    )
+    created = client.post("/v6/collections", json={"name": "  Work   notes ", "description": "Policies"}, headers=auth)
     assert created.status_code == 201
     work = created.json()
     assert (work["name"], work["description"], work["documents"]) == ("Work notes", "Policies", 0)
@@ -39,9 +37,7 @@ def test_a_collection_is_created_listed_renamed_and_deleted(
     assert [c.name for c in vault.collections()] == ["Archive"]
 
 
-def test_names_are_unique_regardless_of_case(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_names_are_unique_regardless_of_case(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     client.post("/v6/collections", json={"name": "Recipes"}, headers=auth)
     other = client.post("/v6/collections", json={"name": "Other"}, headers=auth).json()
     before = table_counts(vault)
@@ -88,13 +84,9 @@ def test_membership_errors(client: httpx.Client, auth: dict[str, str], vault: Va
     assert vault.collections.document_ids(collection["id"]) == []  # all or nothing
     empty = client.post(url, json={"document_ids": []}, headers=auth)
     assert assert_error(empty, 400)["details"]["field"] == "document_ids"  # type: ignore[index]
-    nowhere = client.post(
-        "/v6/collections/987654/documents", json={"document_ids": [doc]}, headers=auth
-    )
+    nowhere = client.post("/v6/collections/987654/documents", json={"document_ids": [doc]}, headers=auth)
     assert assert_error(nowhere, 404)["details"]["kind"] == "collection"  # type: ignore[index]
-    foreign = client.post(
-        f"/v6/collections/{other_user.id}/documents", json={"document_ids": [doc]}, headers=auth
-    )
+    foreign = client.post(f"/v6/collections/{other_user.id}/documents", json={"document_ids": [doc]}, headers=auth)
     assert assert_error(foreign, 400)["details"]["field"] == "document_ids"  # type: ignore[index]
     assert table_counts(vault) == before
     for method, path in (

@@ -22,23 +22,17 @@ from engine.config import EndpointSettings
 from tests.engine.api.conftest import Served, assert_error, table_counts
 from tests.plugins.parser_pdf import garbage_with_header, text_pdf
 
-GARDEN = (
-    "# Garden\n\nThe tomatoes need water every morning.\n\n## Tools\n\nThe rake is in the shed.\n"
-)
+GARDEN = "# Garden\n\nThe tomatoes need water every morning.\n\n## Tools\n\nThe rake is in the shed.\n"
 
 
 @pytest.fixture
 def http(served: Served) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=served.url, headers=served.auth(), trust_env=False, timeout=30
-    ) as client:
+    with httpx.Client(base_url=served.url, headers=served.auth(), trust_env=False, timeout=30) as client:
         yield client
 
 
 def upload_text(client: httpx.Client, auth: dict[str, str], **body: Any) -> httpx.Response:
-    return client.post(
-        "/v6/documents", json={"name": "garden.md", "content": GARDEN, **body}, headers=auth
-    )
+    return client.post("/v6/documents", json={"name": "garden.md", "content": GARDEN, **body}, headers=auth)
 
 
 def document_rows(vault: Vault) -> dict[str, int]:
@@ -47,9 +41,7 @@ def document_rows(vault: Vault) -> dict[str, int]:
 
 
 # -- uploads -----------------------------------------------------------------------------------------
-def test_a_json_text_upload_is_created_and_searchable(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_a_json_text_upload_is_created_and_searchable(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     response = upload_text(client, auth, project_id="home")
     assert response.status_code == 201
     out = response.json()
@@ -71,9 +63,7 @@ def test_a_json_text_upload_is_created_and_searchable(
     assert all(0 <= sp["start_char"] < sp["end_char"] for sp in spans)
     listed = client.get("/v6/documents", params={"project_id": "home"}, headers=auth).json()
     assert [d["id"] for d in listed["documents"]] == [out["document_id"]]
-    assert client.get("/v6/documents", params={"project_id": "work"}, headers=auth).json() == {
-        "documents": []
-    }
+    assert client.get("/v6/documents", params={"project_id": "work"}, headers=auth).json() == {"documents": []}
 
 
 def test_a_multipart_upload_over_loopback(http: httpx.Client, served: Served) -> None:
@@ -122,9 +112,7 @@ def test_a_path_upload_is_new_then_unchanged_then_replaced(
     assert "neighbour" in vault.documents.get(doc_id).sections[0].spans[0].text
 
 
-def test_document_id_replaces_that_document(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_document_id_replaces_that_document(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     doc_id = upload_text(client, auth).json()["document_id"]
     replaced = client.post(
         "/v6/documents",
@@ -134,9 +122,7 @@ def test_document_id_replaces_that_document(
     assert replaced.status_code == 200 and replaced.json()["document_id"] == doc_id
     assert len(vault.documents()) == 1
     assert "Peppers" in vault.documents.get(doc_id).sections[0].spans[0].text
-    missing = client.post(
-        "/v6/documents", json={"name": "a.md", "content": "x", "document_id": 987_654}, headers=auth
-    )
+    missing = client.post("/v6/documents", json={"name": "a.md", "content": "x", "document_id": 987_654}, headers=auth)
     assert assert_error(missing, 404, "not_found")["details"]["kind"] == "document"  # type: ignore[index]
 
 
@@ -197,9 +183,7 @@ def test_a_path_that_is_not_a_regular_file_is_refused_clearly(
     result: list[httpx.Response] = []
     # a named pipe would block a reader forever: the answer must come without anyone writing
     worker = threading.Thread(
-        target=lambda: result.append(
-            client.post("/v6/documents", json={"path": str(path)}, headers=auth)
-        )
+        target=lambda: result.append(client.post("/v6/documents", json={"path": str(path)}, headers=auth))
     )
     worker.start()
     worker.join(20)
@@ -293,9 +277,7 @@ def small_cap(vault: Vault) -> Iterator[Served]:
     """The endpoint with a 64 KiB body cap, on a loopback port."""
     token = vault.endpoint_token()
     settings = EndpointSettings(max_body_bytes=64 * 1024)
-    server = EndpointServer(
-        lambda port: create_app(vault, token=token, port=port, settings=settings), 0
-    )
+    server = EndpointServer(lambda port: create_app(vault, token=token, port=port, settings=settings), 0)
     server.start()
     try:
         yield Served(server, vault, token)
@@ -314,9 +296,7 @@ def _multipart(payload: bytes, boundary: str = "cairn-boundary") -> bytes:
     )
 
 
-def test_a_multipart_body_over_the_cap_is_a_413(
-    small_cap: Served, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_multipart_body_over_the_cap_is_a_413(small_cap: Served, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     before = table_counts(small_cap.vault)
     body = _multipart(b"x" * (200 * 1024))
@@ -343,39 +323,27 @@ def test_a_multipart_body_over_the_cap_is_a_413(
 
 
 # -- quarantine --------------------------------------------------------------------------------------
-def test_a_file_that_cannot_be_parsed_is_a_422_with_the_typed_reason(
-    http: httpx.Client, served: Served
-) -> None:
+def test_a_file_that_cannot_be_parsed_is_a_422_with_the_typed_reason(http: httpx.Client, served: Served) -> None:
     vault = served.vault
     before = document_rows(vault)
-    response = http.post(
-        "/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")}
-    )
+    response = http.post("/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")})
     error = assert_error(response, 422, "document_quarantined")
     details: dict[str, Any] = error["details"]  # type: ignore[assignment]
     assert (details["name"], details["reason"]) == ("scan.pdf", "invalid")
     assert "PDF" in details["detail"] and "retry" in details["fix"]
     assert document_rows(vault) == before  # nothing of it entered the vault
     listed = http.get("/v6/documents/quarantine").json()["quarantine"]
-    assert [(q["id"], q["name"], q["reason"]) for q in listed] == [
-        (details["quarantine_id"], "scan.pdf", "invalid")
-    ]
+    assert [(q["id"], q["name"], q["reason"]) for q in listed] == [(details["quarantine_id"], "scan.pdf", "invalid")]
     assert listed[0]["created_at"].endswith("Z") and listed[0]["path"] is None
     # the same bytes again: still held, answered the same way, nothing parsed again
-    again = http.post(
-        "/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")}
-    )
+    again = http.post("/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")})
     assert assert_error(again, 422)["details"]["quarantine_id"] == details["quarantine_id"]  # type: ignore[index]
     # bytes have no path to read again
-    retried = assert_error(
-        http.post(f"/v6/documents/quarantine/{details['quarantine_id']}/retry"), 400
-    )
+    retried = assert_error(http.post(f"/v6/documents/quarantine/{details['quarantine_id']}/retry"), 400)
     assert retried["details"]["field"] == "quarantine_id"  # type: ignore[index]
 
 
-def test_a_quarantined_path_is_retried_once_repaired(
-    http: httpx.Client, served: Served, tmp_path: Path
-) -> None:
+def test_a_quarantined_path_is_retried_once_repaired(http: httpx.Client, served: Served, tmp_path: Path) -> None:
     vault = served.vault
     ledger = tmp_path / "ledger.pdf"
     ledger.write_bytes(garbage_with_header(seed=3))
@@ -395,18 +363,12 @@ def test_a_quarantined_path_is_retried_once_repaired(
 
 
 # -- reading and deleting ----------------------------------------------------------------------------
-def test_listing_by_an_unknown_collection_is_a_404(
-    client: httpx.Client, auth: dict[str, str]
-) -> None:
-    error = assert_error(
-        client.get("/v6/documents", params={"collection_id": 987_654}, headers=auth), 404
-    )
+def test_listing_by_an_unknown_collection_is_a_404(client: httpx.Client, auth: dict[str, str]) -> None:
+    error = assert_error(client.get("/v6/documents", params={"collection_id": 987_654}, headers=auth), 404)
     assert error["details"]["kind"] == "collection"  # type: ignore[index]
 
 
-def test_delete_removes_the_document_and_its_tree(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_delete_removes_the_document_and_its_tree(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     before = document_rows(vault)
     doc_id = upload_text(client, auth).json()["document_id"]
     assert document_rows(vault) != before

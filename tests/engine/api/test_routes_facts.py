@@ -26,9 +26,7 @@ def add(client: httpx.Client, auth: dict[str, str], subject: str, obj: str) -> d
     return dict(response.json())
 
 
-def test_listing_filters_and_searches(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_listing_filters_and_searches(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     learn(vault, "I live in Lisbon.", conversation="c-one")
     learn(vault, "I work as a nurse.", conversation="c-one")
     learn(vault, "My sister Ana likes green tea.", conversation="c-two")
@@ -49,9 +47,7 @@ def test_listing_filters_and_searches(
     assert all(f["tier"] == "hot" for f in hot)
 
 
-def page_through(
-    client: httpx.Client, auth: dict[str, str], limit: int, max_pages: int = 50
-) -> tuple[list[int], int]:
+def page_through(client: httpx.Client, auth: dict[str, str], limit: int, max_pages: int = 50) -> tuple[list[int], int]:
     seen: list[int] = []
     cursor = None
     pages = 0
@@ -126,9 +122,7 @@ def test_get_unknown_or_malformed_ids(client: httpx.Client, auth: dict[str, str]
     assert malformed["details"]["field"] == "fact_id"  # type: ignore[index]
 
 
-def test_edit_writes_a_new_version_and_keeps_history(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_edit_writes_a_new_version_and_keeps_history(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     [old_id] = learn(vault, "I live in Lisbon.")
     before_edit = datetime.now(UTC)
     time.sleep(0.01)
@@ -151,9 +145,7 @@ def test_edit_writes_a_new_version_and_keeps_history(
     ).json()["facts"]
     assert [f["object_text"] for f in then] == ["Lisbon"]
     # only current facts can be corrected; an empty correction is refused
-    assert_error(
-        client.patch(f"/v6/facts/{old_id}", json={"object_text": "Faro"}, headers=auth), 409
-    )
+    assert_error(client.patch(f"/v6/facts/{old_id}", json={"object_text": "Faro"}, headers=auth), 409)
     assert_error(client.patch(f"/v6/facts/{new['id']}", json={}, headers=auth), 400)
 
 
@@ -169,9 +161,7 @@ def test_delete_is_soft_and_restore_undoes_it(client: httpx.Client, auth: dict[s
     assert_error(client.delete("/v6/facts/424242", headers=auth), 404)
 
 
-def test_retract_brings_back_the_replaced_version(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_retract_brings_back_the_replaced_version(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     [first] = learn(vault, "I live in Lisbon.")
     second = client.patch(f"/v6/facts/{first}", json={"object_text": "Porto"}, headers=auth)
     retracted = client.post(f"/v6/facts/{second.json()['id']}/retract", headers=auth)
@@ -184,17 +174,11 @@ def test_approve_tier_and_signal(client: httpx.Client, auth: dict[str, str]) -> 
     fact = add(client, auth, "Bo", "hiking")
     approved = client.post(f"/v6/facts/{fact['id']}/approve", headers=auth).json()
     assert approved["metadata"]["source_class"] == "manual"
-    pinned = client.post(
-        f"/v6/facts/{fact['id']}/tier", json={"tier": "cold", "pinned": True}, headers=auth
-    ).json()
+    pinned = client.post(f"/v6/facts/{fact['id']}/tier", json={"tier": "cold", "pinned": True}, headers=auth).json()
     assert (pinned["tier"], pinned["tier_pinned"]) == ("cold", True)
-    unpinned = client.post(
-        f"/v6/facts/{fact['id']}/tier", json={"tier": "cold", "pinned": False}, headers=auth
-    ).json()
+    unpinned = client.post(f"/v6/facts/{fact['id']}/tier", json={"tier": "cold", "pinned": False}, headers=auth).json()
     assert unpinned["tier_pinned"] is False
-    marked = client.post(
-        f"/v6/facts/{fact['id']}/signal", json={"signal": "useful"}, headers=auth
-    ).json()
+    marked = client.post(f"/v6/facts/{fact['id']}/signal", json={"signal": "useful"}, headers=auth).json()
     assert marked["useful_count"] == 1 and marked["importance"] > fact["importance"]
     bad = client.post(f"/v6/facts/{fact['id']}/signal", json={"signal": "meh"}, headers=auth)
     assert assert_error(bad, 400)["details"]["field"] == "signal"  # type: ignore[index]
@@ -202,9 +186,7 @@ def test_approve_tier_and_signal(client: httpx.Client, auth: dict[str, str]) -> 
     assert assert_error(bad_tier, 400)["details"]["field"] == "tier"  # type: ignore[index]
 
 
-def test_truth_answers_slot_winners(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_truth_answers_slot_winners(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     learn(vault, "I live in Lisbon. I like tea. I like coffee.")
     truth = client.get("/v6/truth", params={"subject": "user"}, headers=auth).json()["truth"]
     by_predicate: dict[str, list[str]] = {}
@@ -215,9 +197,7 @@ def test_truth_answers_slot_winners(
     assert {e["cardinality"] for e in truth if e["predicate"] == "lives_in"} == {"single"}
 
 
-def test_conflicts_list_and_resolve(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_conflicts_list_and_resolve(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     [paris] = learn(vault, "I live in Paris.")
     [berlin] = learn(vault, "I live in Berlin.")
     conflicts = client.get("/v6/conflicts", headers=auth).json()["conflicts"]
@@ -226,40 +206,28 @@ def test_conflicts_list_and_resolve(
     assert {conflict["fact_a"]["id"], conflict["fact_b"]["id"]} == {paris, berlin}
     assert conflict["status"] == "open" and conflict["predicate"] == "lives_in"
 
-    not_a_side = client.post(
-        f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": 1}, headers=auth
-    )
+    not_a_side = client.post(f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": 1}, headers=auth)
     assert assert_error(not_a_side, 400)["details"]["field"] == "winner_id"  # type: ignore[index]
     missing = client.post(f"/v6/conflicts/{conflict['id']}/resolve", json={}, headers=auth)
     assert assert_error(missing, 400)["details"]["field"] == "winner_id"  # type: ignore[index]
 
-    resolved = client.post(
-        f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": berlin}, headers=auth
-    )
+    resolved = client.post(f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": berlin}, headers=auth)
     assert resolved.status_code == 200
     assert (resolved.json()["status"], resolved.json()["winner_id"]) == ("resolved", berlin)
     assert client.get(f"/v6/facts/{paris}", headers=auth).json()["status"] == "superseded"
-    again = client.post(
-        f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": None}, headers=auth
-    )
+    again = client.post(f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": None}, headers=auth)
     assert_error(again, 409, "conflict")
     assert client.get("/v6/conflicts", headers=auth).json()["conflicts"] == []
     every = client.get("/v6/conflicts", params={"status": "all"}, headers=auth).json()
     assert [c["id"] for c in every["conflicts"]] == [conflict["id"]]
-    assert_error(
-        client.post("/v6/conflicts/99999/resolve", json={"winner_id": None}, headers=auth), 404
-    )
+    assert_error(client.post("/v6/conflicts/99999/resolve", json={"winner_id": None}, headers=auth), 404)
 
 
-def test_resolving_with_null_keeps_both(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_resolving_with_null_keeps_both(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     [rome] = learn(vault, "I live in Rome.")
     [oslo] = learn(vault, "I live in Oslo.")
     [conflict] = client.get("/v6/conflicts", headers=auth).json()["conflicts"]
-    resolved = client.post(
-        f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": None}, headers=auth
-    ).json()
+    resolved = client.post(f"/v6/conflicts/{conflict['id']}/resolve", json={"winner_id": None}, headers=auth).json()
     assert resolved["winner_id"] is None and resolved["status"] == "resolved"
     statuses = {client.get(f"/v6/facts/{i}", headers=auth).json()["status"] for i in (rome, oslo)}
     assert statuses == {"active"}

@@ -17,9 +17,7 @@ def event(**fields: object) -> dict[str, object]:
     return {"conversation_id": "chat-1", "content": "I live in Lisbon.", **fields}
 
 
-def test_ingest_acknowledges_a_committed_event(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_ingest_acknowledges_a_committed_event(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     response = client.post(
         "/v6/ingest",
         json=event(occurred_at="2026-03-01T09:30:00", author="Ana", metadata={"app": "x"}),
@@ -38,9 +36,7 @@ def test_ingest_acknowledges_a_committed_event(
     assert value["ingested_at"].endswith("Z")
 
 
-def test_resending_an_event_is_a_duplicate_with_the_same_id(
-    client: httpx.Client, auth: dict[str, str]
-) -> None:
+def test_resending_an_event_is_a_duplicate_with_the_same_id(client: httpx.Client, auth: dict[str, str]) -> None:
     body = event(external_id="turn-7")
     first = client.post("/v6/ingest", json=body, headers=auth).json()
     again = client.post("/v6/ingest", json=body, headers=auth)
@@ -127,9 +123,7 @@ def test_one_bad_event_refuses_the_whole_batch(
 ) -> None:
     before = table_counts(vault)
     events = [event(content="First."), event(content="Second."), event(**bad)]
-    error = assert_error(
-        client.post("/v6/ingest/batch", json={"events": events}, headers=auth), 400
-    )
+    error = assert_error(client.post("/v6/ingest/batch", json={"events": events}, headers=auth), 400)
     assert error["details"]["field"] == field  # type: ignore[index]
     assert error["message"].startswith(f"{field}: ")  # type: ignore[union-attr]
     assert table_counts(vault) == before
@@ -142,13 +136,9 @@ def test_batch_size_limits(client: httpx.Client, auth: dict[str, str]) -> None:
     assert_error(client.post("/v6/ingest/batch", json=many, headers=auth), 400)
 
 
-def test_extract_is_a_dry_run_by_default(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_extract_is_a_dry_run_by_default(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     before = table_counts(vault)
-    response = client.post(
-        "/v6/extract", json={"text": "I live in Lisbon and I work as a nurse."}, headers=auth
-    )
+    response = client.post("/v6/extract", json={"text": "I live in Lisbon and I work as a nurse."}, headers=auth)
     assert response.status_code == 200
     trace = response.json()
     stages = [s["stage"] for s in trace["stages"]]

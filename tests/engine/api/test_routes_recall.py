@@ -34,9 +34,7 @@ def recall(client: httpx.Client, auth: dict[str, str], **body: Any) -> httpx.Res
 def test_recall_answers_the_learned_fact_with_its_evidence(
     client: httpx.Client, auth: dict[str, str], vault: Vault
 ) -> None:
-    report = vault.extract(
-        "I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r"
-    )
+    report = vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
     vault.ingest_event(EventIn(conversation_id="chat-r", content="Any tips for the weekend?"))
     response = recall(client, auth, query="Where do I live?")
     assert response.status_code == 200
@@ -61,9 +59,7 @@ def test_recall_answers_the_learned_fact_with_its_evidence(
 
 
 def test_reference_time_anchors_relative_dates(client: httpx.Client, auth: dict[str, str]) -> None:
-    iso = recall(
-        client, auth, query="What did I do last week?", reference_time="2026-03-10T12:00:00"
-    )
+    iso = recall(client, auth, query="What did I do last week?", reference_time="2026-03-10T12:00:00")
     epoch = recall(client, auth, query="What did I do last week?", reference_time=1773144000)
     for response in (iso, epoch):
         assert response.status_code == 200, response.text
@@ -77,9 +73,7 @@ def test_reference_time_anchors_relative_dates(client: httpx.Client, auth: dict[
         )
 
 
-def test_token_budget_and_limit_are_honoured(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_token_budget_and_limit_are_honoured(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     for n in range(30):
         vault.facts.add("user", "likes", f"board game number {n} with long rules")
     out = recall(client, auth, query="What games do I like?", limit=5, token_budget=120).json()
@@ -100,13 +94,9 @@ def test_a_document_question_uses_the_document_strategy(
         headers=auth,
     ).json()
     assert vault.wait_idle(30)  # distilled: the DOCUMENT strategy runs undegraded
-    out = recall(
-        client, auth, query="When is the oil delivered?", document_id=uploaded["document_id"]
-    ).json()
+    out = recall(client, auth, query="When is the oil delivered?", document_id=uploaded["document_id"]).json()
     assert out["routing"]["strategy"] == "DOCUMENT" and out["routing"]["degraded"] is False
-    assert out["documents"] and all(
-        b["meta"]["document_id"] == uploaded["document_id"] for b in out["documents"]
-    )
+    assert out["documents"] and all(b["meta"]["document_id"] == uploaded["document_id"] for b in out["documents"])
     assert "every Tuesday" in out["llm_context"]["text"]
 
 
@@ -142,8 +132,6 @@ def test_a_missing_conversation_id_is_named(client: httpx.Client, auth: dict[str
 
 
 @pytest.mark.parametrize("scope", ["document_id", "collection_id"])
-def test_an_unknown_document_or_collection_is_a_404(
-    client: httpx.Client, auth: dict[str, str], scope: str
-) -> None:
+def test_an_unknown_document_or_collection_is_a_404(client: httpx.Client, auth: dict[str, str], scope: str) -> None:
     error = assert_error(recall(client, auth, query="x", **{scope: 987_654}), 404, "not_found")
     assert error["details"]["id"] == 987_654  # type: ignore[index]

@@ -15,18 +15,14 @@ from tests.engine.api.conftest import assert_error, table_counts
 def ingest(vault: Vault, conversation: str, *texts: str, user: str = "default") -> list[int]:
     results = vault.ingest_events(
         [
-            EventIn(
-                conversation_id=conversation, content=t, user_id=user, occurred_at=1_770_000_000 + i
-            )
+            EventIn(conversation_id=conversation, content=t, user_id=user, occurred_at=1_770_000_000 + i)
             for i, t in enumerate(texts)
         ]
     )
     return [r.event_id for r in results]
 
 
-def test_conversations_and_their_events(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_conversations_and_their_events(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     ids = ingest(vault, "team/standup", "One.", "Two.", "Three.", "Four.", "Five.")
     ingest(vault, "other", "Elsewhere.")
     listed = client.get("/v6/conversations", headers=auth).json()["conversations"]
@@ -35,9 +31,7 @@ def test_conversations_and_their_events(
     assert by_id["team/standup"]["first_at"] == "2026-02-02T02:40:00Z"
 
     # ids with a slash work as they are, and the window pages backwards
-    page = client.get(
-        "/v6/conversations/team/standup/events", params={"limit": 2}, headers=auth
-    ).json()
+    page = client.get("/v6/conversations/team/standup/events", params={"limit": 2}, headers=auth).json()
     assert [e["id"] for e in page["events"]] == ids[3:]
     assert page["next_before_id"] == ids[3]
     older = client.get(
@@ -63,9 +57,7 @@ def test_closing_a_conversation_closes_its_open_episode(
     assert closed.status_code == 200
     assert closed.json() == {"conversation_id": "chat-close", "closed": 1}
     assert client.post("/v6/conversations/chat-close/close", headers=auth).json()["closed"] == 0
-    episodes = client.get(
-        "/v6/episodes", params={"conversation_id": "chat-close"}, headers=auth
-    ).json()["episodes"]
+    episodes = client.get("/v6/episodes", params={"conversation_id": "chat-close"}, headers=auth).json()["episodes"]
     assert len(episodes) == 1
     assert episodes[0]["status"] in ("closed", "summarized") and episodes[0]["turn_count"] == 2
     assert vault.wait_idle(20)
@@ -74,9 +66,7 @@ def test_closing_a_conversation_closes_its_open_episode(
     assert "nurse" in summarized["value"]["summary"]
 
 
-def test_subjects_list_get_rename_merge(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_subjects_list_get_rename_merge(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     melanie = vault.facts.add("Melanie", "likes", "painting")
     mel = vault.facts.add("Mel", "likes", "pottery")
     listed = client.get("/v6/subjects", params={"q": "Mel"}, headers=auth).json()["subjects"]
@@ -90,9 +80,7 @@ def test_subjects_list_get_rename_merge(
         f"/v6/subjects/{melanie.subject_id}/rename", json={"name": "Melanie Chen"}, headers=auth
     ).json()
     assert renamed["name"] == "Melanie Chen" and "Melanie" in renamed["aliases"]
-    taken = client.post(
-        f"/v6/subjects/{mel.subject_id}/rename", json={"name": "melanie chen"}, headers=auth
-    )
+    taken = client.post(f"/v6/subjects/{mel.subject_id}/rename", json={"name": "melanie chen"}, headers=auth)
     assert_error(taken, 409, "conflict")
 
     merged = client.post(
@@ -102,25 +90,17 @@ def test_subjects_list_get_rename_merge(
     ).json()
     assert merged["fact_count"] == 2 and "Mel" in merged["aliases"]
     assert vault.facts.get(mel.id).subject_id == melanie.subject_id
-    empty = client.post(
-        f"/v6/subjects/{melanie.subject_id}/merge", json={"merge_ids": []}, headers=auth
-    )
+    empty = client.post(f"/v6/subjects/{melanie.subject_id}/merge", json={"merge_ids": []}, headers=auth)
     assert assert_error(empty, 400)["details"]["field"] == "merge_ids"  # type: ignore[index]
 
 
-def test_the_owner_cannot_be_renamed(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_the_owner_cannot_be_renamed(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     owner = vault.facts.add("user", "likes", "tea")
-    response = client.post(
-        f"/v6/subjects/{owner.subject_id}/rename", json={"name": "Someone"}, headers=auth
-    )
+    response = client.post(f"/v6/subjects/{owner.subject_id}/rename", json={"name": "Someone"}, headers=auth)
     assert_error(response, 409, "conflict")
 
 
-def test_objects_by_global_id_answer_every_kind(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_objects_by_global_id_answer_every_kind(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     report = vault.extract("I live in Paris.", learn=True, conversation_id="objects")
     vault.extract("I live in Berlin.", learn=True, conversation_id="objects")
     fact = vault.facts.get(report.fact_ids[0])
@@ -180,9 +160,7 @@ def test_jobs_show_the_queue_and_retry_parked_failures(
     assert failure["last_error"] == "ModelUnavailable: gone"
     assert failure["created_at"].endswith("Z") and failure["payload"] == {"episode_id": 424242}
 
-    assert client.post(
-        "/v6/jobs/retry", json={"job_ids": [job_id + 1000]}, headers=auth
-    ).json() == {"requeued": 0}
+    assert client.post("/v6/jobs/retry", json={"job_ids": [job_id + 1000]}, headers=auth).json() == {"requeued": 0}
     retried = client.post("/v6/jobs/retry", json={"job_ids": [job_id]}, headers=auth)
     assert retried.json() == {"requeued": 1}
     assert job_id not in [f["id"] for f in client.get("/v6/jobs", headers=auth).json()["failures"]]
@@ -190,9 +168,7 @@ def test_jobs_show_the_queue_and_retry_parked_failures(
     assert client.post("/v6/jobs/retry", headers=auth).json() == {"requeued": 1}  # no body: all
 
 
-def test_forget_dry_run_counts_and_keeps_everything(
-    client: httpx.Client, auth: dict[str, str], vault: Vault
-) -> None:
+def test_forget_dry_run_counts_and_keeps_everything(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     ids = ingest(vault, "forget-me", "I live in Lisbon.", "My sister is Ana.")
     assert vault.wait_idle(20)
     before = table_counts(vault)
@@ -216,9 +192,7 @@ def test_forget_removes_the_scope_and_leaves_a_receipt(
     gone = ingest(vault, "forget-me", "I live in Lisbon.")
     kept = ingest(vault, "keep-me", "I work as a nurse.")
     assert vault.wait_idle(20)
-    response = client.post(
-        "/v6/forget", json={"user_id": "default", "conversation_id": "forget-me"}, headers=auth
-    )
+    response = client.post("/v6/forget", json={"user_id": "default", "conversation_id": "forget-me"}, headers=auth)
     receipt = response.json()
     assert receipt["dry_run"] is False and receipt["deleted_counts"]["events"] == 1
     assert receipt["scope"]["conversation_id"] == "forget-me"

@@ -29,9 +29,7 @@ def wait_for(condition: object, timeout: float = 20) -> None:
         time.sleep(0.05)
 
 
-def test_watch_list_rescan_and_unwatch(
-    client: httpx.Client, auth: dict[str, str], vault: Vault, notes: Path
-) -> None:
+def test_watch_list_rescan_and_unwatch(client: httpx.Client, auth: dict[str, str], vault: Vault, notes: Path) -> None:
     watched = client.post("/v6/watch", json={"path": str(notes), "include": ["*.md"]}, headers=auth)
     assert watched.status_code == 200
     [folder] = watched.json()["folders"]
@@ -66,9 +64,7 @@ def test_unwatch_with_forget_deletes_the_folders_documents(
     client.post("/v6/watch", json={"path": str(notes)}, headers=auth)
     client.post("/v6/watch/rescan", json={}, headers=auth)
     assert [d.name for d in vault.documents()] == ["garden.md"]
-    gone = client.request(
-        "DELETE", "/v6/watch", json={"path": str(notes), "forget": True}, headers=auth
-    )
+    gone = client.request("DELETE", "/v6/watch", json={"path": str(notes), "forget": True}, headers=auth)
     assert gone.status_code == 200
     wait_for(lambda: vault.documents() == [])
 
@@ -101,9 +97,7 @@ def test_refusals_say_what_is_wrong(
     assert [f.path for f in vault.settings.watch.folders] == [str(notes.resolve())]
 
 
-def test_an_unwatched_folder_is_a_404(
-    client: httpx.Client, auth: dict[str, str], tmp_path: Path
-) -> None:
+def test_an_unwatched_folder_is_a_404(client: httpx.Client, auth: dict[str, str], tmp_path: Path) -> None:
     unwatch = client.request("DELETE", "/v6/watch", json={"path": str(tmp_path)}, headers=auth)
     assert assert_error(unwatch, 404, "not_found")["details"]["kind"] == "watched folder"  # type: ignore[index]
     rescan = client.post("/v6/watch/rescan", json={"path": str(tmp_path)}, headers=auth)

@@ -47,9 +47,7 @@ def non_loopback_addresses() -> list[str]:
     found: set[str] = set()
     ip_tool = shutil.which("ip")
     if ip_tool:
-        result = subprocess.run(
-            [ip_tool, "-o", "addr"], capture_output=True, text=True, timeout=10, check=False
-        )
+        result = subprocess.run([ip_tool, "-o", "addr"], capture_output=True, text=True, timeout=10, check=False)
         for line in result.stdout.splitlines():
             parts = line.split()
             if len(parts) >= 4 and parts[2] in ("inet", "inet6"):
@@ -131,9 +129,7 @@ def test_a_port_in_use_is_a_clear_error() -> None:
 def test_real_http_errors_keep_the_json_shape(served: Served, http: httpx.Client) -> None:
     url = served.url
     assert_error(http.get(f"{url}/v6/jobs"), 401, "unauthorized")
-    assert_error(
-        http.get(f"{url}/v6/jobs", headers={"Host": "evil.com"}), 421, "misdirected_request"
-    )
+    assert_error(http.get(f"{url}/v6/jobs", headers={"Host": "evil.com"}), 421, "misdirected_request")
     assert_error(http.get(f"{url}/v6/jobs", headers={"Origin": "null"}), 403, "origin_not_allowed")
     assert_error(http.get(f"{url}/v6/nothing-here", headers=served.auth()), 404, "not_found")
     jobs = http.get(f"{url}/v6/jobs", headers=served.auth()).json()
@@ -175,9 +171,7 @@ def test_token_file_is_private_after_first_start(served: Served) -> None:
 def test_rotation_takes_effect_on_a_running_server(served: Served, http: httpx.Client) -> None:
     url = f"{served.url}/v6/jobs"
     assert http.get(url, headers=served.auth()).status_code == 200
-    new = rotate_token(
-        served.vault.paths.token
-    )  # what `cairn token --rotate` does from another process
+    new = rotate_token(served.vault.paths.token)  # what `cairn token --rotate` does from another process
     assert new != served.token
     assert_error(http.get(url, headers=served.auth()), 401, "unauthorized")
     assert http.get(url, headers=served.auth(new)).status_code == 200
@@ -242,9 +236,7 @@ def test_logs_never_contain_the_token_or_the_body(
     assert http.get(f"{url}/v6/jobs", headers=served.auth(new)).status_code == 200
     # the test's own HTTP client (httpx, httpcore) logs its URLs; everything else is the server side
     server_records = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
-    logged = "\n".join(
-        f"{r.name} {r.getMessage()} {r.args} {r.exc_text or ''}" for r in server_records
-    )
+    logged = "\n".join(f"{r.name} {r.getMessage()} {r.args} {r.exc_text or ''}" for r in server_records)
     assert "refused a request: 415" in logged  # the guard did log; it just says nothing secret
     for secret in (served.token, new, CANARY, "Authorization", "Bearer "):
         assert secret not in logged, secret

@@ -202,19 +202,13 @@ def test_reconnecting_with_last_event_id_replays_what_was_missed(live: Live) -> 
         {"Last-Event-ID": str(last.id)},  # what EventSource sends
         {},  # ?since= for clients that cannot set headers
     ):
-        url_reader = (
-            live.reader(**resume)
-            if resume
-            else Reader(f"{live.url}?since={last.id}", live.auth()).start()
-        )
+        url_reader = live.reader(**resume) if resume else Reader(f"{live.url}?since={last.id}", live.auth()).start()
         try:
             connected = url_reader.next()
             assert connected.event == "connected" and connected.id == last.id
             assert connected.data["resumed_from"] == last.id
             replayed = url_reader.until(
-                lambda e, target=missed[-1]: (
-                    e.event == "event.created" and e.data["object_id"] == target
-                )
+                lambda e, target=missed[-1]: e.event == "event.created" and e.data["object_id"] == target
             )
             assert all(e.id is not None and e.id > (last.id or 0) for e in replayed)
             created = [e.data["object_id"] for e in replayed if e.event == "event.created"]
