@@ -4,8 +4,9 @@ Each conversation goes into a fresh vault through the LoCoMo importer (every tur
 speaker as author, the session date as ``occurred_at``, image captions kept as text) and is enriched on the rule
 path.  Every question of categories 1–4 is recalled with ``reference_time`` = the last session's date.  Evidence
 recall@k (``bench-data/locomo-dev/README.md``): the top k ranked blocks are mapped to the one turn each comes from
-(the turn, or the turn holding a fact's evidence; episodes and other summaries map to none; a turn counts once, at
-its best rank), and the score is the fraction of the question's evidence turns among them.
+(the turn, or the turn holding a fact's evidence; episodes, conflicts and other summaries map to none but still take
+their slot; a turn reached twice counts once), and the score is the fraction of the question's evidence turns among
+them.
 
 The baseline indexes one FTS5 row per turn (speaker + session date + text) and ranks by BM25 with the question's
 words OR-ed — the "plain index" of the README.
@@ -21,6 +22,7 @@ import re
 import sqlite3
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +46,22 @@ KS = (5, 10, 20)
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
-def ranked_turns(result: RecallResult) -> list[str]:
-    """The turn (dia_id) of each ranked block, in order, each turn once (episodes and the like map to none)."""
-    turns: list[str] = []
+def ranked_turns(result: RecallResult) -> list[str | None]:
+    """The turn (dia_id) of each ranked block, in rank order; None for a block that comes from no single turn.
+
+    Every block keeps its slot: a summary or a second block from an already-seen turn is not dropped before the
+    cut at k, so a top 10 is never more than ten blocks (the README's definition).
+    """
+    turns: list[str | None] = []
     for block in result.blocks:
         external = block.meta.get("external_id")
-        if external and external not in turns:
-            turns.append(str(external))
+        turns.append(str(external) if external else None)
     return turns
 
 
-def score(turns: list[str], evidence: tuple[str, ...]) -> dict[int, float]:
-    """Evidence recall at each k."""
-    return {k: len(set(turns[:k]) & set(evidence)) / len(evidence) for k in KS}
+def score(turns: Sequence[str | None], evidence: tuple[str, ...]) -> dict[int, float]:
+    """Evidence recall at each k: the evidence turns among the first k items (None and repeats add nothing)."""
+    return {k: len({t for t in turns[:k] if t is not None} & set(evidence)) / len(evidence) for k in KS}
 
 
 def summarise(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, Any]:
@@ -156,17 +161,17 @@ def run_file(
     return cairn_rows, cairn_ms, base_rows, base_ms, info
 
 
-def _row(q: Question, turns: list[str]) -> dict[str, Any]:
+def _row(q: Question, turns: Sequence[str | None]) -> dict[str, Any]:
     return {
         "question": q.text,
         "category": q.category,
         "evidence": list(q.evidence),
-        "top": turns[:10],
+        "top": list(turns[:10]),
         "recall": score(turns, q.evidence),
     }
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the benchmark and print (and optionally write) the results."""
     parser = argparse.ArgumentParser(description="LoCoMo evidence recall: Cairn vs a plain BM25 index")
     parser.add_argument("--data", type=Path, default=DEFAULT_LOCOMO)
@@ -174,7 +179,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing", choices=["hashing", "onnx"])
     parser.add_argument("--files", type=int, default=0, help="only the first N files (0 = all)")
     parser.add_argument("--misses", type=Path, default=None, help="write per-question results for inspection")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     files = locomo_files(args.data)
     if args.files:
         files = files[: args.files]

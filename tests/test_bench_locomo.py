@@ -1,0 +1,51 @@
+"""The LoCoMo harness: the scoring rule of the data's README, and a whole run on a small generated conversation.
+
+The development data itself is not needed (CI has a fresh clone): the conversation is the importer tests' sample.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from bench import locomo
+from tests.plugins.importer_samples import locomo_conversation
+
+
+def _result(*externals: str | None) -> Any:
+    blocks = [SimpleNamespace(meta={} if e is None else {"external_id": e}) for e in externals]
+    return SimpleNamespace(blocks=blocks)
+
+
+def test_summaries_and_repeats_keep_their_slot_before_the_cut() -> None:
+    # an episode (None) and a second block of turn D1 take slots 2 and 3: D9 is ranked 4th, not 2nd
+    turns = locomo.ranked_turns(_result("D1", None, "D1", "D9"))
+    assert turns == ["D1", None, "D1", "D9"]
+    scores = locomo.score(turns, ("D1", "D9"))
+    assert scores[5] == 1.0
+    crowded = locomo.ranked_turns(_result("D1", *([None] * 9), "D9"))
+    assert locomo.score(crowded, ("D1", "D9")) == {5: 0.5, 10: 0.5, 20: 1.0}
+
+
+def test_a_turn_reached_twice_counts_once() -> None:
+    assert locomo.score(["D1", "D1", "D1"], ("D1", "D2")) == {5: 0.5, 10: 0.5, 20: 0.5}
+    assert locomo.score([], ("D1",)) == {5: 0.0, 10: 0.0, 20: 0.0}
+
+
+def test_a_run_writes_both_systems_side_by_side(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "1.json").write_text(json.dumps(locomo_conversation()), encoding="utf-8")
+    out = tmp_path / "out.json"
+    locomo.main(["--data", str(data), "--json", str(out)])
+    report = json.loads(out.read_text())
+    for system in ("cairn", "baseline"):
+        overall = report[system]["overall"]
+        assert set(overall) == {"recall@5", "recall@10", "recall@20", "n"}
+        assert overall["n"] == 1  # the sample's one question of categories 1-4
+        assert set(report[system]["latency_ms"]) == {"p50", "p95"}
+        assert set(report[system]["by_category"]) == {"4"}
+    assert report["cairn"]["overall"]["recall@10"] == 1.0  # "What did Ana adopt?" finds "I adopted a cat"
+    assert report["embedder"].startswith("hashing") and report["llm"] == "simple"
