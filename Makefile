@@ -8,9 +8,10 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
 DATA ?= ../shared/bench-data/locomo-dev
 JSON ?=
+EMBEDDER ?= hashing
 
 .PHONY: run test check lint typecheck bench bench-locomo bench-recall bench-enrich bench-documents \
-        bench-endpoint models screenshots demo serve doctor system-deps clean
+        bench-endpoint bench-durability bench-gui models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
 	$(BIN)/cairn
@@ -33,11 +34,11 @@ lint: $(STAMP_TEST)
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
-bench: $(STAMP_TEST)
+bench: $(STAMP_TEST) system-deps
 	$(BIN)/python -m bench.run_all
 
 bench-locomo: $(STAMP_TEST)
-	$(BIN)/python -m bench.locomo --data "$(DATA)" $(if $(JSON),--json "$(JSON)",)
+	$(BIN)/python -m bench.locomo --data "$(DATA)" --embedder "$(EMBEDDER)" $(if $(JSON),--json "$(JSON)",)
 
 bench-recall: $(STAMP_TEST)
 	$(BIN)/python -m bench.recall_speed
@@ -50,6 +51,12 @@ bench-documents: $(STAMP_TEST)
 
 bench-endpoint: $(STAMP_TEST)
 	$(BIN)/python -m bench.endpoint
+
+bench-durability: $(STAMP_TEST)
+	$(BIN)/python -m bench.durability --rounds 100
+
+bench-gui: $(STAMP_TEST) system-deps
+	$(BIN)/python -m bench.gui
 
 # Export all-MiniLM-L6-v2 to ONNX without network, in a throwaway venv (torch never enters .venv).
 models: $(STAMP_APP)

@@ -22,6 +22,8 @@ RUNS = (
     ("recall_speed_onnx", ["-m", "bench.recall_speed", "--embedder", "onnx"]),
     ("documents", ["-m", "bench.documents"]),
     ("endpoint", ["-m", "bench.endpoint"]),
+    ("durability", ["-m", "bench.durability", "--rounds", "100"]),
+    ("gui", ["-m", "bench.gui"]),
 )
 
 
@@ -30,7 +32,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     merged: dict[str, object] = {}
     failed = []
-    only = set(sys.argv[1:])
+    only = set(sys.argv[1:])  # e.g. ``python -m bench.run_all gui endpoint``
     for name, args in RUNS:
         if only and name not in only:
             continue
