@@ -143,11 +143,17 @@ def extract(
 def _distinct(found: Iterator[Found]) -> list[Found]:
     """One sentence's facts without the tail copies a later clause start reads ("… education and
     infrastructure is interesting" also matches from "infrastructure"): a shorter object that ends a
-    longer one of the same subject and predicate is dropped.
+    longer one of the same subject and predicate is dropped.  So is the bare mention of a relative
+    ("my wife" → has_spouse wife) when the sentence also names that relative ("My wife is Anna"):
+    the mention is the same person, and as a second value of a single-valued slot it would
+    contradict the name.
     """
     facts = [f for f in found if f.object.strip()]
+    named = {(f.subject, f.predicate) for f in facts if f.rule != "relative.mention"}
     keep: list[Found] = []
     for f in facts:
+        if f.rule == "relative.mention" and (f.subject, f.predicate) in named:
+            continue
         tail = " " + f.object.casefold()
         if any(
             g is not f
