@@ -253,6 +253,23 @@ def test_a_named_relative_yields_the_relation_and_a_fact_about_them() -> None:
     assert ("Anna", "lives_in", "hanoi") in found
 
 
+@pytest.mark.parametrize(
+    ("text", "predicate", "name"),
+    [
+        ("My wife is Anna.", "has_spouse", "anna"),
+        ("Anna is my wife.", "has_spouse", "anna"),
+        ("My brother is named Marco.", "has_sibling", "marco"),
+    ],
+)
+def test_a_named_relative_is_not_also_a_bare_mention(text: str, predicate: str, name: str) -> None:
+    # "wife" as a second value of the single-valued spouse slot would contradict the name in the same breath
+    assert [(p.predicate, p.object.casefold()) for p in run(text) if p.predicate == predicate] == [(predicate, name)]
+
+
+def test_an_unnamed_relative_is_still_a_mention() -> None:
+    assert ("user", "has_spouse", "wife") in triples("I cooked dinner for my wife.")
+
+
 @pytest.mark.parametrize("text", ["Pets bring so much joy.", "Way to go, Jon!", "Appreciate your offer."])
 def test_capitalised_sentence_openers_are_no_names(text: str) -> None:
     assert all(p.subject == "user" for p in run(text))
