@@ -87,10 +87,15 @@ class EndpointSettings(_Section):
 
 
 class PrivacySettings(_Section):
-    """The L0 firewall: what happens to personal identifiers before anything is stored, embedded or sent."""
+    """The L0 firewall: what happens to personal identifiers before anything is stored, embedded or sent.
+
+    Defaults: secrets (API keys, tokens, passwords) and card numbers block the text, since a message carrying
+    credentials is no memory worth keeping; the other identifiers are redacted, so the rest of the sentence is
+    still learned from.
+    """
 
     card: PiiPolicy = Field("block", description="Payment card numbers (Luhn-checked).")
-    national_id: PiiPolicy = Field("block", description="National identity numbers (SSN and similar).")
+    national_id: PiiPolicy = Field("redact", description="National identity numbers (SSN and similar).")
     iban: PiiPolicy = Field("redact", description="Bank account numbers (IBAN, checksum-verified).")
     secret: PiiPolicy = Field("block", description="API keys, tokens and other secrets.")
     password: PiiPolicy = Field("block", description="Passwords stated in text.")

@@ -213,14 +213,23 @@ def test_each_policy_action_per_category(category: PiiCategory, action: str) -> 
         assert value not in result.text
 
 
-def test_default_policy_blocks_credentials_and_redacts_contacts() -> None:
+def test_default_policy_blocks_secrets_and_cards_and_redacts_the_rest() -> None:
     defaults = PrivacySettings()
+    assert {category: getattr(defaults, category) for category in ALL_CATEGORIES} == {
+        "card": "block",
+        "national_id": "redact",
+        "iban": "redact",
+        "secret": "block",
+        "password": "block",
+        "email": "redact",
+        "phone": "redact",
+    }
     for category in ALL_CATEGORIES:
-        text, _ = SAMPLES[category]
+        text, value = SAMPLES[category]
         result = apply(text, defaults)
-        expected = category in ("card", "national_id", "secret", "password")
+        expected = category in ("card", "secret", "password")
         assert result.blocked is expected, category
-        assert PLACEHOLDERS[category] in result.text
+        assert PLACEHOLDERS[category] in result.text and value not in result.text
 
 
 def test_password_keeps_the_phrase_and_masks_the_value() -> None:
