@@ -6,10 +6,15 @@ with :class:`~engine.errors.ExtensionUnavailable` — Cairn never runs silently 
 
 Two engines share one file: the *writer* engine (one connection, owned by the writer thread, transactions begin
 with ``BEGIN IMMEDIATE``) and the *reader* engine (a pool, plain deferred ``BEGIN`` snapshots, ``query_only``).
+
+Before either exists, :func:`inspect_database` looks at an existing file through a read-only connection: the
+writer's first act is ``PRAGMA journal_mode = WAL``, which rewrites the header of a rollback-journal file, so a
+damaged or too-new vault must be refused before the writer ever connects if "left untouched" is to be true.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +22,8 @@ import sqlalchemy
 from sqlalchemy import event
 from sqlalchemy.pool import QueuePool
 
-from engine.errors import ExtensionUnavailable, VaultDamaged
+from engine.errors import ExtensionUnavailable, StorageFull, VaultDamaged, VaultTooNew
+from engine.store.migrations import SCHEMA_VERSION
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
@@ -60,6 +66,130 @@ def load_vector_extension(dbapi_conn: Any) -> None:
             f"sqlite-vec could not be loaded into SQLite: {exc}",
             fix="Reinstall sqlite-vec for this platform (`pip install --force-reinstall sqlite-vec`).",
         ) from exc
+
+
+def probe_vector_extension() -> None:
+    """Load sqlite-vec into a throwaway in-memory connection.
+
+    Run before a vault file is touched, so a machine that cannot store vectors gets the readable error before an
+    empty database is created, rather than after (Cairn never makes a vault without vectors).
+    """
+    conn = sqlean_module().connect(":memory:")
+    try:
+        load_vector_extension(conn)
+    finally:
+        conn.close()
+
+
+def too_new(path: Path | str, version: int) -> VaultTooNew:
+    """The refusal of a vault whose schema is newer than this code understands."""
+    return VaultTooNew(
+        f"The vault {path} was written by a newer Cairn (schema {version}); this Cairn understands schema "
+        f"{SCHEMA_VERSION} at most, so it did not open it to avoid damaging it.",
+        fix="Upgrade Cairn, or open a different vault with --vault.",
+    )
+
+
+class _HotJournal(Exception):
+    """A read-only connection met a hot rollback journal: a writer crashed mid-transaction."""
+
+
+def inspect_database(db_path: Path, *, check_integrity: bool = True) -> int | None:
+    """Check an existing vault database without changing it; returns its schema version (None: no database yet).
+
+    The file is opened with ``mode=ro`` and no journal PRAGMA, its ``user_version`` read (a newer schema is refused
+    before anything else, as its layout may be unknown here) and, with ``check_integrity``, ``PRAGMA quick_check``
+    run.  A refused file keeps every byte: the read-only connection cannot write, and the empty ``-wal``/``-shm``
+    files SQLite makes to read a WAL-mode file are removed again.
+
+    The one exception is a hot rollback journal left by a crashed writer: no connection can read the file until
+    SQLite rolls it back, which it does on the first read of a read-write connection (no journal PRAGMA is set even
+    then).  That restores the last committed state, which is what any SQLite program opening the file would do.
+
+    Raises:
+        VaultDamaged: not a SQLite database, unreadable, or ``quick_check`` found damage.
+        VaultTooNew: the schema is newer than this code.
+        ExtensionUnavailable: sqlite-vec cannot be loaded.
+        StorageFull: a hot journal must be rolled back, but the file or its folder is read-only.
+    """
+    check_database_file(db_path)
+    if not db_path.exists() or db_path.stat().st_size == 0:
+        return None
+    side_files = [db_path.with_name(db_path.name + suffix) for suffix in ("-wal", "-shm")]
+    made = [path for path in side_files if not path.exists()]
+    try:
+        try:
+            return _inspect(db_path, read_only=True, check_integrity=check_integrity)
+        except _HotJournal:
+            return _inspect(db_path, read_only=False, check_integrity=check_integrity)
+    except BaseException:
+        _remove_empty_side_files(made)
+        raise
+
+
+def _inspect(db_path: Path, *, read_only: bool, check_integrity: bool) -> int:
+    module = sqlean_module()
+    uri = db_path.resolve().as_uri() + ("?mode=ro" if read_only else "?mode=rw")
+    try:
+        conn = module.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except module.DatabaseError as exc:
+        raise _unreadable(db_path, exc, read_only) from exc
+    try:
+        load_vector_extension(conn)
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise too_new(db_path, version)
+            if not check_integrity:
+                return version
+            findings = [str(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
+        except module.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorcode", None) == _SQLITE_READONLY:
+                if read_only:
+                    raise _HotJournal from exc
+                raise StorageFull(
+                    f"The vault database {db_path} needs recovery after a crash, but its disk or folder is "
+                    "read-only. It was left untouched.",
+                    fix="Make the vault folder writable and open it again.",
+                ) from exc
+            raise _unreadable(db_path, exc, read_only) from exc
+    finally:
+        conn.close()
+    if findings != ["ok"]:
+        summary = "; ".join(findings[:5]) + (f"; … {len(findings) - 5} more" if len(findings) > 5 else "")
+        raise VaultDamaged(
+            f"The vault database {db_path} is damaged ({summary}).{_what_was_done(read_only)}",
+            fix="Restore it from the backups/ folder; `cairn doctor` shows what is wrong.",
+            details={"quick_check": findings[:50]},
+        )
+    return version
+
+
+#: SQLite's primary result code for "attempt to write a readonly database".
+_SQLITE_READONLY = 8
+
+
+def _what_was_done(read_only: bool) -> str:
+    if read_only:
+        return " It was left untouched."
+    return " Only SQLite's crash recovery (rolling back an unfinished transaction) was applied to it."
+
+
+def _unreadable(db_path: Path, exc: BaseException, read_only: bool) -> VaultDamaged:
+    return VaultDamaged(
+        f"The vault database {db_path} cannot be read: {exc}.{_what_was_done(read_only)}",
+        fix="Restore it from the backups/ folder, or open a different vault with --vault.",
+    )
+
+
+def _remove_empty_side_files(made: list[Path]) -> None:
+    """Remove the ``-wal``/``-shm`` files a refused inspection created, when they hold nothing."""
+    wal = [path for path in made if path.name.endswith("-wal")]
+    if any(path.exists() and path.stat().st_size > 0 for path in wal):
+        return  # never the case for a read-only connection; kept as a guard against deleting data
+    for path in made:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
 
 
 def check_database_file(db_path: Path) -> None:

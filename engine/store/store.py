@@ -12,8 +12,8 @@ from typing import Any, Protocol
 import sqlalchemy
 from sqlalchemy import Connection
 
-from engine.errors import VaultDamaged, VaultTooNew
-from engine.store.db import check_database_file, create_engine
+from engine.errors import VaultDamaged
+from engine.store.db import create_engine, inspect_database, probe_vector_extension, too_new
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.writer import PendingChange, Tx, Writer
 
@@ -69,18 +69,20 @@ class Store:
     ) -> None:
         self.path = db_path
         self.read_only = read_only
-        check_database_file(db_path)
+        # Every refusal happens here, before any engine connects: the extension first (a new vault is never
+        # created without vectors), then the file through a read-only connection (the writer's WAL switch would
+        # already rewrite the header of a rollback-journal file).  Read-only opens skip quick_check, so that what
+        # is still readable in a damaged vault can be salvaged.
+        probe_vector_extension()
+        inspect_database(db_path, check_integrity=not read_only)
         self._readers = create_engine(db_path, "reader")
         self.writer: Writer | None = None
         try:
             if not read_only:
                 writer_engine = create_engine(db_path, "writer")
-                self._check_integrity(writer_engine)
                 migrate(writer_engine, backup_dir=backup_dir)
                 self.writer = Writer(writer_engine, publish)
                 self.optimize()
-            else:
-                self._check_version_readonly()
         except BaseException:
             self._readers.dispose()
             raise
@@ -139,40 +141,6 @@ class Store:
         """The schema version stored in the file."""
         return int(self.scalar("PRAGMA user_version") or 0)
 
-    # -- open-time checks ---------------------------------------------------------------------------------------
-    def _check_integrity(self, engine: sqlalchemy.Engine) -> None:
-        try:
-            with engine.connect() as conn:
-                result = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-        except sqlalchemy.exc.DatabaseError as exc:
-            engine.dispose()
-            raise VaultDamaged(
-                f"The vault database {self.path} cannot be read: {exc.orig}. It was left untouched.",
-                fix="Restore it from the backups/ folder, or open a different vault with --vault.",
-            ) from exc
-        if result != "ok":
-            engine.dispose()
-            raise VaultDamaged(
-                f"The vault database {self.path} is damaged ({result}). It was left untouched.",
-                fix="Restore it from the backups/ folder; `cairn doctor` shows what is wrong.",
-            )
-
-    def _check_version_readonly(self) -> None:
-        try:
-            version = self.schema_version
-        except sqlalchemy.exc.DatabaseError as exc:
-            raise VaultDamaged(f"The vault database {self.path} cannot be read: {exc.orig}.") from exc
-        if version > SCHEMA_VERSION:
-            raise _too_new(self.path, version)
-
-
-def _too_new(path: Path, version: int) -> VaultTooNew:
-    return VaultTooNew(
-        f"The vault {path} was written by a newer Cairn (schema {version}); this Cairn understands schema "
-        f"{SCHEMA_VERSION} at most, so it did not open it to avoid damaging it.",
-        fix="Upgrade Cairn, or open a different vault with --vault.",
-    )
-
 
 def migrate(engine: sqlalchemy.Engine, *, backup_dir: Path | None = None) -> int:
     """Bring the database to :data:`SCHEMA_VERSION`; returns the version found before.
@@ -184,7 +152,7 @@ def migrate(engine: sqlalchemy.Engine, *, backup_dir: Path | None = None) -> int
         found = int(conn.exec_driver_sql("PRAGMA user_version").scalar() or 0)
         conn.rollback()  # SQLAlchemy autobegan a transaction for the read; migrations open their own
         if found > SCHEMA_VERSION:
-            raise _too_new(Path(engine.url.database or "?"), found)
+            raise too_new(engine.url.database or "?", found)
         if found == SCHEMA_VERSION:
             return found
         if found > 0 and backup_dir is not None:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from engine import Settings, Vault
-from engine.errors import ValidationError, VaultDamaged, VaultLocked, VaultTooNew
+from engine.errors import ExtensionUnavailable, ValidationError, VaultDamaged, VaultLocked, VaultTooNew
 from engine.store import Store
+from engine.store.db import load_vector_extension
 from engine.store.migrations import OBJECT_TABLES, SCHEMA_VERSION
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -113,36 +119,178 @@ def test_non_sqlite_file_is_reported_and_left_untouched(tmp_path: Path, offline_
     assert not (root / "vault.db-wal").exists()
 
 
-def test_corrupt_sqlite_file_is_reported_and_left_untouched(tmp_path: Path, offline_settings: Settings) -> None:
-    root = tmp_path / "v"
-    with Vault.open(root, settings=offline_settings) as v:
+def _vault_with_rows(root: Path, settings: Settings, journal_mode: str) -> Path:
+    """A closed vault with enough rows to span many pages, its file in ``journal_mode`` (``wal`` or ``delete``)."""
+    with Vault.open(root, settings=settings, start_workers=False) as v:
         v.store.write(
             lambda tx: tx.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?)", [(f"k{i}", "x" * 500) for i in range(400)]
             )
         )
     db = root / "vault.db"
+    conn = sqlean.connect(str(db))
+    try:
+        assert conn.execute(f"PRAGMA journal_mode = {journal_mode}").fetchone()[0] == journal_mode
+    finally:
+        conn.close()
+    # header bytes 18/19: 1 = rollback journal, 2 = WAL (what the writer's first PRAGMA would change)
+    assert db.read_bytes()[18:20] == (b"\x02\x02" if journal_mode == "wal" else b"\x01\x01")
+    return db
+
+
+def _smash_pages(data: bytearray) -> None:
+    for offset in range(4096 * 2, 4096 * 6):  # whole b-tree pages after the header page
+        data[offset] = 0xFF
+
+
+def _wrong_freelist_count(data: bytearray) -> None:
+    data[36:40] = (5).to_bytes(4, "big")  # the header claims free pages the file does not have
+
+
+def _side_files(db: Path) -> list[str]:
+    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name + "-"))
+
+
+@pytest.mark.parametrize("journal_mode", ["wal", "delete"])
+@pytest.mark.parametrize(
+    ("damage", "reported"),
+    [(_smash_pages, "cannot be read"), (_wrong_freelist_count, "is damaged")],
+    ids=["smashed-pages", "freelist-count"],
+)
+def test_corrupt_sqlite_file_is_reported_and_left_untouched(
+    tmp_path: Path,
+    offline_settings: Settings,
+    journal_mode: str,
+    damage: Callable[[bytearray], None],
+    reported: str,
+) -> None:
+    root = tmp_path / "v"
+    db = _vault_with_rows(root, offline_settings, journal_mode)
     data = bytearray(db.read_bytes())
     assert len(data) > 8 * 4096
-    for offset in range(4096 * 2, 4096 * 6):  # smash pages after the header
-        data[offset] = 0xFF
+    damage(data)
     db.write_bytes(bytes(data))
     before = db.read_bytes()
     with pytest.raises(VaultDamaged) as info:
         Vault.open(root, settings=offline_settings)
-    assert "left untouched" in info.value.message
+    assert reported in info.value.message and "left untouched" in info.value.message
+    assert "backups/" in info.value.fix
+    assert db.read_bytes() == before  # every byte, the header's journal mode and change counter included
+    assert _side_files(db) == []  # no -journal, and no -wal/-shm left behind by the check
+    with pytest.raises(VaultDamaged):  # it stays refused: nothing was "repaired" into an empty vault
+        Vault.open(root, settings=offline_settings)
     assert db.read_bytes() == before
 
 
-def test_newer_vault_is_refused(tmp_path: Path, offline_settings: Settings) -> None:
+@pytest.mark.parametrize("journal_mode", ["wal", "delete"])
+def test_newer_vault_is_refused(tmp_path: Path, offline_settings: Settings, journal_mode: str) -> None:
     root = tmp_path / "v"
-    with Vault.open(root, settings=offline_settings) as v:
-        v.store.write(lambda tx: tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}"))
-    before = (root / "vault.db").read_bytes()
+    db = _vault_with_rows(root, offline_settings, journal_mode)
+    conn = sqlean.connect(str(db))
+    try:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+        conn.commit()
+    finally:
+        conn.close()
+    before = db.read_bytes()
     with pytest.raises(VaultTooNew, match="newer Cairn") as info:
         Vault.open(root, settings=offline_settings)
+    assert f"schema {SCHEMA_VERSION + 5}" in info.value.message
     assert "Upgrade Cairn" in info.value.fix
-    assert (root / "vault.db").read_bytes() == before
+    assert db.read_bytes() == before
+    assert _side_files(db) == []
+    with pytest.raises(VaultTooNew):  # a read-only open refuses it too
+        Store(db, read_only=True)
+    assert db.read_bytes() == before
+
+
+def test_a_crashed_rollback_journal_writer_is_recovered_not_reported(tmp_path: Path) -> None:
+    """A hot journal is a crash, not damage: SQLite rolls it back and the committed rows are all there."""
+    db = tmp_path / "vault.db"
+    store = Store(db)
+    store.write(
+        lambda tx: tx.executemany(
+            "INSERT INTO meta(key, value) VALUES (?, ?)", [(f"k{i}", "x" * 900) for i in range(600)]
+        )
+    )
+    store.close()
+    crash = f"""
+import os, signal, sqlean
+conn = sqlean.connect({str(db)!r}, isolation_level=None)
+conn.execute("PRAGMA journal_mode = DELETE")
+conn.execute("PRAGMA cache_size = 5")  # spill changed pages into the file before COMMIT
+conn.execute("BEGIN")
+conn.execute("UPDATE meta SET value = 'half-written' WHERE key LIKE 'k%'")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    subprocess.run([sys.executable, "-c", crash], check=False, timeout=60)
+    journal = db.with_name("vault.db-journal")
+    assert journal.exists() and journal.stat().st_size > 0, "the child did not leave a hot journal"
+    store = Store(db)
+    try:
+        assert store.scalar("SELECT COUNT(*) FROM meta WHERE value = 'half-written'") == 0
+        assert store.scalar("SELECT COUNT(*) FROM meta WHERE key LIKE 'k%'") == 600
+        assert store.scalar("PRAGMA integrity_check") == "ok"
+    finally:
+        store.close()
+
+
+# -- sqlite-vec ------------------------------------------------------------------------------------
+def _broken_sqlite_vec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sqlite-vec's loadable library fails to load, as it does for a wheel built for another platform."""
+    import sqlite_vec
+
+    def load(_conn: object) -> None:
+        raise OSError("vec0.so: wrong ELF class: ELFCLASS32")
+
+    monkeypatch.setattr(sqlite_vec, "load", load)
+
+
+def test_sqlite_vec_that_cannot_load_is_a_readable_error_and_no_vault_is_made(
+    tmp_path: Path, offline_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "v"
+    _broken_sqlite_vec(monkeypatch)
+    with pytest.raises(ExtensionUnavailable) as info:
+        Vault.open(root, settings=offline_settings)
+    assert info.value.message == "sqlite-vec could not be loaded into SQLite: vec0.so: wrong ELF class: ELFCLASS32"
+    assert info.value.fix == "Reinstall sqlite-vec for this platform (`pip install --force-reinstall sqlite-vec`)."
+    assert info.value.code == "extension_unavailable" and info.value.http_status == 503
+    assert not [p.name for p in root.iterdir() if p.name.startswith("vault.db")]  # no database without vectors
+    with pytest.raises(ExtensionUnavailable):  # a Store on its own refuses the same way
+        Store(tmp_path / "bare.db")
+    assert not (tmp_path / "bare.db").exists()
+
+    monkeypatch.undo()  # the extension is back: the same folder becomes a real vault (the lock was released)
+    with Vault.open(root, settings=offline_settings) as vault:
+        assert vault.store.scalar("SELECT vec_version()").startswith("v")
+        assert vault.store.schema_version == SCHEMA_VERSION
+
+
+def test_sqlite_vec_that_cannot_load_leaves_an_existing_vault_untouched(
+    tmp_path: Path, offline_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "v"
+    db = _vault_with_rows(root, offline_settings, "delete")
+    before = db.read_bytes()
+    _broken_sqlite_vec(monkeypatch)
+    with pytest.raises(ExtensionUnavailable, match="sqlite-vec could not be loaded"):
+        Vault.open(root, settings=offline_settings)
+    assert db.read_bytes() == before and _side_files(db) == []
+
+
+def test_a_sqlite_without_extension_loading_is_named_with_its_fix() -> None:
+    """Python's own sqlite3 is often built without extension loading (pyenv, python.org, macOS)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        if hasattr(conn, "enable_load_extension"):
+            pytest.skip("this Python's sqlite3 can load extensions")
+        with pytest.raises(ExtensionUnavailable) as info:
+            load_vector_extension(conn)
+    finally:
+        conn.close()
+    assert info.value.message == "This SQLite build cannot load extensions, so sqlite-vec cannot be used."
+    assert "sqlean.py" in info.value.fix
 
 
 def test_a_file_where_the_folder_should_be_is_an_error(tmp_path: Path, offline_settings: Settings) -> None:
