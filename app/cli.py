@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,6 +17,10 @@ from rich.table import Table
 from engine import paths
 from engine.errors import VaultError
 from engine.version import __version__
+
+if TYPE_CHECKING:
+    from engine import Vault
+    from engine.conversations import ImportProgress
 
 app = typer.Typer(
     name="cairn",
@@ -209,44 +213,95 @@ def import_command(
     ],
     vault: VaultOption = None,
     user: Annotated[str, typer.Option("--user", help="User the conversations belong to.")] = "default",
+    project: Annotated[str | None, typer.Option("--project", help="Project id to file them under.")] = None,
 ) -> None:
-    """Import chat transcripts (each conversation with its original times and speakers; re-importing adds nothing)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    """Import chat transcripts (each conversation with its original times and speakers; re-importing adds nothing).
+
+    Prints each file's summary on stdout and progress on stderr; exits 1 when a file, or a conversation in it,
+    could not be imported (the message names the file and the line or record), after importing everything else.
+    """
+    from rich.markup import escape
 
     from app.runtime import open_vault
 
     with _ErrorReporter():
         opened = open_vault(vault or state.vault, start_workers=True)
         failed = False
+        conversations = added = duplicates = rejected = 0
         try:
             for path in files:
-                last = None
-                with Progress(
-                    TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
-                ) as bar:
-                    task = bar.add_task(path.name, total=None)
-                    try:
-                        for last in opened.conversations.import_file(path, user_id=user):
-                            bar.update(task, total=last.conversations_total, completed=last.conversations_done)
-                    except VaultError as exc:
-                        err.print(f"[red]{path.name}:[/] {exc.message}", highlight=False)
-                        failed = True
-                        continue
-                if last is not None:
-                    console.print(
-                        f"{path.name} ({last.importer}): {last.conversations_done} conversations, "
-                        f"{last.events_added} turns added, {last.duplicates} already there",
-                        highlight=False,
-                    )
-                    for problem in last.errors:
-                        console.print(f"  [red]not imported:[/] {problem}", highlight=False)
-                        failed = True
-            err.print("Turns are in; facts are being extracted in the background…")
-            opened.wait_idle(timeout=3600)
+                try:
+                    last = _import_file(opened, path, user, project)
+                except (VaultError, OSError) as exc:
+                    message = exc.message if isinstance(exc, VaultError) else (exc.strerror or str(exc))
+                    err.print(f"[red]error:[/] {escape(path.name)}: {escape(message)}", highlight=False)
+                    if isinstance(exc, VaultError) and exc.fix:
+                        err.print(f"[yellow]fix:[/] {escape(exc.fix)}", highlight=False)
+                    failed = True
+                    rejected += 1
+                    continue
+                console.print(
+                    f"{path.name} ({last.importer}): {last.conversations_done} conversations, "
+                    f"{last.events_added} turns added, {last.duplicates} already there",
+                    highlight=False,
+                    markup=False,
+                )
+                for problem in last.errors:
+                    console.print(f"  [red]not imported:[/] {escape(problem)}", highlight=False)
+                conversations += last.conversations_done
+                added += last.events_added
+                duplicates += last.duplicates
+                rejected += len(last.errors)
+                failed = failed or bool(last.errors)
+            if len(files) > 1:
+                console.print(
+                    f"{len(files)} files: {conversations} conversations, {added} turns added, "
+                    f"{duplicates} already there, {rejected} not imported",
+                    highlight=False,
+                )
+            if added:
+                err.print("Turns are in; facts are being extracted in the background…")
+                opened.wait_idle(timeout=3600)
         finally:
             opened.close()
         if failed:
             raise typer.Exit(1)
+
+
+def _import_file(opened: Vault, path: Path, user: str, project: str | None) -> ImportProgress:
+    """Import one transcript file, showing progress on stderr; returns the last ``ImportProgress``.
+
+    A terminal gets a progress bar; a pipe or a log gets one line per conversation, so progress stays visible
+    where a bar cannot redraw.
+    """
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    steps = opened.conversations.import_file(path, user_id=user, project_id=project)
+    last: ImportProgress | None = None
+    if not err.is_terminal:
+        for last in steps:
+            if last.conversations_done:
+                current = f" — {last.current}" if last.current else ""
+                err.print(
+                    f"{path.name}: {last.conversations_done}/{last.conversations_total} conversations{current}",
+                    highlight=False,
+                    markup=False,
+                )
+    else:
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+        ) as bar:
+            task = bar.add_task(escape(path.name), total=None)
+            for last in steps:
+                bar.update(
+                    task,
+                    total=last.conversations_total,
+                    completed=last.conversations_done,
+                    description=escape(f"{path.name}: {last.current[:40]}" if last.current else path.name),
+                )
+    assert last is not None, "import_file yields at least once"
+    return last
 
 
 def _collection_id(opened: object, name: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,13 +14,15 @@ import pluggy
 from engine.episodes import EPISODE_COLUMNS, Episode, close_idle, episode_from_row
 from engine.errors import NotFound, UnsupportedFile, ValidationError
 from engine.events import EVENT_COLUMNS, ConversationInfo, Event, EventIn, event_from_row
-from engine.plugin_api import ImportedConversation, Importer, ImportFormatError
+from engine.plugin_api import ImportedConversation, ImportedTurn, Importer, ImportFormatError
 from engine.store import Store
 from engine.temporal import from_epoch
 
 log = logging.getLogger(__name__)
 
 HEAD_BYTES = 64 * 1024
+#: How a batch ingest names the event that failed validation (see ``engine.events.prepare_batch``).
+_BATCH_FIELD = re.compile(r"events\[(\d+)\]\.(.+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,8 +201,10 @@ class ConversationsApi:
         """Import a transcript file, yielding progress after each conversation.
 
         Each conversation is ingested in one transaction, so a malformed conversation imports nothing; its error
-        (naming the line or record) is reported and the others are imported.  Re-importing adds nothing: turns
-        keep their original ids (``external_id``) and duplicates are no-ops.
+        (naming the line or record) is reported and the others are imported.  That holds for turns the file reads
+        fine but the vault refuses (text over the size limit, an author name too long): the error names the
+        turn's place in the file and the field, not the position in an internal batch.  Re-importing adds nothing:
+        turns keep their original ids (``external_id``) and duplicates are no-ops.
         """
         chosen = importer or self.detect(path)
         good, bad = _read_all(chosen, path)
@@ -208,9 +213,13 @@ class ConversationsApi:
         total = len(good)
         yield ImportProgress(str(path), chosen.name, 0, total, 0, 0, tuple(errors))
         for done, conversation in enumerate(good, start=1):
-            a, d = self._import_conversation(conversation, chosen.name, user_id, project_id)
-            added += a
-            duplicates += d
+            try:
+                a, d = self._import_conversation(conversation, chosen.name, user_id, project_id, path)
+            except ImportFormatError as exc:
+                errors.append(str(exc))
+            else:
+                added += a
+                duplicates += d
             yield ImportProgress(
                 str(path),
                 chosen.name,
@@ -233,8 +242,14 @@ class ConversationsApi:
         )
 
     def _import_conversation(
-        self, conversation: ImportedConversation, importer: str, user_id: str, project_id: str | None
+        self, conversation: ImportedConversation, importer: str, user_id: str, project_id: str | None, path: Path
     ) -> tuple[int, int]:
+        """Ingest one conversation in one transaction: ``(added, duplicates)``.
+
+        Raises:
+            ImportFormatError: a turn fails the vault's validation; nothing of the conversation is stored.
+        """
+        turns = [turn for turn in conversation.turns if turn.content.strip()]
         events = [
             EventIn(
                 conversation_id=conversation.conversation_id,
@@ -249,14 +264,35 @@ class ConversationsApi:
                 source=f"import:{importer}",
                 external_id=turn.external_id,
             )
-            for turn in conversation.turns
-            if turn.content.strip()
+            for turn in turns
         ]
         if not events:
             return 0, 0
-        results = self._ingest(events)
+        try:
+            results = self._ingest(events)
+        except ValidationError as exc:
+            raise _rejected_turn(exc, turns, conversation, path) from exc
         duplicates = sum(1 for r in results if r.status == "duplicate")
         return len(results) - duplicates, duplicates
+
+
+def _rejected_turn(
+    exc: ValidationError, turns: Sequence[ImportedTurn], conversation: ImportedConversation, path: Path
+) -> ImportFormatError:
+    """The vault's refusal of one turn, said in the file's terms: where the turn is, which field, what is wrong."""
+    found = _BATCH_FIELD.fullmatch(exc.field)
+    index, field = (int(found[1]), found[2]) if found else (None, exc.field)
+    reason = exc.message.removeprefix(f"{exc.field}: ")
+    if index is not None and index < len(turns):
+        turn = turns[index]
+        location = turn.location or f"{path.name}: conversation {conversation.conversation_id}, turn {index + 1}"
+    else:
+        location = f"{path.name}: conversation {conversation.conversation_id}"
+    return ImportFormatError(
+        f"'{field}' {reason}; nothing of conversation {conversation.title or conversation.conversation_id!r} "
+        "was imported",
+        location=location,
+    )
 
 
 def _read_all(importer: Importer, path: Path) -> tuple[list[ImportedConversation], list[ImportFormatError]]:

@@ -98,7 +98,13 @@ Role = Literal["user", "assistant", "system", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class ImportedTurn:
-    """One turn of an imported conversation, with its original time and speaker."""
+    """One turn of an imported conversation, with its original time and speaker.
+
+    ``location`` says where in the file the turn was read (``"chat.jsonl line 4"``, ``"conversations.json:
+    conversation[2], message[5]"``): a turn the vault refuses (text over the size limit, an author name too long)
+    is reported there, in the terms of the file the person has, not of the vault's event fields.  It is not part of
+    a turn's identity: the same turn read from a copy of the file under another name is the same turn.
+    """
 
     role: Role
     content: str
@@ -107,6 +113,7 @@ class ImportedTurn:
     external_id: str | None = None
     type: Literal["message", "tool_call", "app_event", "observation"] = "message"
     metadata: Mapping[str, str] = field(default_factory=dict)
+    location: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

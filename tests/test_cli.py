@@ -99,3 +99,76 @@ def test_user_errors_print_message_and_fix_without_traceback(tmp_path: Path) -> 
     assert proc.returncode == 1
     assert "not a SQLite database" in proc.stderr and "fix:" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# -- cairn import ---------------------------------------------------------------------------------------------------
+IMPORT_ENV = {"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"}
+
+
+def _stored_events(vault_dir: Path) -> list[tuple[str, str | None, str]]:
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
+    with Vault.open(vault_dir, settings=settings, start_workers=False) as v:
+        return [
+            (str(r[0]), r[1], str(r[2])) for r in v.store.query("SELECT conversation_id, author, source FROM events")
+        ]
+
+
+def test_import_shows_progress_and_a_summary_and_adds_nothing_the_second_time(tmp_path: Path) -> None:
+    from tests.plugins import importer_samples as samples
+
+    vault_dir = tmp_path / "v"
+    export = samples.write_json(tmp_path / "conversations.json", samples.chatgpt_conversations())
+    log = tmp_path / "friday.txt"
+    log.write_text(samples.TEXT_BRACKETS, encoding="utf-8")
+
+    first = runner.invoke(app, ["import", "--vault", str(vault_dir), str(export), str(log)], env=IMPORT_ENV)
+    assert first.exit_code == 0, first.output
+    # progress on stderr, one line per conversation when stderr is not a terminal
+    assert "conversations.json: 1/2 conversations — Lisbon trip" in first.stderr
+    assert "conversations.json: 2/2 conversations — Sums" in first.stderr
+    assert "friday.txt: 1/1 conversations — friday" in first.stderr
+    # the summary on stdout
+    assert "conversations.json (chatgpt): 2 conversations, 8 turns added, 0 already there" in first.stdout
+    assert "friday.txt (text): 1 conversations, 3 turns added, 0 already there" in first.stdout
+    assert "2 files: 3 conversations, 11 turns added, 0 already there, 0 not imported" in first.stdout
+
+    again = runner.invoke(app, ["import", "--vault", str(vault_dir), str(export), str(log)], env=IMPORT_ENV)
+    assert again.exit_code == 0, again.output
+    assert "2 files: 3 conversations, 0 turns added, 11 already there, 0 not imported" in again.stdout
+    events = _stored_events(vault_dir)
+    assert len(events) == 11
+    assert {source for _c, _a, source in events} == {"import:chatgpt", "import:text"}
+    assert {author for c, author, _s in events if c == "text:friday"} == {"Alice", "Bob"}
+
+
+def test_import_of_a_malformed_file_says_where_and_exits_non_zero(tmp_path: Path) -> None:
+    vault_dir = tmp_path / "v"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(
+        '{"role": "user", "content": "I live in Porto.", "conversation_id": "good"}\n'
+        '{"role": "user", "content": "Second turn", "conversation_id": "bad"}\n'
+        '{"role": "narrator", "content": "Once upon a time", "conversation_id": "bad"}\n',
+        encoding="utf-8",
+    )
+    truncated = tmp_path / "export.json"
+    truncated.write_text('[{"id": "c1", "mapping": {"root": {"message": null, "parent": null,\n', encoding="utf-8")
+    unknown = tmp_path / "notes.bin"
+    unknown.write_bytes(b"\x00\x01binary")
+
+    result = runner.invoke(
+        app,
+        ["import", "--vault", str(vault_dir), str(broken), str(truncated), str(unknown)],
+        env=IMPORT_ENV,
+    )
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    # one bad conversation: the others are imported, the bad one is named by line and imported not at all
+    assert "broken.jsonl (jsonl): 1 conversations, 1 turns added, 0 already there" in result.stdout
+    assert "not imported: broken.jsonl line 3 (conversation bad): role 'narrator' is not one of" in result.stdout
+    # a file that cannot be read at all: the line and column of the JSON error
+    assert "not imported: export.json: invalid JSON at line 2 column 1" in result.stdout
+    # a file of no known format: the error and the formats that are known
+    assert "error: notes.bin: notes.bin is not a transcript format Cairn knows." in result.stderr
+    assert "fix: Supported formats: chatgpt" in result.stderr
+    assert "3 files: 1 conversations, 1 turns added, 0 already there, 3 not imported" in result.stdout
+    assert _stored_events(vault_dir) == [("good", None, "import:jsonl")]

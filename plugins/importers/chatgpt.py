@@ -170,6 +170,7 @@ def _turn(node: JsonObject, node_id: str, where: str) -> ImportedTurn | None:
         external_id=optional_str(message, "id", where) or node_id,
         type="tool_call" if is_tool_call else "message",
         metadata=metadata,
+        location=where,
     )
 
 

@@ -101,6 +101,7 @@ def _turn(raw: object, where: str) -> ImportedTurn | None:
         occurred_at=occurred_at,
         external_id=uuid or None,
         metadata=metadata,
+        location=where,
     )
 
 

@@ -147,7 +147,9 @@ def _turn(record: JsonObject, number: int, where: str, group: _Group) -> Importe
     text = content.rstrip()
     if not text.strip():
         return None
-    return ImportedTurn(role=role, content=text, occurred_at=occurred_at, author=author, external_id=external_id)
+    return ImportedTurn(
+        role=role, content=text, occurred_at=occurred_at, author=author, external_id=external_id, location=where
+    )
 
 
 def _title(group: _Group, path: Path) -> str:

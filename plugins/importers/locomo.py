@@ -198,6 +198,7 @@ def _turn(raw: object, session: int, occurred_at: datetime, where: str) -> Impor
         author=speaker,
         external_id=dia_id,
         metadata=metadata,
+        location=where,
     )
 
 

@@ -135,7 +135,7 @@ def _read(path: Path) -> ImportedConversation:
     if not entries:
         raise ImportFormatError("no chat messages found", location=path.name)
     times = _resolve_times(entries, path.name)
-    turns = [turn for entry, when in zip(entries, times, strict=True) if (turn := _turn(entry, when))]
+    turns = [turn for entry, when in zip(entries, times, strict=True) if (turn := _turn(entry, when, path.name))]
     return ImportedConversation(f"text:{path.stem}", path.stem, tuple(turns))
 
 
@@ -238,11 +238,12 @@ def _resolve_times(entries: list[_Entry], file_name: str) -> list[tuple[datetime
     return resolved
 
 
-def _turn(entry: _Entry, when: tuple[datetime | None, dict[str, str]]) -> ImportedTurn | None:
+def _turn(entry: _Entry, when: tuple[datetime | None, dict[str, str]], file_name: str) -> ImportedTurn | None:
     text = "\n".join(entry.lines).rstrip()
     if not text.strip():
         return None
     occurred_at, metadata = when
+    location = f"{file_name} line {entry.line}"
     if entry.speaker is None:
         return ImportedTurn(
             role="system",
@@ -251,6 +252,7 @@ def _turn(entry: _Entry, when: tuple[datetime | None, dict[str, str]]) -> Import
             external_id=f"line:{entry.line}",
             type="app_event",
             metadata=metadata,
+            location=location,
         )
     return ImportedTurn(
         role="user",
@@ -259,4 +261,5 @@ def _turn(entry: _Entry, when: tuple[datetime | None, dict[str, str]]) -> Import
         author=entry.speaker,
         external_id=f"line:{entry.line}",
         metadata=metadata,
+        location=location,
     )
