@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 
@@ -65,3 +66,51 @@ class DoctorReport:
     def ok(self) -> bool:
         """True unless an essential check failed."""
         return not any(f.status == "error" and f.essential for f in self.findings)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanSource:
+    """A document span in its place: the document, the headings above it and its pages.
+
+    The evidence of a memory drawn from a document is shown from this, the way a chat turn is shown with its
+    neighbours: a quote means little without knowing which document, section and page it came from.
+    """
+
+    span_id: int
+    document_id: int
+    document_name: str
+    document_status: str
+    section_id: int | None
+    section_path: tuple[str, ...]
+    """The titles of the enclosing sections, outermost first; the span's own section last."""
+    ordinal: int
+    text: str
+    start_char: int
+    end_char: int
+    page_start: int | None
+    page_end: int | None
+
+    @property
+    def section_title(self) -> str:
+        """The title of the span's own section ("" when it has none)."""
+        return self.section_path[-1] if self.section_path else ""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentMention:
+    """A document that mentions a subject: its text names the subject, or memories about it come from it."""
+
+    document_id: int
+    name: str
+    status: str
+    updated_at: datetime
+    spans: int = 0
+    """Spans whose text names the subject (by its name or an alias)."""
+    facts: int = 0
+    """Current memories about the subject drawn from the document."""
+    first_span_id: int | None = None
+    """The first span naming the subject (or a memory's span when only memories point here)."""
+    page: int | None = None
+    """The page of :attr:`first_span_id`, for documents with pages."""
+    excerpt: str = ""
+    """A few words around the first mention."""

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.dto import DocumentMention
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.store import Tx
 from engine.temporal import from_epoch
 
 OWNER = "user"
+NAMED_SPANS_LIMIT = 5000  # spans read to count a subject's mentions; a name in more spans than this is everywhere
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +242,69 @@ class SubjectsApi:
             (subject_id, limit),
         )
         return [int(r[0]) for r in rows]
+
+    def documents(self, subject_id: int, *, limit: int = 50) -> list[DocumentMention]:
+        """Documents that mention the subject, the most mentions first.
+
+        A document counts when its text names the subject (its name or an alias, as a phrase in the full-text
+        index) or when current memories about the subject were drawn from it.  The vault owner is never matched by
+        name: "user" in a document's text is not the person who owns the vault.
+
+        Raises:
+            NotFound: no such subject.
+        """
+        subject = self.get(subject_id)
+        found: dict[int, dict[str, Any]] = {}
+        if subject.kind != "owner":
+            for span_id, document_id, page, excerpt in self._named_spans(subject):
+                entry = found.setdefault(document_id, {"spans": 0, "facts": 0, "span": span_id, "page": page})
+                entry["spans"] += 1
+                entry.setdefault("excerpt", excerpt)
+        for document_id, facts, span_id, page in self._store.query(
+            "SELECT sp.document_id, COUNT(*), MIN(sp.id), MIN(sp.page_start) FROM facts f "
+            "JOIN spans sp ON sp.id = f.span_id WHERE f.subject_id = ? AND f.status IN ('active', 'contested') "
+            "GROUP BY sp.document_id",
+            (subject_id,),
+        ):
+            entry = found.setdefault(int(document_id), {"spans": 0, "facts": 0, "span": int(span_id), "page": page})
+            entry["facts"] = int(facts)
+        if not found:
+            return []
+        marks = ",".join("?" * len(found))
+        rows = self._store.query(
+            f"SELECT id, name, status, updated_at FROM documents WHERE id IN ({marks}) AND user_id = ?",
+            (*found, subject.user_id),
+        )
+        mentions = [
+            DocumentMention(
+                document_id=int(r[0]),
+                name=str(r[1]),
+                status=str(r[2]),
+                updated_at=from_epoch(float(r[3])),
+                spans=found[int(r[0])]["spans"],
+                facts=found[int(r[0])]["facts"],
+                first_span_id=found[int(r[0])]["span"],
+                page=found[int(r[0])]["page"],
+                excerpt=" ".join(str(found[int(r[0])].get("excerpt", "")).split()),
+            )
+            for r in rows
+        ]
+        mentions.sort(key=lambda m: (-(m.facts + m.spans), -m.updated_at.timestamp(), m.name))
+        return mentions[:limit]
+
+    def _named_spans(self, subject: Subject) -> list[tuple[int, int, int | None, str]]:
+        """``(span id, document id, page, excerpt)`` of every span naming ``subject``, in document order."""
+        phrases = [name for name in (subject.name, *subject.aliases) if any(ch.isalnum() for ch in name)]
+        if not phrases:
+            return []
+        query = " OR ".join('"' + name.replace('"', '""') + '"' for name in phrases)
+        rows = self._store.query(
+            "SELECT sp.id, sp.document_id, sp.page_start, snippet(spans_fts, 0, '', '', '…', 16) "
+            "FROM spans_fts JOIN spans sp ON sp.id = spans_fts.rowid JOIN documents d ON d.id = sp.document_id "
+            "WHERE spans_fts MATCH ? AND d.user_id = ? ORDER BY sp.document_id, sp.ordinal LIMIT ?",
+            (query, subject.user_id, NAMED_SPANS_LIMIT),
+        )
+        return [(int(r[0]), int(r[1]), r[2], str(r[3] or "")) for r in rows]
 
     def neighbours(self, subject_id: int, *, limit: int = 20) -> list[tuple[Subject, int]]:
         """Other subjects sharing facts or events with this one, by the size of the intersection."""

@@ -79,6 +79,7 @@ OPEN_ROUTES = {
     "event": ("conversations", "show_event"),
     "conflict": ("conflicts", "select_conflict"),
     "document": ("documents", "select_document"),
+    "span": ("documents", "show_span"),
 }
 """Object kind → (view key, the view's method that shows such an object by id)."""
 

@@ -36,6 +36,7 @@ from engine.documents.model import (
     document_from_row,
 )
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
+from engine.dto import SpanSource
 from engine.errors import NotFound, UnsupportedFile, ValidationError
 from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue
@@ -524,6 +525,55 @@ class DocumentsApi:
             raise NotFound("span", span_id)
         r = rows[0]
         return SpanView(int(r[0]), int(r[1]), str(r[2]), int(r[3]), int(r[4]), r[5], r[6])
+
+    def span_source(self, span_id: int) -> SpanSource:
+        """One span with its document's name and status, the headings above it and its pages.
+
+        Raises:
+            NotFound: no such span (its document was deleted or re-read since).
+        """
+        rows = self._store.query(
+            "SELECT sp.id, sp.document_id, d.name, d.status, sp.section_id, sp.ordinal, sp.text, sp.start_char, "
+            "sp.end_char, sp.page_start, sp.page_end FROM spans sp JOIN documents d ON d.id = sp.document_id "
+            "WHERE sp.id = ?",
+            (span_id,),
+        )
+        if not rows:
+            raise NotFound("span", span_id)
+        r = rows[0]
+        section_id = int(r[4]) if r[4] is not None else None
+        return SpanSource(
+            span_id=int(r[0]),
+            document_id=int(r[1]),
+            document_name=str(r[2]),
+            document_status=str(r[3]),
+            section_id=section_id,
+            section_path=self._section_path(int(r[1]), section_id),
+            ordinal=int(r[5]),
+            text=str(r[6]),
+            start_char=int(r[7]),
+            end_char=int(r[8]),
+            page_start=r[9],
+            page_end=r[10],
+        )
+
+    def _section_path(self, document_id: int, section_id: int | None) -> tuple[str, ...]:
+        """The titles from the outermost heading down to ``section_id``: sections are stored flat, in order, with
+        their heading level, so the enclosing ones are the nearest earlier sections of a shallower level."""
+        if section_id is None:
+            return ()
+        open_sections: list[tuple[int, str]] = []  # (level, title) of the headings still open
+        for sid, level, title in self._store.query(
+            "SELECT id, level, title FROM sections WHERE document_id = ? "
+            "AND ordinal <= (SELECT ordinal FROM sections WHERE id = ?) ORDER BY ordinal",
+            (document_id, section_id),
+        ):
+            while open_sections and open_sections[-1][0] >= int(level):
+                open_sections.pop()
+            open_sections.append((int(level), str(title)))
+            if int(sid) == section_id:
+                break
+        return tuple(title for _level, title in open_sections)
 
     def quarantined(self, quarantine_id: int) -> QuarantineEntry:
         """One quarantined file."""

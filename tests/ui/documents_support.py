@@ -1,4 +1,5 @@
-"""Real files for the document tests: Markdown notes, a paged PDF and a file that crashes its parser."""
+"""Real files for the document tests: Markdown notes, a paged PDF, a file that crashes its parser, and memories
+drawn from document spans."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from bench.doc_corpus import pdf_bytes, pdf_report
+from engine import Vault
+from engine.facts.model import Fact
 
 NOTE = """# Garden notes
 
@@ -73,3 +76,19 @@ def drag_and_drop(target: QWidget, data: QMimeData, at: QPointF) -> tuple[bool, 
     drop = QDropEvent(at, actions, data, buttons, none)
     QApplication.sendEvent(target, drop)
     return enter.isAccepted(), drop.isAccepted()
+
+
+def fact_from_span(vault: Vault, span_id: int, quote: str, subject: str, predicate: str, value: str) -> Fact:
+    """A memory drawn from a document span: added through the facade, then given the span and quote as its source
+    (the columns a document extractor writes), with offsets counted from the document's start."""
+    span = vault.documents.span(span_id)
+    fact = vault.facts.add(subject, predicate, value)
+    start = span.start_char + span.text.index(quote)
+    vault.store.write(
+        lambda tx: tx.execute(
+            "UPDATE facts SET span_id = ?, event_id = NULL, source_text = ?, source_start = ?, source_end = ?, "
+            "source_role = 'document', extractor = 'rules' WHERE id = ?",
+            (span_id, quote, start, start + len(quote), fact.id),
+        )
+    )
+    return vault.facts.get(fact.id)

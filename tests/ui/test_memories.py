@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette, QTextCursor
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from engine import Vault
 from engine.facts.api import FactFilter
 from engine.facts.model import Fact
 from tests.ui.conftest import seed_chat
+from tests.ui.documents_support import fact_from_span, write_pdf
 from ui.main_window import MainWindow
 from ui.models.facts import TIER, VALUE
 from ui.ops import OpRunner
+from ui.views.documents import DocumentsView
 from ui.views.memories import MemoriesView
 
 pytestmark = pytest.mark.gui
@@ -235,3 +240,179 @@ def test_show_fact_clears_filters_that_hide_it(chat_vault: Vault, window_for: Wi
     qtbot.waitUntil(lambda: view.selected_ids() == [nurse.id], timeout=5000)
     assert view.filters.is_default()
     assert chat_vault.facts.ids(FactFilter(subject="Anna")) != []
+
+
+def _click_link(qtbot: QtBot, browser: QTextBrowser, text: str) -> None:
+    """Click the link whose text is ``text`` in ``browser``, as a person would."""
+    found = browser.document().find(text)
+    assert not found.isNull(), text
+    cursor = QTextCursor(found)
+    cursor.setPosition(found.selectionStart() + 1)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=browser.cursorRect(cursor).center())
+
+
+def test_a_memory_from_a_document_shows_its_span_with_the_quote_section_and_page(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    upload = plugin_vault.documents.upload(path=write_pdf(tmp_path / "p", "report.pdf"))
+    tree = plugin_vault.documents.get(int(upload.document_id or 0))
+    section = next(s for s in tree.sections if s.page_start == 2 and s.level == 2 and s.spans)
+    span = section.spans[0]
+    first_line_end = span.text.index("\n", span.text.index("\n") + 1)  # the quote runs over a line break
+    quote = span.text[first_line_end - 20 : first_line_end + 25]
+    fact = fact_from_span(plugin_vault, span.id, quote, "Bruno", "works_as", "archivist")
+    window, view = _open(window_for, plugin_vault, qtbot)
+    _select(qtbot, view, fact.id)
+    evidence = view.detail.evidence
+    assert evidence.highlighted_text == quote
+    text = evidence.toPlainText()
+    parent = [s for s in tree.sections if s.ordinal < section.ordinal and s.level == 1][-1]
+    assert text.startswith("report.pdf")
+    assert f"{parent.title} › {section.title} · p. 2 · ¶{span.ordinal + 1}" in text
+    assert " ".join(quote.split()) in text  # the PDF's hard wrap inside the quote is reflowed
+    assert "no longer" not in text and "Documents view once" not in text
+    html = evidence.toHtml().lower()
+    assert evidence.palette().color(QPalette.ColorRole.Highlight).name() in html  # marked, as in chat turns
+    assert view.detail.fields["source"].text() == "from a document; read by rules"
+
+    _click_link(qtbot, evidence, "open in Documents")
+    documents = window.view("documents")
+    assert isinstance(documents, DocumentsView)
+    qtbot.waitUntil(lambda: window.current_view_key() == "documents", timeout=5000)
+    qtbot.waitUntil(lambda: documents.document_pane.loaded(), timeout=5000)
+    assert documents.document_pane.title.text() == "report.pdf"
+    pane = documents.document_pane
+    qtbot.waitUntil(lambda: pane.sections.item(pane.section_view.currentIndex()) == span, timeout=5000)
+    assert quote.split()[0] in pane.detail.toPlainText()
+
+
+def _press_ctrl_z(qtbot: QtBot, window: MainWindow, view: MemoriesView) -> None:
+    window.activateWindow()  # back from the edit dialog
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    view.table.setFocus()  # a focused text field would take Ctrl+Z for its own text
+    qtbot.waitUntil(view.table.hasFocus, timeout=2000)
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyRelease(window, Qt.Key.Key_Control)  # QTest leaves Ctrl "held" otherwise
+
+
+def test_ctrl_z_takes_back_an_edit_then_the_delete_before_it(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    window, view = _open(window_for, chat_vault, qtbot)
+    assert not view.undo_button.isVisibleTo(view)
+    anna = _fact(chat_vault, "Anna")
+    _select(qtbot, view, anna.id)
+    view.detail.buttons["delete"].click()
+    qtbot.waitUntil(lambda: chat_vault.facts.get(anna.id).status == "deleted", timeout=5000)
+    nurse = _fact(chat_vault, "nurse")
+    _select(qtbot, view, nurse.id)
+    dialog = view.open_edit_dialog(nurse.id)
+    assert dialog is not None
+    dialog.value.setText("midwife")
+    dialog.accept()
+    qtbot.waitUntil(lambda: view.detail.fact is not None and view.detail.fact.object_text == "midwife", timeout=5000)
+    edited = view.detail.fact
+    assert edited is not None and chat_vault.facts.get(nurse.id).status == "superseded"
+    assert view.undo_button.isVisibleTo(view)
+    assert view.undo_button.toolTip() == f"Undo the edit of “{nurse.statement}” (Ctrl+Z)"
+
+    _press_ctrl_z(qtbot, window, view)
+    qtbot.waitUntil(lambda: chat_vault.facts.get(nurse.id).status == "active", timeout=5000)
+    assert chat_vault.facts.get(edited.id).status == "retracted"  # kept in the history, not erased
+    qtbot.waitUntil(lambda: view.detail.fact is not None and view.detail.fact.id == nurse.id, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.row_of(nurse.id) is not None, timeout=5000)
+    assert view.model.row_of(edited.id) is None
+    assert window.statusBar().currentMessage() == (
+        f"Undid the edit of “{nurse.statement}”: “nurse” is back; "
+        "the corrected version stays in its history, retracted."
+    )
+    assert view.undo_text() == "the delete of 1 memory"  # the next Ctrl+Z, named before it is pressed
+    assert view.undo_button.toolTip() == "Undo the delete of 1 memory (Ctrl+Z)"
+
+    _press_ctrl_z(qtbot, window, view)
+    qtbot.waitUntil(lambda: chat_vault.facts.get(anna.id).status == "active", timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.statusBar().currentMessage() == "Undid the delete of 1 memory: 1 memory restored.", timeout=5000
+    )
+    assert not view.can_undo() and not view.undo_button.isVisibleTo(view)
+
+
+def test_an_edit_changed_since_is_not_undone_and_the_reason_is_given(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    window, view = _open(window_for, chat_vault, qtbot)
+    berlin = _fact(chat_vault, "Berlin")  # one side of an open conflict: the edit settles it
+    view.edit_fact(berlin.id, value="Hamburg")
+    qtbot.waitUntil(lambda: view.can_undo(), timeout=5000)
+    assert view.undo()
+    qtbot.waitUntil(lambda: chat_vault.facts.get(berlin.id).status == "active", timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.statusBar().currentMessage().endswith("The conflict the edit settled stays settled."),
+        timeout=5000,
+    )
+    assert chat_vault.conflicts(status="open") == []  # said, not silently reopened
+
+    paris = _fact(chat_vault, "Paris")
+    view.edit_fact(paris.id, value="Lyon")
+    qtbot.waitUntil(lambda: view.can_undo(), timeout=5000)
+    lyon = _fact(chat_vault, "Lyon")
+    chat_vault.facts.delete(lyon.id)  # changed elsewhere (another window, the endpoint) before Ctrl+Z
+    assert window.undo()
+    qtbot.waitUntil(
+        lambda: (
+            window.statusBar().currentMessage()
+            == f"Cannot undo the edit of “{paris.statement}”: the corrected version is deleted now."
+        ),
+        timeout=5000,
+    )
+    assert chat_vault.facts.get(paris.id).status == "superseded"  # nothing else was undone instead
+    assert chat_vault.facts.get(lyon.id).status == "deleted"
+    assert not view.can_undo()
+
+
+def test_demote_unpin_and_questionable_from_the_detail_pane(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    _window, view = _open(window_for, chat_vault, qtbot)
+    nurse = _fact(chat_vault, "nurse")
+    assert (nurse.tier, nurse.tier_pinned) == ("hot", False)
+    _select(qtbot, view, nurse.id)
+    buttons = view.detail.buttons
+    assert buttons["demote"].isVisibleTo(view.detail) and not buttons["unpin"].isVisibleTo(view.detail)
+    buttons["demote"].click()
+    qtbot.waitUntil(lambda: chat_vault.facts.get(nurse.id).tier == "warm", timeout=5000)
+    assert chat_vault.facts.get(nurse.id).tier_pinned  # kept there: the rules would lift it back
+    qtbot.waitUntil(lambda: view.detail.fields["tier"].text() == "warm, pinned", timeout=5000)
+    qtbot.waitUntil(
+        lambda: view.model.data(view.model.index(view.model.row_of(nurse.id) or 0, TIER)) == "warm (pinned)"
+    )
+    assert buttons["unpin"].isVisibleTo(view.detail)
+
+    buttons["unpin"].click()
+    qtbot.waitUntil(lambda: not chat_vault.facts.get(nurse.id).tier_pinned, timeout=5000)
+    qtbot.waitUntil(lambda: not buttons["unpin"].isVisibleTo(view.detail), timeout=5000)
+    assert not view.detail.fields["tier"].text().endswith("pinned")
+
+    before = chat_vault.facts.get(nurse.id)
+    buttons["questionable"].click()
+    qtbot.waitUntil(lambda: chat_vault.facts.get(nurse.id).questionable_count == 1, timeout=5000)
+    after = chat_vault.facts.get(nurse.id)
+    assert after.importance < before.importance and after.confidence <= before.confidence
+    qtbot.waitUntil(lambda: "questionable 1×" in view.detail.fields["usage"].text(), timeout=5000)
+
+
+def test_the_predicate_filter_keeps_only_that_kind_of_memory(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    _window, view = _open(window_for, chat_vault, qtbot)
+    predicate = view.filters.predicate
+    qtbot.waitUntil(lambda: predicate.findText("lives_in") >= 0, timeout=5000)  # offered from the catalog
+    predicate.setFocus()
+    QTest.keyClicks(predicate.lineEdit(), "lives_in")  # applied after the typing pause, no Enter needed
+    qtbot.waitUntil(lambda: view.model.rowCount() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: {_value_at(view, row) for row in range(2)} == {"Paris", "Berlin"}, timeout=5000)
+    assert view.count_label.text() == "2 memories match"
+    assert view.model.fact_filter.predicate == "lives_in"
+    predicate.lineEdit().clear()
+    view.filters.apply_now()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)

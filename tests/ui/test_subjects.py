@@ -1,15 +1,19 @@
-"""People & topics: the owner first, what is known, mentions, neighbours; rename and merge."""
+"""People & topics: the owner first, what is known, mentions, documents, neighbours; rename and merge."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from engine import NotFound, Vault
+from tests.ui.conftest import seed_chat
+from tests.ui.documents_support import fact_from_span, write_note
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
+from ui.views.documents import DocumentsView
 from ui.views.subjects import SubjectsView
 from ui.widgets.tables import select_only_row
 
@@ -104,3 +108,55 @@ def test_double_clicking_a_memory_opens_it_in_the_memories_view(
     assert window.current_view_key() == "memories"
     memories = window.view("memories")
     qtbot.waitUntil(lambda: memories.selected_ids() == [fact_id], timeout=5000)  # type: ignore[attr-defined]
+
+
+LETTERS = """# Letters
+
+Anna wrote from Gothenburg about the garden and the rain barrels.
+
+## Later
+
+The user manual of the pump says nothing about it. Anna called again in June.
+"""
+
+
+def test_documents_that_mention_a_subject_are_listed_and_open_at_the_first_mention(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    seed_chat(plugin_vault)
+    letters = plugin_vault.documents.upload(path=write_note(tmp_path / "d", "letters.md", LETTERS))
+    garden = plugin_vault.documents.upload(path=write_note(tmp_path / "d"))
+    barrels = plugin_vault.documents.get(int(garden.document_id or 0)).sections[2].spans[0]
+    fact_from_span(plugin_vault, barrels.id, "400 litres", "user", "owns", "two rain barrels")
+    window, view = _open(window_for, plugin_vault, qtbot)
+
+    # the owner: the document a memory came from; the word "user" in the letters is not the owner
+    qtbot.waitUntil(lambda: [d.name for d in view.documents_model.rows()] == ["garden.md"], timeout=5000)
+    owned = view.documents_model.rows()[0]
+    assert (owned.facts, owned.spans, owned.first_span_id) == (1, 0, barrels.id)
+    assert view.tabs.tabText(2) == "Documents (1)"
+
+    select_only_row(view.table, _names(view).index("Anna"))
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.subject.name == "Anna", timeout=5000)
+    qtbot.waitUntil(lambda: [d.name for d in view.documents_model.rows()] == ["letters.md"], timeout=5000)
+    mention = view.documents_model.rows()[0]
+    assert (mention.document_id, mention.spans, mention.facts) == (letters.document_id, 2, 0)
+    assert "Anna wrote from Gothenburg" in mention.excerpt
+    assert view.documents_model.data(view.documents_model.index(0, 1)) == "2"
+    assert "Anna wrote from Gothenburg" in view.documents_model.data(view.documents_model.index(0, 3))
+
+    plugin_vault.documents.upload(path=write_note(tmp_path / "d", "diary.md", "# Diary\n\nLunch with Anna.\n"))
+    qtbot.waitUntil(lambda: view.documents_model.rowCount() == 2, timeout=5000)  # live, from the change feed
+    assert view.tabs.tabText(2) == "Documents (2)"
+
+    row = [d.name for d in view.documents_model.rows()].index("letters.md")
+    view.documents_view.doubleClicked.emit(view.documents_model.index(row, 0))
+    qtbot.waitUntil(lambda: window.current_view_key() == "documents", timeout=5000)
+    documents = window.view("documents")
+    assert isinstance(documents, DocumentsView)
+    pane = documents.document_pane
+    qtbot.waitUntil(lambda: pane.loaded() and pane.title.text() == "letters.md", timeout=5000)
+    qtbot.waitUntil(
+        lambda: getattr(pane.sections.item(pane.section_view.currentIndex()), "id", None) == mention.first_span_id,
+        timeout=5000,
+    )

@@ -116,9 +116,11 @@ class ConflictsView(QWidget):
 
     Signals:
         badge_changed(int): the number of open conflicts changed (the navigation badge).
+        navigate_requested(str, object): open a side's source (``"event"`` or ``"span"``, id).
     """
 
     badge_changed = Signal(int)
+    navigate_requested = Signal(str, object)
 
     def __init__(self, context: ViewContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +142,9 @@ class ConflictsView(QWidget):
         self.side_b = ConflictSide("B", context.runner)
         self.side_a.keep_button.clicked.connect(lambda: self.resolve_current("a"))
         self.side_b.keep_button.clicked.connect(lambda: self.resolve_current("b"))
+        for side in (self.side_a, self.side_b):
+            side.evidence.event_activated.connect(lambda event_id: self.navigate_requested.emit("event", event_id))
+            side.evidence.span_activated.connect(lambda span_id: self.navigate_requested.emit("span", span_id))
         self.keep_both_button = QPushButton("Keep both")
         self.keep_both_button.setToolTip("Both stay: they are not a contradiction (for example, two homes)")
         self.keep_both_button.clicked.connect(lambda: self.resolve_current(None))

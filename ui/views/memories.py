@@ -3,8 +3,8 @@
 The table is a :class:`~ui.models.facts.FactTableModel` (lazy: ids first, rows by the page), so a
 vault of 100k facts opens and scrolls as fast as one of ten.  Actions run on the runner's writer,
 for the fact in the detail pane or for every selected row; their results update the rows at once,
-and the change feed updates anything else showing the same facts.  Deleting is soft: Ctrl+Z (or
-Restore) brings the last deleted memories back.
+and the change feed updates anything else showing the same facts.  Ctrl+Z (or the Undo button)
+takes back the last delete or edit (:mod:`ui.fact_undo` says which actions can be undone and why).
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import Vault, VaultError
+from engine import Vault
 from engine.changes import Change
-from engine.errors import Conflict
 from engine.facts.model import Fact
 from ui.context import ViewContext
+from ui.fact_actions import ActionResult, action_message, run_action
+from ui.fact_undo import UndoOutcome, UndoStack, UndoStep, undo_step
 from ui.format import plural
 from ui.models.facts import (
     COLUMNS,
@@ -51,7 +52,6 @@ from ui.widgets.fact_filters import FactFilterBar
 from ui.widgets.labels import heading_label, secondary_label
 from ui.widgets.tables import ROW_PADDING, select_only_row
 
-LOWER_TIER = {"hot": "warm", "warm": "cold", "cold": "cold"}
 BULK_ACTIONS = (
     ("delete", "Delete"),
     ("restore", "Restore"),
@@ -70,60 +70,19 @@ COLUMN_WIDTHS = {
     UPDATED: 125,
 }
 CHOICES_INTERVAL_MS = 2000
-UNDO_DEPTH = 20  # deletes that Ctrl+Z can bring back, most recent first
+UNDO_DEPTH = 20  # deletes and edits that Ctrl+Z can take back, most recent first
 EMPTY_VAULT_TEXT = (
     "No memories yet. They appear as chat clients send turns and transcripts are imported "
     "(Conversations → Import transcript…), or add one by hand."
 )
 EMPTY_FILTER_TEXT = "No memories match these filters."
 
-ActionResult = tuple[list[Fact], list[str]]
-
-
-def _apply(vault: Vault, key: str, fact_id: int) -> Fact:
-    """One action on one fact (on the writer thread)."""
-    facts = vault.facts
-    if key == "delete":
-        return facts.delete(fact_id)
-    if key == "restore":
-        return facts.restore(fact_id)
-    if key == "approve":
-        return facts.approve(fact_id)
-    if key == "retract":
-        return facts.retract(fact_id)
-    if key in ("useful", "questionable"):
-        return facts.mark(fact_id, key)
-    if key == "pin_hot":
-        return facts.set_tier(fact_id, "hot", pinned=True)
-    current = facts.get(fact_id)
-    if key == "demote":
-        return facts.set_tier(fact_id, LOWER_TIER[current.tier], pinned=True)
-    if key == "unpin":
-        return facts.set_tier(fact_id, current.tier, pinned=False)
-    raise ValueError(f"unknown action {key!r}")
-
-
-def run_action(vault: Vault, key: str, fact_ids: Sequence[int]) -> ActionResult:
-    """Apply ``key`` to each fact; problems with one fact do not stop the others."""
-    done: list[Fact] = []
-    problems: list[str] = []
-    for fact_id in fact_ids:
-        try:
-            done.append(_apply(vault, key, fact_id))
-        except Conflict as exc:
-            if key in ("delete", "restore"):  # already deleted / not deleted: nothing to do
-                continue
-            problems.append(exc.message)
-        except VaultError as exc:
-            problems.append(exc.message)
-    return done, problems
-
 
 class MemoriesView(QWidget):
-    """Facts: filter bar, lazy table, detail pane, bulk actions, add by hand, undo of deletes.
+    """Facts: filter bar, lazy table, detail pane, bulk actions, add by hand, undo of deletes and edits.
 
     Signals:
-        navigate_requested(str, object): open another view on an object (``"event"``, id).
+        navigate_requested(str, object): open another view on an object (``"event"`` or ``"span"``, id).
     """
 
     navigate_requested = Signal(str, object)
@@ -132,7 +91,7 @@ class MemoriesView(QWidget):
         super().__init__(parent)
         self._runner = context.runner
         self._show_status = context.show_status
-        self._undo: list[tuple[int, ...]] = []
+        self.undo_stack = UndoStack(UNDO_DEPTH)
         self._pending_select: int | None = None
         self._wanted_detail: int | None = None
         self._choices: tuple[list[str], list[str]] = ([], [])
@@ -149,6 +108,8 @@ class MemoriesView(QWidget):
         self.add_button = QPushButton("Add memory…")
         self.add_button.setToolTip("Write down something Cairn should remember")
         self.add_button.clicked.connect(self.open_add_dialog)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.clicked.connect(self.undo)
         self.table = self._build_table()
         self.empty_label = secondary_label(EMPTY_VAULT_TEXT)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -159,6 +120,7 @@ class MemoriesView(QWidget):
         self.detail.action_requested.connect(self._on_detail_action)
         self.detail.fact_activated.connect(self._show_version)
         self.detail.event_activated.connect(lambda event_id: self.navigate_requested.emit("event", event_id))
+        self.detail.span_activated.connect(lambda span_id: self.navigate_requested.emit("span", span_id))
         self.selection_label = QLabel("")
         self.bulk_buttons: dict[str, QPushButton] = {}
 
@@ -168,6 +130,7 @@ class MemoriesView(QWidget):
         header = QHBoxLayout()
         header.addWidget(heading_label("Memories", scale=1.45))
         header.addWidget(self.count_label, 1, Qt.AlignmentFlag.AlignBottom)
+        header.addWidget(self.undo_button)
         header.addWidget(self.add_button)
         layout.addLayout(header)
         layout.addWidget(self.filters)
@@ -191,6 +154,7 @@ class MemoriesView(QWidget):
         delete.activated.connect(self.delete_selection)
         context.runner.changes_arrived.connect(self._on_changes)
         self._update_selection_actions()
+        self._update_undo()
 
     # -- building ----------------------------------------------------------------------------------
     def _build_table(self) -> QTableView:
@@ -389,9 +353,9 @@ class MemoriesView(QWidget):
         if key == "delete":
             deleted = tuple(f.id for f in facts if before.get(f.id) != "deleted")
             if deleted:
-                self._undo.append(deleted)
-                del self._undo[:-UNDO_DEPTH]
-        message = _action_message(key, len(facts))
+                self.undo_stack.push(UndoStep.delete(deleted))
+                self._update_undo()
+        message = action_message(key, len(facts))
         if problems:
             message += f" {len(problems)} could not be changed: {problems[0]}"
         self._show_status(message)
@@ -404,27 +368,38 @@ class MemoriesView(QWidget):
 
     # -- undo --------------------------------------------------------------------------------------
     def can_undo(self) -> bool:
-        """True when there is a delete to undo."""
-        return bool(self._undo)
+        """True when there is a delete or an edit to take back."""
+        return bool(self.undo_stack)
+
+    def undo_text(self) -> str:
+        """What Ctrl+Z would take back ("" when nothing)."""
+        step = self.undo_stack.peek()
+        return step.text if step is not None else ""
 
     def undo(self) -> bool:
-        """Restore the memories deleted last (Ctrl+Z); False when there is nothing to undo."""
-        if not self._undo:
+        """Take back the last delete or edit (Ctrl+Z); False when there is nothing to undo."""
+        step = self.undo_stack.pop()
+        if step is None:
             return False
-        ids = self._undo.pop()
-        self._runner.write(
-            lambda vault: run_action(vault, "restore", ids),
-            lambda result: self._undo_done(result),
-        )
+        self._update_undo()
+        self._runner.write(lambda vault: undo_step(vault, step), self._undo_done)
         return True
 
-    def _undo_done(self, result: ActionResult) -> None:
-        facts, _problems = result
-        for fact in facts:
+    def _undo_done(self, outcome: UndoOutcome) -> None:
+        for fact in outcome.facts:
             self.model.replace_fact(fact)
             self.detail.update_if_shown(fact)
-        self.model.reload_ids()
-        self._show_status(f"Restored {plural(len(facts), 'memory', 'memories')}.")
+        if outcome.undone:
+            self.model.reload_ids()
+            if outcome.step.kind == "edit" and outcome.facts:
+                self._pending_select = self._wanted_detail = outcome.facts[0].id
+                self.detail.show_fact(outcome.facts[0])
+        self._show_status(outcome.message)
+
+    def _update_undo(self) -> None:
+        text = self.undo_text()
+        self.undo_button.setVisible(bool(text))
+        self.undo_button.setToolTip(f"Undo {text} (Ctrl+Z)" if text else "")
 
     # -- add and edit ------------------------------------------------------------------------------
     def open_add_dialog(self) -> FactDialog:
@@ -483,25 +458,17 @@ class MemoriesView(QWidget):
     ) -> None:
         """Correct a fact: the engine stores a new version and keeps the old one in the history."""
         kwargs: dict[str, Any] = {"object_text": value, "predicate": predicate, "subject": subject}
-        self._runner.write(lambda vault: vault.facts.edit(fact_id, **kwargs), self._edited)
 
-    def _edited(self, fact: Fact) -> None:
-        self._show_status(f"Saved a new version: {fact.statement}")
+        def edit(vault: Vault) -> tuple[Fact, Fact]:
+            before = vault.facts.get(fact_id)
+            return before, vault.facts.edit(fact_id, **kwargs)
+
+        self._runner.write(edit, lambda result: self._edited(*result))
+
+    def _edited(self, before: Fact, fact: Fact) -> None:
+        self.undo_stack.push(UndoStep.edit(before, fact))
+        self._update_undo()
+        self._show_status(f"Saved a new version: {fact.statement}. Ctrl+Z takes it back.")
         self._pending_select = self._wanted_detail = fact.id
         self.detail.show_fact(fact)
         self.model.reload_ids()
-
-
-def _action_message(key: str, count: int) -> str:
-    memories = plural(count, "memory", "memories")
-    return {
-        "delete": f"Deleted {memories}. Ctrl+Z brings them back.",
-        "restore": f"Restored {memories}.",
-        "approve": f"Approved {memories}.",
-        "retract": f"Retracted {memories}.",
-        "useful": f"Marked {memories} useful.",
-        "questionable": f"Marked {memories} questionable.",
-        "pin_hot": f"Pinned {memories} to hot.",
-        "demote": f"Demoted {memories}.",
-        "unpin": f"Unpinned {memories}.",
-    }.get(key, f"Changed {memories}.")

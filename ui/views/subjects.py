@@ -2,8 +2,9 @@
 
 The list shows the vault owner first ("You"), then the subjects Cairn knows most about.  The chosen
 subject's current memories (its slot winners, ``vault.facts.truth``), the recent chat turns that
-mention it and its neighbours (subjects sharing memories or turns with it) load on the reader pool.
-Renaming keeps the old name as an alias; merging folds several subjects into one.
+mention it, the documents that mention it (``vault.subjects.documents``) and its neighbours
+(subjects sharing memories or turns with it) load on the reader pool.  Renaming keeps the old name
+as an alias; merging folds several subjects into one.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from engine import Vault
 from engine.changes import Change
+from engine.dto import DocumentMention
 from engine.events import Event
 from engine.facts.api import TruthEntry
 from engine.subjects import Subject
@@ -42,6 +44,7 @@ from ui.widgets.tables import EmptyAware, select_only_row, simple_table
 
 LIST_LIMIT = 500
 MENTIONS = 30
+DOCUMENTS = 50
 REFRESH_INTERVAL_MS = 800
 
 SUBJECT_COLUMNS: tuple[Column[Subject], ...] = (
@@ -71,6 +74,16 @@ EVENT_COLUMNS: tuple[Column[Event], ...] = (
     Column("Said", lambda e: one_line(e.content), lambda e: e.content),
     Column("Conversation", lambda e: e.conversation_id),
 )
+DOCUMENT_COLUMNS: tuple[Column[DocumentMention], ...] = (
+    Column("Document", lambda d: d.name, lambda d: f"{d.name} ({d.status})"),
+    Column("Mentions", lambda d: f"{d.spans:,}" if d.spans else "", align_right=True),
+    Column("Memories", lambda d: f"{d.facts:,}" if d.facts else "", align_right=True),
+    Column(
+        "First mention",
+        lambda d: (f"p. {d.page}: " if d.page is not None else "") + one_line(d.excerpt, 120),
+        lambda d: d.excerpt,
+    ),
+)
 NEIGHBOUR_COLUMNS: tuple[Column[tuple[Subject, int]], ...] = (
     Column("Subject", lambda n: subject_label(n[0].name)),
     Column("Kind", lambda n: n[0].kind),
@@ -86,17 +99,19 @@ class SubjectDetail:
     truth: tuple[TruthEntry, ...]
     mentions: tuple[Event, ...]
     neighbours: tuple[tuple[Subject, int], ...]
+    documents: tuple[DocumentMention, ...] = ()
 
 
 def load_detail(vault: Vault, subject_id: int) -> SubjectDetail:
-    """A subject with its current memories, recent mentions and neighbours (reader pool)."""
+    """A subject with its current memories, recent mentions, documents and neighbours (reader pool)."""
     subject = vault.subjects.get(subject_id)
     truth = vault.facts.truth(subject=subject.name, user_id=subject.user_id)
     mentions = [
         vault.conversations.event(event_id) for event_id in vault.subjects.event_ids(subject_id, limit=MENTIONS)
     ]
     neighbours = vault.subjects.neighbours(subject_id)
-    return SubjectDetail(subject, tuple(truth), tuple(mentions), tuple(neighbours))
+    documents = vault.subjects.documents(subject_id, limit=DOCUMENTS)
+    return SubjectDetail(subject, tuple(truth), tuple(mentions), tuple(neighbours), tuple(documents))
 
 
 class MergeDialog(QDialog):
@@ -133,10 +148,11 @@ class MergeDialog(QDialog):
 
 
 class SubjectsView(QWidget):
-    """Subjects on the left (multi-select), the chosen one's memories, mentions and neighbours.
+    """Subjects on the left (multi-select), the chosen one's memories, mentions, documents and neighbours.
 
     Signals:
-        navigate_requested(str, object): open a memory (``"fact"``) or chat turn (``"event"``).
+        navigate_requested(str, object): open a memory (``"fact"``), a chat turn (``"event"``), or a
+            document at its first mention (``"span"``, or ``"document"`` when no span is known).
     """
 
     navigate_requested = Signal(str, object)
@@ -156,6 +172,7 @@ class SubjectsView(QWidget):
         self.truth_model = RowTableModel(TRUTH_COLUMNS, key=lambda t: t.fact.id, parent=self)
         self.mentions_model = RowTableModel(EVENT_COLUMNS, key=lambda e: e.id, parent=self)
         self.neighbours_model = RowTableModel(NEIGHBOUR_COLUMNS, key=lambda n: n[0].id, parent=self)
+        self.documents_model = RowTableModel(DOCUMENT_COLUMNS, key=lambda d: d.document_id, parent=self)
         self._list_throttle = Throttle(REFRESH_INTERVAL_MS, self.refresh, self)
         self._detail_throttle = Throttle(REFRESH_INTERVAL_MS, self._reload_detail, self)
 
@@ -181,6 +198,8 @@ class SubjectsView(QWidget):
         self.mentions_view.doubleClicked.connect(self._open_mention)
         self.neighbours_view = simple_table(self.neighbours_model, stretch=0, name="Neighbours", fit=(1, 2))
         self.neighbours_view.doubleClicked.connect(self._open_neighbour)
+        self.documents_view = simple_table(self.documents_model, stretch=3, name="Documents", fit=(0, 1, 2))
+        self.documents_view.doubleClicked.connect(self._open_document)
         self.tabs = QTabWidget()
         self.tabs.addTab(
             EmptyAware(self.truth_view, "No current memories about this subject."),
@@ -189,6 +208,10 @@ class SubjectsView(QWidget):
         self.tabs.addTab(
             EmptyAware(self.mentions_view, "No chat turns mention this subject."),
             "Recent mentions",
+        )
+        self.tabs.addTab(
+            EmptyAware(self.documents_view, "No document mentions this subject."),
+            "Documents",
         )
         self.tabs.addTab(
             EmptyAware(self.neighbours_view, "No other subject shares memories or turns with it."),
@@ -211,7 +234,7 @@ class SubjectsView(QWidget):
         right_box.addWidget(self.name_label)
         right_box.addWidget(self.about_label)
         right_box.addWidget(self.tabs, 1)
-        right_box.addWidget(secondary_label("Double-click a memory, a mention or a neighbour to open it."))
+        right_box.addWidget(secondary_label("Double-click a memory, a mention, a document or a neighbour to open it."))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(left)
@@ -291,13 +314,16 @@ class SubjectsView(QWidget):
     def _on_changes(self, changes: Sequence[Change]) -> None:
         subjects_changed = any(c.type.startswith("subject.") for c in changes)
         memories_changed = any(c.type.startswith(("memory.", "event.created", "forget.")) for c in changes)
-        if not (subjects_changed or memories_changed):
+        # A document read, re-read or deleted changes who it mentions, not the list of subjects.
+        documents_changed = any(c.type.startswith("document.") for c in changes)
+        if not (subjects_changed or memories_changed or documents_changed):
             return
         if not self.isVisible():
             self._list_stale = self._list_stale or self._started
             return
-        self._list_throttle.trigger()
-        if memories_changed and self.detail is not None:
+        if subjects_changed or memories_changed:
+            self._list_throttle.trigger()
+        if (memories_changed or documents_changed) and self.detail is not None:
             self._detail_throttle.trigger()
 
     # -- selection and detail ----------------------------------------------------------------------
@@ -359,7 +385,7 @@ class SubjectsView(QWidget):
         if detail is None:
             self.name_label.setText("Nobody chosen")
             self.about_label.setText("People, projects and topics appear here as memories mention them.")
-            for model in (self.truth_model, self.mentions_model, self.neighbours_model):
+            for model in (self.truth_model, self.mentions_model, self.documents_model, self.neighbours_model):
                 model.set_rows([])
             return
         subject = detail.subject
@@ -375,9 +401,11 @@ class SubjectsView(QWidget):
         self.truth_model.set_rows(detail.truth)
         self.mentions_model.set_rows(detail.mentions)
         self.neighbours_model.set_rows(detail.neighbours)
+        self.documents_model.set_rows(detail.documents)
         self.tabs.setTabText(0, f"What Cairn knows ({len(detail.truth)})")
         self.tabs.setTabText(1, f"Recent mentions ({len(detail.mentions)})")
-        self.tabs.setTabText(2, f"Neighbours ({len(detail.neighbours)})")
+        self.tabs.setTabText(2, f"Documents ({len(detail.documents)})")
+        self.tabs.setTabText(3, f"Neighbours ({len(detail.neighbours)})")
 
     def _update_buttons(self) -> None:
         subjects = self.selected_subjects()
@@ -394,6 +422,15 @@ class SubjectsView(QWidget):
         event = self.mentions_model.row_item(index.row())
         if isinstance(event, Event):
             self.navigate_requested.emit("event", event.id)
+
+    def _open_document(self, index: QModelIndex) -> None:
+        mention = self.documents_model.row_item(index.row())
+        if not isinstance(mention, DocumentMention):
+            return
+        if mention.first_span_id is not None:
+            self.navigate_requested.emit("span", mention.first_span_id)
+        else:
+            self.navigate_requested.emit("document", mention.document_id)
 
     def _open_neighbour(self, index: QModelIndex) -> None:
         neighbour = self.neighbours_model.row_item(index.row())

@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelection, Qt
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -145,6 +145,7 @@ class DocumentPane(QWidget):
         self._runner = runner
         self._icon = icon
         self._generation = 0
+        self._focus: int | None = None  # a section or span to choose once the tree is shown
         self.document_id: int | None = None
         self.tree: DocumentTree | None = None
         self.title = heading_label("", scale=1.2)
@@ -210,6 +211,21 @@ class DocumentPane(QWidget):
             on_error=lambda error: self._failed(generation, error),
         )
 
+    def focus_item(self, item_id: int) -> None:
+        """Choose the section or span ``item_id`` in the tree: now if it is shown, else when it arrives."""
+        index = self.sections.index_of_item(item_id)
+        if index.isValid():
+            self._focus = None
+            self._choose(index)
+        else:
+            self._focus = item_id
+
+    def _choose(self, index: QModelIndex) -> None:
+        if index.parent().isValid():
+            self.section_view.expand(index.parent())
+        self.section_view.setCurrentIndex(index)
+        self.section_view.scrollTo(index)
+
     def reload(self) -> None:
         """Load the shown document again (its status or summaries changed)."""
         if self.document_id is not None:
@@ -253,11 +269,14 @@ class DocumentPane(QWidget):
         self.meta_label.setText(self._meta(info))
         self.summary.setHtml(_summary_html(info.distillation, info.status == "processing"))
         self.section_view.expandAll()
-        index = self.sections.index_of_item(previous) if same_document and previous else None
-        if index is None or not index.isValid():
+        focus, self._focus = self._focus, None
+        index = self.sections.index_of_item(focus) if focus is not None else QModelIndex()
+        if not index.isValid() and same_document and previous:
+            index = self.sections.index_of_item(previous)
+        if not index.isValid():
             index = self.sections.index(0, 0)
         if index.isValid():
-            self.section_view.setCurrentIndex(index)
+            self._choose(index)
         else:
             self.detail.setHtml("<p><i>This document has no sections.</i></p>")
 

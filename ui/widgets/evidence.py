@@ -1,10 +1,11 @@
-"""The evidence of a fact: its quote highlighted inside the chat turn it came from, with neighbours.
+"""The evidence of a fact: its quote highlighted inside the chat turn or document span it came from.
 
-Facts remember the verbatim quote and its character offsets in the source event.  The pane shows the
-turns around that event (``vault.conversations.neighbours``) and marks the quote inside the centre
-turn in the palette's highlight colours, so it reads in light and dark themes alike.  Facts from a
-document span, facts added by hand and facts whose event was forgotten each get a plain sentence
-instead.
+Facts remember the verbatim quote and its character offsets in the source.  For a chat turn the pane
+shows the turns around it (``vault.conversations.neighbours``); for a document span, the document's
+name, the headings above the span and its pages (``vault.documents.span_source``), with a link that
+opens the document.  Either way the quote is marked inside its source in the palette's highlight
+colours, so it reads in light and dark themes alike.  Facts added by hand and facts whose source
+was forgotten each get a plain sentence instead.
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QTextBrowser, QWidget
 
 from engine import NotFound, Vault
+from engine.dto import SpanSource
 from engine.events import Event
 from engine.facts.model import Fact
 from ui.format import local_time
+from ui.models.sections import page_label
+from ui.widgets.document_pane import reflow
 
 EvidenceKind = Literal["event", "document", "manual", "missing"]
 NEIGHBOURS = 2
+# Private-use characters bracket the quote while a span's text is reflowed: they survive the joining
+# of lines, so the mark lands on the same words in the reflowed text.
+_MARK_START, _MARK_END = "\ue000", "\ue001"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +44,11 @@ class Evidence:
     start: int | None = None
     end: int | None = None
     span_id: int | None = None
+    span: SpanSource | None = None
 
 
 def load_evidence(vault: Vault, fact: Fact) -> Evidence:
-    """The source turns of ``fact`` (a reader-pool operation)."""
+    """The source turns or document span of ``fact`` (a reader-pool operation)."""
     if fact.event_id is not None:
         try:
             events = vault.conversations.neighbours(fact.event_id, before=NEIGHBOURS, after=NEIGHBOURS)
@@ -55,7 +63,18 @@ def load_evidence(vault: Vault, fact: Fact) -> Evidence:
             fact.source_end,
         )
     if fact.span_id is not None:
-        return Evidence("document", fact.source_text, span_id=fact.span_id)
+        try:
+            span = vault.documents.span_source(fact.span_id)
+        except NotFound:
+            return Evidence("missing", fact.source_text, span_id=fact.span_id)
+        return Evidence(
+            "document",
+            fact.source_text,
+            start=fact.source_start,
+            end=fact.source_end,
+            span_id=fact.span_id,
+            span=span,
+        )
     return Evidence("manual", fact.source_text)
 
 
@@ -70,14 +89,28 @@ def quote_bounds(content: str, quote: str, start: int | None, end: int | None) -
     return (found, found + len(quote)) if found >= 0 else (-1, -1)
 
 
+def span_quote_bounds(span: SpanSource, quote: str, start: int | None, end: int | None) -> tuple[int, int]:
+    """Where ``quote`` sits in ``span.text``: offsets may count from the span or from the document's start.
+
+    Returns ``(-1, -1)`` when the quote is not in the span at all.
+    """
+    if start is not None and end is not None and start >= span.start_char:
+        shifted = start - span.start_char, end - span.start_char
+        if span.text[shifted[0] : shifted[1]] == quote and quote:
+            return shifted
+    return quote_bounds(span.text, quote, start, end)
+
+
 class EvidenceView(QTextBrowser):
     """Read-only rich text of a fact's evidence.
 
     Signals:
         event_activated(int): the person followed the link of the source turn (its event id).
+        span_activated(int): the person followed the link of the source document span (its span id).
     """
 
     event_activated = Signal(int)
+    span_activated = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,21 +146,51 @@ class EvidenceView(QTextBrowser):
         if evidence.kind == "event":
             self.setHtml(self._turns_html(evidence))
             return
-        notes = {
-            "document": (
-                "From a document"
-                + (f" (span {evidence.span_id})" if evidence.span_id is not None else "")
-                + ". Documents are browsed in the Documents view once it is available."
-            ),
-            "manual": "Added by hand: there is no chat turn or document behind this memory.",
-            "missing": "The chat turn this came from is no longer in the vault (it was forgotten).",
-        }
+        if evidence.kind == "document" and evidence.span is not None:
+            self.setHtml(self._span_html(evidence, evidence.span))
+            return
+        if evidence.kind == "manual":
+            note = "Added by hand: there is no chat turn or document behind this memory."
+        elif evidence.span_id is not None:
+            note = "The document this came from is no longer in the vault (it was deleted or read again since)."
+        else:
+            note = "The chat turn this came from is no longer in the vault (it was forgotten)."
         quote = (
             f"<blockquote>{html.escape(evidence.quote)}</blockquote>"
             if evidence.quote and evidence.kind != "manual"
             else ""
         )
-        self.setHtml(f"<p>{html.escape(notes[evidence.kind])}</p>{quote}")
+        self.setHtml(f"<p>{html.escape(note)}</p>{quote}")
+
+    def _span_html(self, evidence: Evidence, span: SpanSource) -> str:
+        """The document, the headings above the span and its pages, then the span with the quote marked."""
+        palette = self.palette()
+        quiet = palette.color(QPalette.ColorRole.PlaceholderText).name()
+        headings = " › ".join(title for title in span.section_path if title.strip())
+        where = " · ".join(
+            part for part in (headings, page_label(span.page_start, span.page_end), f"¶{span.ordinal + 1}") if part
+        )
+        header = (
+            f"<b>{html.escape(span.document_name)}</b> "
+            f"&nbsp;<a href='span:{span.span_id}'>open in Documents</a><br>"
+            f"<span style='color:{quiet}'>{html.escape(where)}</span>"
+        )
+        start, end = span_quote_bounds(span, evidence.quote, evidence.start, evidence.end)
+        if start < 0:
+            body = _paragraphs(reflow(span.text))
+            if evidence.quote:
+                body += f"<br><i>Quote:</i> {html.escape(evidence.quote)}"
+            return f"<p>{header}</p><p>{body}</p>"
+        self.highlighted_text = span.text[start:end]
+        marked = reflow(span.text[:start] + _MARK_START + span.text[start:end] + _MARK_END + span.text[end:])
+        background = palette.color(QPalette.ColorRole.Highlight).name()
+        foreground = palette.color(QPalette.ColorRole.HighlightedText).name()
+        body = (
+            _paragraphs(marked)
+            .replace(_MARK_START, f"<span style='background-color:{background}; color:{foreground}'>")
+            .replace(_MARK_END, "</span>")
+        )
+        return f"<p>{header}</p><p>{body}</p>"
 
     def _turns_html(self, evidence: Evidence) -> str:
         palette = self.palette()
@@ -175,6 +238,8 @@ class EvidenceView(QTextBrowser):
         text = url.toString() if hasattr(url, "toString") else str(url)
         if text.startswith("event:"):
             self.event_activated.emit(int(text.removeprefix("event:")))
+        elif text.startswith("span:"):
+            self.span_activated.emit(int(text.removeprefix("span:")))
 
 
 def speaker_label(event: Event) -> str:

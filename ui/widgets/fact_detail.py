@@ -36,7 +36,7 @@ CURRENT = ("active", "contested")
 
 # (action key, button text, tooltip)
 ACTIONS = (
-    ("edit", "Edit…", "Correct the value: a new version replaces this one; history is kept"),
+    ("edit", "Edit…", "Correct the value: a new version replaces this one; history is kept (Ctrl+Z takes it back)"),
     ("delete", "Delete", "Hide this memory everywhere (Ctrl+Z or Restore brings it back)"),
     ("restore", "Restore", "Bring a deleted memory back"),
     ("approve", "Approve", "Vouch for it: it becomes a trusted memory recall may use"),
@@ -83,11 +83,13 @@ class FactDetail(QWidget):
             fact id.
         fact_activated(int): a version in the history was double-clicked.
         event_activated(int): the link to the source turn was followed.
+        span_activated(int): the link to the source document span was followed.
     """
 
     action_requested = Signal(str, int)
     fact_activated = Signal(int)
     event_activated = Signal(int)
+    span_activated = Signal(int)
 
     def __init__(self, runner: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -131,6 +133,7 @@ class FactDetail(QWidget):
         self.evidence = EvidenceView()
         self.evidence.setMinimumHeight(120)
         self.evidence.event_activated.connect(self.event_activated)
+        self.evidence.span_activated.connect(self.span_activated)
         self.history_view = QTableView()
         self.history_view.setModel(self.history)
         self.history_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -281,6 +284,9 @@ def _status_text(fact: Fact) -> str:
 
 
 def _source_text(fact: Fact) -> str:
+    if fact.span_id is not None:
+        how = "corrected by hand" if fact.extractor == "manual" else f"read by {fact.extractor}"
+        return f"from a document; {how}"
     if fact.source_role == "manual" and fact.event_id is None:
         return "added by hand"
     who = {"user": "you said it", "assistant": "the assistant said it", "tool": "a tool said it"}
