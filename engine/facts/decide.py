@@ -334,7 +334,9 @@ class Decider:
             case "MERGE" | "LINK":
                 target = action.targets[0]
                 self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE")
-                self._tag(tx, ctx, target, p)
+                # the event speaks of the fact's subject (and, for a relationship, of the person named) as a new
+                # fact's event does: tagging both lets the turn be found from either side
+                self._tag(tx, ctx, target, p, subject_id=subject_id)
                 done.touched.append(target)
             case "UPDATE":
                 new_id = self._insert(tx, ctx, subject_id, p, previous_id=action.targets[-1])

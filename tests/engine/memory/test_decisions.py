@@ -4,7 +4,8 @@ Each example opens a fresh vault and applies a random sequence of user, assistan
 through ``extract(learn=True)`` (which reports its decisions) and half through ingest + ``wait_idle`` (the
 background worker).  After every step the invariants of :func:`check_invariants` hold, and each reported
 decision did what it says: UPDATE keeps the old version reachable by an as-of query, MERGE adds no row, NOOP
-changes nothing, RETRACT ends the fact, CONFLICT opens a conflict, RESOLVE settles it, and an assistant or tool
+changes nothing, LINK (a known relationship mentioned again) adds no row and tags the new turn with the
+relationship's people, RETRACT ends the fact, CONFLICT opens a conflict, RESOLVE settles it, and an assistant or tool
 never overrules the user.  At the end every event is enriched again, which must change no row.
 """
 
@@ -15,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from engine import Vault
 from engine.events import EventIn
@@ -43,6 +44,10 @@ TEMPLATES = (
     ("user", "I no longer like {thing}."),
     ("user", "I don't like {thing}."),
     ("user", "{name} lives in {city}."),
+    ("user", "My friend {name} lives in {city}."),
+    ("user", "{name} is my friend."),
+    ("user", "My wife is {name}."),
+    ("user", "{name} is my wife."),
     ("assistant", "You live in {city}."),
     ("assistant", "{name} lives in {city}."),
     ("tool", "{name} lives in {city}."),
@@ -61,8 +66,23 @@ def _ids(facts: list[Fact]) -> set[int]:
     return {f.id for f in facts}
 
 
+def _event_subjects(vault: Vault, event_id: int) -> set[int]:
+    return {
+        int(r[0]) for r in vault.store.query("SELECT subject_id FROM event_subjects WHERE event_id = ?", (event_id,))
+    }
+
+
+def _fact_subjects(vault: Vault, fact_id: int) -> set[int]:
+    return {int(r[0]) for r in vault.store.query("SELECT subject_id FROM fact_subjects WHERE fact_id = ?", (fact_id,))}
+
+
 def _check_decisions(
-    vault: Vault, decisions: tuple[dict[str, Any], ...], before: dict[int, Fact], at_before: datetime, feed: ChangeLog
+    vault: Vault,
+    decisions: tuple[dict[str, Any], ...],
+    before: dict[int, Fact],
+    at_before: datetime,
+    feed: ChangeLog,
+    event_id: int | None = None,
 ) -> None:
     after = {f.id: f for f in every_fact(vault)}
     new_ids = set(after) - set(before)
@@ -89,6 +109,14 @@ def _check_decisions(
             (target,) = targets
             assert fact_id is None
             assert after[target].corroboration == before[target].corroboration + 1
+            if kind == "LINK":  # relationships only; the relationship is as it was, the new turn tagged with it
+                old, new = before[target], after[target]
+                assert new.kind == "relational" and d["predicate"] == new.predicate
+                assert (new.status, new.object_text, new.subject) == (old.status, old.object_text, old.subject)
+                assert event_id is not None and event_id in new.metadata["corroborated_by"]
+                assert _fact_subjects(vault, target) <= _event_subjects(vault, event_id)
+            else:
+                assert after[target].kind != "relational", "a relationship said again is a LINK, not a MERGE"
         elif kind == "NOOP":  # (d)
             for target in targets:
                 if target not in touched and target in before:
@@ -157,8 +185,17 @@ def _check_as_of_reaches_every_old_version(vault: Vault) -> None:
         )
 
 
+LINKING = [  # a relationship said twice: LINK is reached in every run, whatever hypothesis draws
+    (("user", "My friend {name} lives in {city}."), "Paris", "jazz", "Anna", True),
+    (("user", "{name} is my friend."), "Paris", "jazz", "Anna", True),
+    (("user", "My wife is {name}."), "Oslo", "chess", "Marco", False),
+    (("user", "{name} is my wife."), "Oslo", "chess", "Marco", True),
+]
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(step_strategy, min_size=1, max_size=9))
+@example(steps=LINKING)
 def test_random_statement_sequences_keep_every_invariant(steps: list[tuple[Any, ...]]) -> None:
     with tempfile.TemporaryDirectory() as tmp, open_vault(Path(tmp) / "v") as vault:
         for (role, template), city, thing, name, learn in steps:
@@ -168,7 +205,7 @@ def test_random_statement_sequences_keep_every_invariant(steps: list[tuple[Any, 
             feed = ChangeLog(vault)
             if learn:
                 report = vault.extract(text, role=role, learn=True, conversation_id="prop")
-                _check_decisions(vault, report.decisions, before, at_before, feed)
+                _check_decisions(vault, report.decisions, before, at_before, feed, report.event_id)
             else:
                 vault.ingest_event(EventIn(conversation_id="prop", content=text, role=role))
                 assert vault.wait_idle(20)
@@ -222,4 +259,39 @@ def test_re_enriching_an_event_that_corroborated_a_fact_changes_nothing(vault: V
     vault.extract("I live in Oslo.", learn=True)  # said again later: re-running the retraction must not end it
     _enrich_everything_again(vault)
     assert [f.object_text for f in vault.facts(predicate="lives_in")] == ["Oslo"]
+    check_invariants(vault)
+
+
+def test_a_relationship_mentioned_again_is_linked_not_stored_twice(vault: Vault) -> None:
+    first = vault.extract("My friend Anna lives in Paris.", learn=True, conversation_id="monday")
+    friend = next(d["fact_id"] for d in first.decisions if d["predicate"] == "has_friend")
+    anna = vault.subjects.find("Anna")
+    before = vault.facts.get(friend)
+    facts_before = len(every_fact(vault))
+
+    planned = vault.extract("Anna is my friend.")  # the dry run plans it, and stores nothing
+    assert [(d["decision"], d["targets"]) for d in planned.decisions] == [("LINK", [friend])]
+    assert vault.facts.get(friend) == before
+
+    again = vault.extract("Anna is my friend.", learn=True, conversation_id="friday")
+    assert [(d["decision"], d["predicate"], d["targets"], d["fact_id"]) for d in again.decisions] == [
+        ("LINK", "has_friend", [friend], None)
+    ]
+    assert again.fact_ids == () and len(every_fact(vault)) == facts_before
+    after = vault.facts.get(friend)
+    assert (after.status, after.object_text, after.subject) == (before.status, before.object_text, before.subject)
+    assert after.corroboration == before.corroboration + 1 and after.confidence > before.confidence
+    assert after.metadata["corroborated_by"] == [again.event_id]
+    # the new turn is tagged with both people of the relationship, so it is found through either
+    assert again.event_id is not None
+    assert _event_subjects(vault, again.event_id) >= {before.subject_id, anna.id}
+    check_invariants(vault)
+
+
+def test_a_single_valued_relationship_said_again_links_too(vault: Vault) -> None:
+    (wife,) = vault.extract("My wife is Anna.", learn=True).fact_ids
+    again = vault.extract("Anna is my wife.", learn=True)
+    assert [(d["decision"], d["targets"]) for d in again.decisions] == [("LINK", [wife])]
+    assert [f.object_text for f in vault.facts(predicate="has_spouse")] == ["Anna"]
+    assert vault.conflicts.count() == 0
     check_invariants(vault)
