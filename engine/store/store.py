@@ -66,7 +66,22 @@ class Store:
         publish: Callable[[Sequence[PendingChange]], None] | None = None,
         backup_dir: Path | None = None,
         read_only: bool = False,
+        schema: int = SCHEMA_VERSION,
     ) -> None:
+        """Open (or create) the database at ``db_path`` and bring it to ``schema``.
+
+        ``schema`` below the current version exists for one purpose: making the fixture vault of an earlier
+        released schema (``tests/fixtures/make_fixture_vault.py``), so that every migration is tested against a
+        real file of the schema before it.  The app always opens at :data:`SCHEMA_VERSION`.
+
+        Raises:
+            VaultDamaged: not a SQLite database, or ``quick_check`` found damage (the file is left untouched).
+            VaultTooNew: the file's schema is newer than this code.
+            ExtensionUnavailable: sqlite-vec cannot be loaded (no file is created).
+            ValueError: ``schema`` is not a version this code can write.
+        """
+        if not 1 <= schema <= SCHEMA_VERSION:
+            raise ValueError(f"schema must be between 1 and {SCHEMA_VERSION}, not {schema}")
         self.path = db_path
         self.read_only = read_only
         # Every refusal happens here, before any engine connects: the extension first (a new vault is never
@@ -80,7 +95,7 @@ class Store:
         try:
             if not read_only:
                 writer_engine = create_engine(db_path, "writer")
-                migrate(writer_engine, backup_dir=backup_dir)
+                migrate(writer_engine, backup_dir=backup_dir, target=schema)
                 self.writer = Writer(writer_engine, publish)
                 self.optimize()
         except BaseException:
@@ -142,8 +157,10 @@ class Store:
         return int(self.scalar("PRAGMA user_version") or 0)
 
 
-def migrate(engine: sqlalchemy.Engine, *, backup_dir: Path | None = None) -> int:
-    """Bring the database to :data:`SCHEMA_VERSION`; returns the version found before.
+def migrate(engine: sqlalchemy.Engine, *, backup_dir: Path | None = None, target: int = SCHEMA_VERSION) -> int:
+    """Bring the database to ``target`` (normally :data:`SCHEMA_VERSION`); returns the version found before.
+
+    A database already at or past ``target`` (but not past :data:`SCHEMA_VERSION`) is left as it is.
 
     Raises:
         VaultTooNew: the file's schema is newer than this code.
@@ -153,12 +170,12 @@ def migrate(engine: sqlalchemy.Engine, *, backup_dir: Path | None = None) -> int
         conn.rollback()  # SQLAlchemy autobegan a transaction for the read; migrations open their own
         if found > SCHEMA_VERSION:
             raise too_new(engine.url.database or "?", found)
-        if found == SCHEMA_VERSION:
+        if found >= target:
             return found
         if found > 0 and backup_dir is not None:
             _backup_before_migration(conn, backup_dir, found)
         for migration in MIGRATIONS:
-            if migration.version <= found:
+            if migration.version <= found or migration.version > target:
                 continue
             log.info("applying migration %s", migration.name)
             with conn.begin():

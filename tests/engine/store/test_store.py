@@ -16,7 +16,7 @@ from engine import Settings, Vault
 from engine.errors import ExtensionUnavailable, ValidationError, VaultDamaged, VaultLocked, VaultTooNew
 from engine.store import Store
 from engine.store.db import load_vector_extension
-from engine.store.migrations import OBJECT_TABLES, SCHEMA_VERSION
+from engine.store.migrations import MIGRATIONS, OBJECT_TABLES, SCHEMA_VERSION
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -329,6 +329,108 @@ def test_fixture_vaults_of_every_released_schema_upgrade(tmp_path: Path, fixture
         store.close()
     if fixture != f"vault_v{SCHEMA_VERSION}.db":
         assert list((tmp_path / "backups").glob("before-schema-*.db")), "a backup is made before migrating"
+
+
+def _all_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table a migration must keep, read without changing the file."""
+    conn = sqlean.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        load_vector_extension(conn)
+        names = [
+            row[0]
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                "AND name NOT LIKE '%_fts_%' AND name NOT LIKE 'vec_%\\_%' ESCAPE '\\' AND name != 'meta'"
+            )
+        ]
+        rows: dict[str, list[tuple[object, ...]]] = {}
+        for name in names:
+            columns = "rowid, *" if name.startswith("vec_") else "*"  # vec0 keeps its key as the rowid
+            rows[name] = sorted(conn.execute(f'SELECT {columns} FROM "{name}"').fetchall(), key=repr)
+        return rows
+    finally:
+        conn.close()
+
+
+def test_the_schema_2_fixture_upgrades_keeping_every_row(tmp_path: Path) -> None:
+    """m003 (quarantine per user) applied to a real vault of schema 2: every row of every table is kept, the
+    indexes that need them still find them, and the new rule holds."""
+    root = tmp_path / "v"
+    root.mkdir()
+    db = root / "vault.db"
+    shutil.copy(FIXTURES / "vault_v2.db", db)
+    before = _all_rows(db)
+    assert {name for name, rows in before.items() if rows} >= {
+        "events", "facts", "subjects", "conflicts", "episodes", "documents", "sections", "spans", "collections",
+        "collection_documents", "quarantine", "files", "jobs", "receipts", "understandings", "embeddings", "vec_1",
+    }  # fmt: skip
+    shutil.copy(FIXTURES / "vault_v2.db", tmp_path / "copy.db")
+    raw = sqlean.connect(str(tmp_path / "copy.db"))  # the fixture really is of the schema before m003
+    try:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+        with pytest.raises(sqlean.IntegrityError):
+            raw.execute(
+                "INSERT INTO quarantine(id, user_id, name, content_hash, parser, parser_version, reason, created_at) "
+                "SELECT 999999, 'someone-else', name, content_hash, parser, parser_version, reason, 0 FROM quarantine"
+            )
+    finally:
+        raw.close()
+
+    store = Store(db, backup_dir=root / "backups")
+    try:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.scalar("PRAGMA integrity_check") == "ok"
+        # the fixture's own history, then what this upgrade did
+        migrated = {key for (key,) in store.query("SELECT key FROM meta WHERE key LIKE 'migrated:%'")}
+        assert migrated == {f"migrated:{m.name}" for m in MIGRATIONS}
+        for table, match in (
+            ("events_fts", "Lisbon"),
+            ("facts_fts", "tea"),
+            ("spans_fts", "migration"),
+            ("episodes_fts", "fixture"),
+            ("understandings_fts", "engineer"),
+        ):
+            assert store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (match,)) >= 1, table
+        # m003: the same file quarantined for another user is that user's own entry now; one user's stays unique
+        store.write(
+            lambda tx: tx.execute(
+                "INSERT INTO quarantine(id, user_id, name, content_hash, parser, parser_version, reason, created_at) "
+                "SELECT ?, 'someone-else', name, content_hash, parser, parser_version, reason, 0 FROM quarantine",
+                (tx.new_id("quarantine"),),
+            )
+        )
+        with pytest.raises(Exception, match="UNIQUE"):
+            store.write(
+                lambda tx: tx.execute(
+                    "INSERT INTO quarantine(id, user_id, name, content_hash, parser, parser_version, reason, "
+                    "created_at) SELECT ?, 'default', name, content_hash, parser, parser_version, reason, 0 "
+                    "FROM quarantine WHERE user_id = 'default'",
+                    (tx.new_id("quarantine"),),
+                )
+            )
+        store.write(lambda tx: tx.execute("DELETE FROM quarantine WHERE user_id = 'someone-else'"))
+    finally:
+        store.close()
+    assert _all_rows(db) == before  # every column of every row, vectors included
+    (backup,) = (root / "backups").glob("before-schema-3-*.db")
+    assert _all_rows(backup) == before
+
+    # and the vault opens through the facade with its history, conflict, document and vectors in use
+    settings = Settings().updated(
+        {"llm.provider": "simple", "embedder.provider": "hashing", "embedder.hashing_dim": 64}
+    )
+    with Vault.open(root, settings=settings, start_workers=False) as vault:
+        facts = {f.object_text: f for f in vault.facts(limit=50, status=("active", "contested", "superseded"))}
+        lisbon, porto = facts["Lisbon"], facts["Porto"]
+        assert (lisbon.status, porto.status, porto.superseded_by) == ("active", "superseded", lisbon.id)
+        assert [f.id for f in vault.facts.history(lisbon.id)] == [porto.id, lisbon.id]
+        (conflict,) = vault.conflicts()
+        assert {conflict.fact_a.object_text, conflict.fact_b.object_text} == {"green tea", "black tea"}
+        (document,) = vault.documents()
+        tree = vault.documents.get(document.id)
+        assert tree.info.status == "ready" and len(tree.sections) == 2
+        query = vault.embedder.embed(["Ann likes green tea"])[0]
+        assert vault.vectors.search(query, 1, kinds=["fact"])[0].object_id == facts["green tea"].id
 
 
 def test_online_backups_keep_generations_and_are_consistent(tmp_path: Path) -> None:
