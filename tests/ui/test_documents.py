@@ -7,11 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from engine import Vault
+from engine.documents.ingest import IngestProgress
 from tests.ui.documents_support import (
     drag_and_drop,
     file_mime,
@@ -295,3 +297,95 @@ def test_watched_folders_are_added_rescanned_and_removed(
     assert plugin_vault.watch_status() == []
     assert len(plugin_vault.documents()) == 2  # documents stay when a folder is no longer watched
     assert plugin_vault.settings.watch.folders == ()
+
+
+def test_the_delete_key_deletes_the_selected_documents_after_asking(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "desk"
+    ids = {
+        name: int(plugin_vault.documents.upload(path=write_note(folder, name, f"# {name}\n\nText.\n")).document_id or 0)
+        for name in ("a.md", "b.md", "c.md")
+    }
+    window, _runner = window_for(plugin_vault)
+    window.show()
+    window.show_view("documents")
+    view = _documents(window)
+    qtbot.waitUntil(lambda: _names(view) == ["a.md", "b.md", "c.md"], timeout=5000)
+    selection = view.tree.selectionModel()
+    selection.clearSelection()
+    for name in ("a.md", "b.md"):
+        index = view.model.index_of((DOCUMENT, ids[name], (ALL, None)))
+        selection.select(index, selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+    view.tree.setFocus()
+    qtbot.waitUntil(view.tree.hasFocus, timeout=2000)
+
+    QTest.keyClick(view.tree, Qt.Key.Key_Delete)
+    question = view.question
+    assert isinstance(question, QMessageBox) and question.isVisible()
+    assert question.text().startswith("Delete 2 documents with their sections")
+    assert question.defaultButton() is question.button(QMessageBox.StandardButton.Cancel)
+    question.button(QMessageBox.StandardButton.Cancel).click()
+    assert view.question is question and len(plugin_vault.documents()) == 3  # asked, and nothing happened
+
+    QTest.keyClick(view.tree, Qt.Key.Key_Delete)
+    assert view.question is not None and view.question is not question
+    view.question.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: [d.name for d in plugin_vault.documents()] == ["c.md"], timeout=5000)
+    qtbot.waitUntil(lambda: _names(view) == ["c.md"], timeout=5000)
+    assert (folder / "a.md").exists() and (folder / "b.md").exists()  # files on disk are not touched
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "2 documents deleted.", timeout=5000)
+
+
+def test_the_delete_key_on_a_collection_deletes_it_and_keeps_its_documents(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    doc = plugin_vault.documents.upload(path=write_note(tmp_path / "f"))
+    shelf = plugin_vault.collections.create("Shelf")
+    plugin_vault.collections.add(shelf.id, [int(doc.document_id or 0)])
+    window, _runner = window_for(plugin_vault)
+    window.show()
+    window.show_view("documents")
+    view = _documents(window)
+    view.select_collection(shelf.id)
+    qtbot.waitUntil(lambda: getattr(view.current_node(), "key", None) == (COLLECTION, shelf.id, None), timeout=5000)
+    view.tree.setFocus()
+    qtbot.waitUntil(view.tree.hasFocus, timeout=2000)
+    QTest.keyClick(view.tree, Qt.Key.Key_Delete)
+    assert view.question is not None and "“Shelf”" in view.question.text()
+    view.question.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.waitUntil(lambda: plugin_vault.collections() == [], timeout=5000)
+    assert [d.id for d in plugin_vault.documents()] == [doc.document_id]
+
+
+def test_cancel_stops_a_running_folder_ingest_after_the_files_in_hand(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    folder = tmp_path / "archive"
+    for number in range(120):
+        write_note(folder, f"note-{number:03}.md", f"# Note {number}\n\nThe {number}th note of the archive.\n")
+    window, _runner = window_for(plugin_vault)
+    window.show()
+    window.show_view("documents")
+    view = _documents(window)
+    panel = view.ingest_panel
+    seen: list[int] = []
+
+    def cancel_once_under_way(progress: IngestProgress, _cancelling: bool) -> None:
+        seen.append(progress.done)
+        if progress.done >= 1 and panel.cancel_button.isEnabled():
+            panel.cancel_button.click()  # as a person would, once files are being read
+
+    view.ingest.progressed.connect(cancel_once_under_way)
+    view.ingest_paths([folder])
+    assert panel.in_progress and panel.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: view.last_outcome is not None, timeout=30_000)
+    outcome = view.last_outcome
+    assert outcome is not None and outcome.cancelled and outcome.last is not None
+    assert 1 <= outcome.last.done < outcome.last.total == 120
+    assert any(done >= 1 for done in seen)
+    assert panel.summary.startswith(f"Ingest of archive cancelled after {outcome.last.done} of 120 files")
+    assert not panel.in_progress
+    # every file read before Cancel is in the vault whole; none after it
+    assert len(plugin_vault.documents()) == outcome.counts["ok"] == outcome.last.done
+    assert all(d.spans > 0 for d in plugin_vault.documents())

@@ -8,7 +8,8 @@ Files and folders dropped anywhere on the main window arrive in :meth:`Documents
 (dropped on a collection in the tree, they go into that collection).  The ingest runs on the
 runner's writer (:class:`~ui.ingest_task.PathIngest`) with a progress bar, Cancel and a summary;
 drops made meanwhile wait their turn.  Documents dragged onto a collection are added to it; the
-context menu removes them, and creates, renames and deletes collections.
+context menu removes them, and creates, renames and deletes collections.  The Del key deletes the
+selected documents (or the chosen collection) after asking.
 
 A watched folder whose deletions are held (it vanished, or most of its files disappeared at once)
 raises a warning that asks before anything is deleted; the navigation badge counts such folders.
@@ -18,7 +19,7 @@ tree, ``watch.*`` the folders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, Qt, Signal
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from engine import Vault
 from engine.documents.model import DocumentInfo, QuarantineEntry, UploadResult
+from engine.dto import SpanSource
 from engine.watching.contract import RootStatus
 from ui.context import ViewContext
 from ui.format import plural
@@ -83,6 +85,8 @@ class DocumentsView(QWidget):
         self._pending_tries = 0
         self._collapsed: set[NodeKey] = {(QUARANTINE, None, None)}
         self._icons: dict[str, QIcon] = {}
+        self.question: QMessageBox | None = None
+        """The last confirmation asked (deleting documents or a collection)."""
 
         self.model = LibraryTreeModel(self._runner, self)
         self._set_icons()
@@ -300,6 +304,14 @@ class DocumentsView(QWidget):
         """Show a document (under "All documents")."""
         self.select_node((DOCUMENT, document_id, (ALL, None)))
 
+    def show_span(self, span_id: int) -> None:
+        """Show the document a span belongs to, with the span chosen in its section tree."""
+        self._runner.read(lambda vault: vault.documents.span_source(span_id), self._span_found)
+
+    def _span_found(self, span: SpanSource) -> None:
+        self.document_pane.focus_item(span.span_id)
+        self.select_document(span.document_id)
+
     def select_collection(self, collection_id: int) -> None:
         """Show a collection."""
         self.select_node((COLLECTION, collection_id, None))
@@ -385,19 +397,35 @@ class DocumentsView(QWidget):
             lambda c: self._show_status(f"Collection renamed to “{c.name}”."),
         )
 
-    def ask_delete_collection(self, collection_id: int) -> None:
-        """Ask, then delete a collection (its documents stay)."""
+    def ask_delete_collection(self, collection_id: int) -> QMessageBox:
+        """Ask (without blocking), then delete a collection (its documents stay); returns the question."""
         node = self.model.node(self.model.group_index(COLLECTION, collection_id))
         name = node.title if node is not None else "this collection"
-        answer = QMessageBox.question(
-            self,
+        return self._ask(
             "Delete collection",
             f"Delete the collection “{name}”? Its documents stay in the vault.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+            lambda: self.delete_collection(collection_id),
         )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.delete_collection(collection_id)
+
+    def _ask(self, title: str, text: str, on_yes: Callable[[], None]) -> QMessageBox:
+        """A window-modal Yes/Cancel question that runs ``on_yes`` on Yes.  It does not block: the
+        change feed and running ingests keep the window current while it is open."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title,
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.buttonClicked.connect(
+            lambda button: on_yes() if box.standardButton(button) == QMessageBox.StandardButton.Yes else None
+        )
+        box.finished.connect(box.deleteLater)
+        self.question = box
+        box.open()
+        return box
 
     def delete_collection(self, collection_id: int) -> None:
         """Delete a collection; its documents stay."""
@@ -423,19 +451,15 @@ class DocumentsView(QWidget):
         )
 
     # -- documents and quarantine ------------------------------------------------------------------
-    def ask_delete_documents(self, document_ids: Sequence[int]) -> None:
-        """Ask, then delete documents for good."""
+    def ask_delete_documents(self, document_ids: Sequence[int]) -> QMessageBox:
+        """Ask (without blocking), then delete documents for good; returns the question."""
         ids = list(document_ids)
-        answer = QMessageBox.question(
-            self,
+        return self._ask(
             "Delete documents",
             f"Delete {plural(len(ids), 'document')} with their sections, spans and summaries? "
             "Files on disk are not touched.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+            lambda: self.delete_documents(ids),
         )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.delete_documents(ids)
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         """Delete documents (their files on disk stay)."""

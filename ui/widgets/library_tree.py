@@ -2,8 +2,9 @@
 
 The tree shows a :class:`~ui.models.documents.LibraryTreeModel`.  Documents drag onto collections
 and files from the desktop drop anywhere (the model announces both).  The context menu offers what
-fits the node under the mouse and the selected documents; it only emits requests, which the view
-carries out on the runner.
+fits the node under the mouse and the selected documents, and the Del key deletes the selected
+documents (or, with only a collection chosen, that collection); both only emit requests, which the
+view confirms and carries out on the runner.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTreeView, QWidget
 
 from ui.context import FILE_DROPS_PROPERTY
@@ -59,6 +61,9 @@ class LibraryTree(QTreeView):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context_menu)
+        delete = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self)
+        delete.setContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.activated.connect(self.delete_selection)
 
     def current_node(self) -> Node | None:
         """The current node (the last clicked when several are selected)."""
@@ -68,6 +73,16 @@ class LibraryTree(QTreeView):
         """The document nodes selected."""
         nodes = [self.library.node(i) for i in self.selectionModel().selectedRows()]
         return [n for n in nodes if n is not None and n.kind == DOCUMENT]
+
+    def delete_selection(self) -> None:
+        """Ask to delete the selected documents, or the chosen collection when no document is selected."""
+        documents = self.selected_documents()
+        if documents:
+            self.delete_requested.emit([int(d.ident or 0) for d in documents])
+            return
+        node = self.current_node()
+        if node is not None and node.kind == COLLECTION and node.ident is not None:
+            self.delete_collection_requested.emit(node.ident)
 
     def _context_menu(self, point: QPoint) -> None:
         menu = self.build_context_menu(self.indexAt(point))
