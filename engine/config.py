@@ -65,12 +65,16 @@ class EmbedderSettings(_Section):
 
 
 class VectorSettings(_Section):
-    """Where vectors are stored and searched."""
+    """Where vectors are stored and searched.
 
-    backend: Literal["sqlite-vec", "chroma"] = Field(
-        "sqlite-vec", description="sqlite-vec keeps vectors in vault.db; chroma uses an embedded or remote Chroma."
+    sqlite-vec is the one backend: vectors live in ``vault.db``, written in the same transaction as their rows.
+    A ``chroma`` value (and ``chroma_url``) is refused by :meth:`Settings.from_dict` with its own message: this
+    version has no Chroma backend, and accepting the value would report Chroma while sqlite-vec does the work.
+    """
+
+    backend: Literal["sqlite-vec"] = Field(
+        "sqlite-vec", description="sqlite-vec keeps vectors in vault.db, next to the rows they belong to."
     )
-    chroma_url: str = Field("", description="Chroma server URL (http://127.0.0.1:8000); empty = embedded.")
 
 
 class EndpointSettings(_Section):
@@ -203,6 +207,7 @@ class Settings(_Section):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, origin: str = "settings") -> Settings:
         """Validate a nested mapping into Settings, naming the first bad field."""
+        _refuse_chroma(data, origin)
         try:
             return cls.model_validate(data)
         except pydantic.ValidationError as exc:
@@ -227,6 +232,29 @@ class Settings(_Section):
                 raise ValidationError(dotted, "unknown setting")
             data[section][key] = value
         return Settings.from_dict(data)
+
+
+def _refuse_chroma(data: Mapping[str, Any], origin: str) -> None:
+    """Refuse the Chroma settings with what to do instead, rather than pydantic's bare "should be 'sqlite-vec'".
+
+    Earlier versions listed ``chroma`` as a choice without a backend behind it, so a settings file may carry it.
+    """
+    vectors = data.get("vectors")
+    if not isinstance(vectors, Mapping):
+        return
+    if vectors.get("backend") == "chroma":
+        name = "vectors.backend"
+    elif "chroma_url" in vectors:
+        name = "vectors.chroma_url"
+    else:
+        return
+    raise ValidationError(
+        name,
+        f"Chroma is not available in this version of Cairn; vectors are stored with sqlite-vec in vault.db "
+        f"(from {origin})",
+        fix='Remove backend = "chroma" and chroma_url from the [vectors] section of settings.toml and unset '
+        "CAIRN_VECTORS_BACKEND; sqlite-vec needs no setting.",
+    )
 
 
 def describe(settings: Settings) -> Iterator[tuple[str, Any, str]]:

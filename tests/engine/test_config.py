@@ -72,3 +72,27 @@ def test_every_setting_is_described() -> None:
     assert len(rows) > 30
     missing = [name for name, _value, text in rows if not text and not name.startswith("watch.folders")]
     assert not missing
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "field"),
+    [
+        ('[vectors]\nbackend = "chroma"\n', {}, "vectors.backend"),
+        ('[vectors]\nchroma_url = "http://127.0.0.1:8000"\n', {}, "vectors.chroma_url"),
+        ("", {"CAIRN_VECTORS_BACKEND": "chroma"}, "vectors.backend"),
+    ],
+    ids=["toml-backend", "toml-url", "env-backend"],
+)
+def test_a_chroma_backend_is_refused_with_its_fix(tmp_path: Path, toml: str, env: dict[str, str], field: str) -> None:
+    """There is no Chroma backend: accepting the value would report Chroma while sqlite-vec does the work."""
+    path = tmp_path / "settings.toml"
+    path.write_text(toml)
+    with pytest.raises(ValidationError) as info:
+        Settings.load(path, env=env)
+    assert info.value.field == field
+    assert "Chroma is not available in this version of Cairn" in info.value.message
+    assert "sqlite-vec" in info.value.message
+    assert 'Remove backend = "chroma"' in info.value.fix and "CAIRN_VECTORS_BACKEND" in info.value.fix
+    with pytest.raises(ValidationError, match="Chroma is not available"):
+        Settings().updated({"vectors.backend": "chroma"})
+    assert Settings.load(None, env={"CAIRN_VECTORS_BACKEND": "sqlite-vec"}).vectors.backend == "sqlite-vec"

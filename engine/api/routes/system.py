@@ -46,7 +46,7 @@ class Health(BaseModel):
     schema_version: int = Field(description="Schema version of the vault database.")
     llm_engine: str = Field(description="'ollama:<model>' or 'simple' (the rule path).")
     embedder: str = Field(description="Identity of the embedding model in use.")
-    vector_backend: str = Field(description="'sqlite-vec' or 'chroma'.")
+    vector_backend: str = Field(description="Where vectors are stored: 'sqlite-vec' (inside vault.db).")
     queue_depth: int = Field(description="Background jobs waiting or running.")
 
 
