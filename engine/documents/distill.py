@@ -1,6 +1,13 @@
 """Distillations: a short summary per section and one per document, made after upload (the ``distill_document``
-job).  Extractive without a model (the most informative sentences, in order), Ollama's when one is in use; a model
-failure falls back to extractive for that section with a warning.  When done the document is ``ready``.
+job).  Extractive without a model (the most informative sentences, in order), Ollama's when one is in use.
+
+With a model, each section is summarised from its text and the document from its sections' titles and summaries
+(``resources/prompts/distill_section.md`` and ``distill_document.md``, rendered at call time, answered as JSON
+against a schema and validated).  A failure falls back to the extractive summary for that section or for the
+document, with a warning on the job; once the model is found unreachable the rest of the job stays extractive
+rather than waiting out one timeout per section.  Every distillation is labelled with what produced it
+(``distiller``: ``extractive`` or ``ollama:<model>``), so a summary is never credited to a model that did not write
+it.  When done the document is ``ready``.
 """
 
 from __future__ import annotations
@@ -26,6 +33,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 SECTION_CHARS = 400
 DOCUMENT_CHARS = 800
 MODEL_SECTIONS = 30  # beyond this many sections, the rest are distilled extractively (cost bound)
+#: The longest section list the document prompt is given (titles and summaries; later sections are left out).
+DOCUMENT_PROMPT_CHARS = 12_000
+#: A model's document summary longer than this is not a summary: it is rejected (extractive instead).
+MODEL_SUMMARY_MAX_CHARS = 2_000
+_SUMMARY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}},
+    "required": ["summary"],
+}
 
 
 def extractive(text: str, limit: int) -> str:
@@ -94,17 +110,22 @@ class Distiller:
         warnings: list[str] = []
         llm = self._llm()
         section_texts: list[tuple[int, str, str]] = []
+        titled: list[tuple[str, str]] = []
         for index, (section_id, title, text) in enumerate(sections):
             body = str(text or "")
             summary, engine = "", "extractive"
             if llm is not None and index < MODEL_SECTIONS and body.strip():
                 try:
                     summary, engine = self._model_summary(llm, str(name), str(title), body), llm.name
-                except (ModelUnavailable, ValueError) as exc:
+                except ModelUnavailable as exc:
+                    warnings.append(f"section {title or index + 1}: extractive summary ({exc})")
+                    if not _answered(exc):
+                        llm = None  # unreachable: no further calls in this job, each would wait out its timeout
+                except ValueError as exc:
                     warnings.append(f"section {title or index + 1}: extractive summary ({exc})")
             section_texts.append((int(section_id), summary or extractive(body, SECTION_CHARS), engine))
-        joined = " ".join(s for _i, s, _e in section_texts)
-        document_summary = extractive(joined, DOCUMENT_CHARS) if joined.strip() else ""
+            titled.append((str(title or f"Section {index + 1}"), section_texts[-1][1]))
+        document_summary, document_engine = self._document_summary(llm, str(name), titled, warnings)
         texts = [s for _i, s, _e in section_texts] + [document_summary or str(name)]
         vectors = self._embed(texts)
 
@@ -121,7 +142,7 @@ class Distiller:
             tx.execute(
                 "UPDATE documents SET distillation = ?, distiller = ?, status = 'ready', status_reason = NULL, "
                 "updated_at = ? WHERE id = ?",
-                (document_summary, llm.name if llm else "extractive", tx.now, document_id),
+                (document_summary, document_engine, tx.now, document_id),
             )
             items = [
                 VectorItem(sid, "section", str(user_id), vectors[i], "section")
@@ -135,17 +156,61 @@ class Distiller:
         self._store.write(write)
         return warnings
 
+    def _document_summary(
+        self, llm: LLM | None, name: str, sections: Sequence[tuple[str, str]], warnings: list[str]
+    ) -> tuple[str, str]:
+        """The document's distillation and what produced it: the model from the section summaries, else extractive.
+
+        A model failure (unreachable, invalid or empty answer) adds a warning and falls back to the extractive
+        summary of the section summaries.
+        """
+        joined = " ".join(summary for _title, summary in sections)
+        fallback = extractive(joined, DOCUMENT_CHARS) if joined.strip() else ""
+        if llm is None or not joined.strip():
+            return fallback, "extractive"
+        try:
+            return self._model_document_summary(llm, name, sections), llm.name
+        except (ModelUnavailable, ValueError) as exc:
+            warnings.append(f"document: extractive summary ({exc})")
+            return fallback, "extractive"
+
+    def _model_document_summary(self, llm: LLM, name: str, sections: Sequence[tuple[str, str]]) -> str:
+        listed: list[str] = []
+        used = 0
+        for title, summary in sections:
+            entry = f"## {title}\n{summary}"
+            if used + len(entry) > DOCUMENT_PROMPT_CHARS and listed:
+                break
+            listed.append(entry)
+            used += len(entry) + 2
+        text = load_prompt("distill_document").render(
+            today=f"{datetime.now(UTC):%Y-%m-%d}",
+            document=name,
+            count=str(len(sections)),
+            sections="\n\n".join(listed),
+        )
+        answer = llm.complete_json(text, "Answer as JSON.", _SUMMARY_SCHEMA, timeout_s=self._timeout_s)
+        return _validated_summary(answer, MODEL_SUMMARY_MAX_CHARS)
+
     def _model_summary(self, llm: LLM, document: str, title: str, body: str) -> str:
         prompt = load_prompt("distill_section")
         text = prompt.render(
             today=f"{datetime.now(UTC):%Y-%m-%d}", document=document, section=title or "(untitled)", body=body[:8000]
         )
-        answer = llm.complete_json(
-            text,
-            "Answer as JSON.",
-            {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]},
-            timeout_s=self._timeout_s,
-        )
-        if not isinstance(answer, dict) or not isinstance(answer.get("summary"), str) or not answer["summary"].strip():
-            raise ValueError("the model's summary is missing or empty")
-        return str(answer["summary"]).strip()
+        answer = llm.complete_json(text, "Answer as JSON.", _SUMMARY_SCHEMA, timeout_s=self._timeout_s)
+        return _validated_summary(answer, MODEL_SUMMARY_MAX_CHARS)
+
+
+def _answered(exc: ModelUnavailable) -> bool:
+    """True when the model did answer, only not in JSON (the client keeps the answer's start): worth asking again."""
+    return "answer_start" in exc.details
+
+
+def _validated_summary(answer: object, limit: int) -> str:
+    """The ``summary`` of a model's answer; ``ValueError`` when it is missing, empty or far too long."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("summary"), str) or not answer["summary"].strip():
+        raise ValueError("the model's summary is missing or empty")
+    summary = " ".join(str(answer["summary"]).split())
+    if len(summary) > limit:
+        raise ValueError(f"the model's summary is {len(summary)} characters, more than {limit}")
+    return summary
