@@ -24,8 +24,13 @@ from engine.errors import ValidationError
 
 PiiPolicy = Literal["block", "redact", "keep"]
 
-#: Sections whose changes take effect at once; the others apply when the vault is opened next.
+#: Sections whose changes take effect at once (the running vault reads them at each use, or
+#: ``Vault.update_settings`` hands them over); the others apply when the vault is opened next.
 LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch", "backups"})
+#: Settings of live sections that the running parts only read when the vault opens.
+STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_interval_s"})
+#: Settings of the other sections that are read at each use, so they apply at once too.
+LIVE_SETTINGS: frozenset[str] = frozenset({"documents.max_bytes", "llm.query_timeout_s"})
 ENV_PREFIX = "CAIRN_"
 
 
@@ -232,6 +237,16 @@ class Settings(_Section):
                 raise ValidationError(dotted, "unknown setting")
             data[section][key] = value
         return Settings.from_dict(data)
+
+
+def applies_live(name: str) -> bool:
+    """True when the running vault uses a new value of the dotted setting ``name`` as soon as it is saved.
+
+    The settings page says which changes wait for a restart from this, so it stays true to what the engine does.
+    """
+    if name in LIVE_SETTINGS:
+        return True
+    return name.partition(".")[0] in LIVE_SECTIONS and name not in STARTUP_SETTINGS
 
 
 def _refuse_chroma(data: Mapping[str, Any], origin: str) -> None:

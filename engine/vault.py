@@ -10,6 +10,7 @@ publishes committed changes on :attr:`Vault.changes`.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -36,7 +37,7 @@ from engine.documents.service import DocumentsApi
 from engine.dto import Counts, DoctorReport, VaultInfo
 from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
 from engine.episodes import EpisodeCutter, close_idle
-from engine.errors import NotFound, ValidationError
+from engine.errors import NotFound, ValidationError, VaultError
 from engine.events import EventIn, IngestResult, insert_prepared, prepare_batch, validate
 from engine.facts.api import ConflictsApi, ConflictView, FactsApi
 from engine.facts.catalog import Catalog, load_catalog
@@ -336,22 +337,68 @@ class Vault:
     def update_settings(self, changes: dict[str, Any]) -> Settings:
         """Apply dotted-path changes (``{"llm.model": "qwen3"}``), save them to ``settings.toml`` and return them.
 
-        Sections in :data:`engine.config.LIVE_SECTIONS` apply at once; the others (models, embedder, endpoint,
-        jobs) at the next start.
+        Settings for which :func:`engine.config.applies_live` holds apply at once (a folder added to
+        ``watch.folders`` is scanned and watched from now on, one removed is no longer watched and keeps its
+        documents); the others (models, embedder, endpoint, jobs) at the next start.
 
         Raises:
-            ValidationError: an unknown setting or a bad value; nothing is saved.
+            ValidationError: an unknown setting or a bad value, or a watched folder that is missing, not absolute
+                or overlapping another; nothing is saved and the watched folders stay as they were.
         """
         # Only the file's own values plus these changes are saved: environment overrides (CAIRN_*) stay in force
         # for this process but never leak into settings.toml.
         file_only = Settings.load(self.paths.settings, env={}).updated(changes)
         new = self._settings.updated(changes)
+        if "watch.folders" in changes:
+            self._rewatch(self._settings.watch.folders, new.watch.folders)
         file_only.save(self.paths.settings)
         self._settings = new
         self.pipeline.settings = new
         self._decider.settings = new.facts
         self.changes.emit("settings.changed", keys=sorted(changes))
         return new
+
+    def _rewatch(self, old: Sequence[WatchedFolder], new: Sequence[WatchedFolder]) -> None:
+        """Bring the running watcher from the folders ``old`` to ``new``, all or nothing.
+
+        Raises:
+            ValidationError: a new folder is missing, not absolute or overlaps another; the watcher is put back.
+        """
+        before = {_folder_key(f): f for f in old}
+        after = {_folder_key(f): f for f in new}
+        for key, folder in after.items():
+            if key not in before and not Path(key).is_dir():
+                raise ValidationError(
+                    "watch.folders", f"{folder.path} is not a folder", fix="Choose a folder that exists."
+                )
+        removed = [folder for key, folder in before.items() if key not in after]
+        changed = [folder for key, folder in after.items() if before.get(key) != folder]
+        unwatched: list[WatchedFolder] = []
+        watched: list[WatchedFolder] = []
+        try:
+            for folder in removed:  # first, so that a folder may be swapped for one inside or around it
+                self._unwatch_quietly(folder)
+                unwatched.append(folder)
+            for folder in changed:
+                self.watcher.watch(folder)
+                watched.append(folder)
+        except VaultError:
+            for folder in watched:
+                previous = before.get(_folder_key(folder))
+                if previous is None:
+                    self._unwatch_quietly(folder)
+                else:
+                    self.watcher.watch(previous)
+            for folder in unwatched:
+                self.watcher.watch(folder)
+            raise
+
+    def _unwatch_quietly(self, folder: WatchedFolder) -> None:
+        """Stop watching ``folder`` (its documents stay); a folder the watcher no longer has is fine."""
+        try:
+            self.watcher.unwatch(_folder_key(folder))
+        except NotFound:
+            pass
 
     @property
     def embedder(self) -> Embedder:
@@ -582,7 +629,6 @@ class Vault:
             include=tuple(include) if include else defaults.include,
             exclude=tuple(exclude) if exclude else defaults.exclude,
         )
-        self.watcher.watch(folder)
         others = [f for f in self._settings.watch.folders if Path(f.path) != Path(folder.path)]
         self.update_settings({"watch.folders": [f.model_dump(mode="json") for f in (*others, folder)]})
         return self.watcher.status()
@@ -735,6 +781,11 @@ class Vault:
             counts=self.counts(),
             warnings=warnings,
         )
+
+
+def _folder_key(folder: WatchedFolder) -> str:
+    """A watched folder's path as the watcher keys it (``~`` expanded, normalised, links kept)."""
+    return os.path.normpath(os.path.expanduser(folder.path.strip()))
 
 
 def _sync_predicates(store: Store, catalog: Catalog) -> None:

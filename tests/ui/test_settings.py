@@ -1,4 +1,5 @@
-"""Settings: a typed form from the schema, saved to settings.toml; errors by field; Ollama."""
+"""Settings: a typed form from the schema, saved to settings.toml and applied at once where the engine can;
+errors by field; Ollama; watched folders; backups."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLabel, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from engine import Vault
 from engine.config import describe
 from tests.fakes.ollama import FakeOllama
+from tests.ui.documents_support import write_note
+from ui.format import local_time
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
 from ui.views.overview import OverviewView
@@ -222,3 +225,98 @@ def test_the_editors_of_every_group_on_a_page_line_up(vault: Vault, window_for: 
     provider_embedder = view.editors["embedder.provider"].widget
     left = {w.mapTo(view, w.rect().topLeft()).x() for w in (provider_llm, provider_embedder)}
     assert len(left) == 1  # one label column for the page, whatever each group's longest label
+
+
+def test_a_folder_added_in_settings_is_watched_at_once_without_a_restart(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    write_note(notes, "a.md", "# A\n\nAlpha.\n")
+    _window, view = _open(window_for, plugin_vault, qtbot)
+    view.show_page("folders")
+    view.folders_editor.model.add_folder(str(notes))
+    view.save()
+    qtbot.waitUntil(lambda: [str(r.path) for r in plugin_vault.watch_status()] == [str(notes)], timeout=10_000)
+    qtbot.waitUntil(lambda: [d.name for d in plugin_vault.documents()] == ["a.md"], timeout=20_000)
+    qtbot.waitUntil(lambda: view.state_label.text().startswith("Saved."), timeout=5000)
+    assert view.state_label.text() == "Saved. The new settings are in effect."
+    write_note(notes, "b.md", "# B\n\nBeta.\n")  # watched from now on, not only scanned once
+    qtbot.waitUntil(lambda: sorted(d.name for d in plugin_vault.documents()) == ["a.md", "b.md"], timeout=20_000)
+
+    view.folders_editor.table.selectRow(0)
+    view.folders_editor.remove_selected()
+    view.save()
+    qtbot.waitUntil(lambda: plugin_vault.settings.watch.folders == (), timeout=10_000)
+    assert plugin_vault.watch_status() == []
+    assert len(plugin_vault.documents()) == 2  # its documents stay
+
+
+def test_a_folder_the_watcher_refuses_is_not_saved_and_says_why(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
+) -> None:
+    outer = tmp_path / "outer"
+    (outer / "inner").mkdir(parents=True)
+    plugin_vault.watch(outer)
+    _window, view = _open(window_for, plugin_vault, qtbot)
+    view.show_page("folders")
+    view.folders_editor.model.add_folder(str(outer / "inner"))
+    view.save()
+    error = view.error_labels["watch.folders"]
+    qtbot.waitUntil(lambda: error.text() != "", timeout=5000)
+    assert error.text().startswith(f"Not saved: {outer / 'inner'} overlaps the watched folder {outer}")
+    assert [str(r.path) for r in plugin_vault.watch_status()] == [str(outer)]  # as it was
+    assert [f.path for f in plugin_vault.settings.watch.folders] == [str(outer)]
+    assert [f["path"] for f in _saved(plugin_vault)["watch"]["folders"]] == [str(outer)]  # type: ignore[index]
+
+    view.revert()
+    view.folders_editor.model.add_folder(str(tmp_path / "gone"))
+    view.save()
+    qtbot.waitUntil(lambda: error.text() == f"Not saved: {tmp_path / 'gone'} is not a folder", timeout=5000)
+    assert len(plugin_vault.watch_status()) == 1
+
+
+def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
+    _window, view = _open(window_for, vault, qtbot)
+    notes = {
+        group.title(): [label.text() for label in group.findChildren(QLabel) if label.text().startswith("Takes")]
+        for group in view.findChildren(QGroupBox)
+    }
+    at_once = "Takes effect as soon as it is saved."
+    at_start = "Takes effect the next time Cairn starts."
+    for title in ("Personal data firewall", "Memories", "Recall", "Backups"):
+        assert notes[title] == [at_once], title
+    for title in ("Embedder", "Vector storage", "Endpoint", "Background jobs", "Episodes"):
+        assert notes[title] == [at_start], title
+    assert notes["Watched folders"] == [
+        "Takes effect the next time Cairn starts, except Folders (at once)."
+    ]  # the watcher reads its debounce and rescan interval when it starts
+    assert notes["Documents"] == ["Takes effect the next time Cairn starts, except Max size (at once)."]
+
+
+def test_backup_settings_apply_at_once_and_back_up_now_lists_the_generations(
+    vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    window, view = _open(window_for, vault, qtbot)
+    view.show_page("vault")
+    panel = view.backups
+    qtbot.waitUntil(lambda: panel.state is not None, timeout=5000)
+    assert panel.last_label.text() == "No backup yet."
+    assert panel.model.rowCount() == 0
+    generations = view.editors["backups.generations"].widget
+    assert isinstance(generations, QSpinBox)
+    generations.setValue(2)
+    view.save()
+    qtbot.waitUntil(lambda: vault.settings.backups.generations == 2, timeout=5000)
+    qtbot.waitUntil(lambda: view.state_label.text() == "Saved. The new settings are in effect.", timeout=5000)
+
+    for made in (1, 2, 3):
+        panel.backup_button.click()
+        assert not panel.backup_button.isEnabled()  # one at a time
+        qtbot.waitUntil(lambda: panel.backup_button.isEnabled(), timeout=20_000)
+        qtbot.waitUntil(lambda made=made: panel.model.rowCount() == min(made, 2), timeout=5000)
+    assert len(vault.backups()) == 2  # the new generations setting is in force without a restart
+    newest = vault.backups()[0]
+    assert panel.model.data(panel.model.index(0, 3)) == Path(newest.path).name
+    assert panel.last_label.text().startswith(f"Last backup: {local_time(newest.created_at)}")
+    assert panel.generations_label.text().startswith("2 of 2 generations kept. The next automatic one is due")
+    assert window.statusBar().currentMessage().startswith(f"Backed up to {Path(newest.path).name}")

@@ -7,8 +7,10 @@ page has the token with Copy and Rotate, the vault page shows the folder, and wa
 a list of folders with their globs.
 
 Saving goes through ``vault.update_settings`` on the writer.  Each changed value is checked first,
-so every invalid one shows the engine's message next to its field and nothing is saved.  Privacy
-and memory settings take effect at once; the rest at the next start, and the page says so.
+so every invalid one shows the engine's message next to its field and nothing is saved.  Which
+settings take effect at once (privacy, memories, recall, watched folders, backups …) and which at
+the next start is the engine's to say (:func:`engine.config.applies_live`); each group and the
+message after saving repeat it.  The vault page also lists the backups with "Back up now".
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from PySide6.QtWidgets import (
 from engine import ValidationError, Vault
 from engine.ai.ollama import OllamaStatus
 from engine.changes import Change
-from engine.config import Settings
+from engine.config import Settings, applies_live
 from ui.context import ViewContext
+from ui.widgets.backup_panel import BackupPanel
 from ui.widgets.labels import heading_label, secondary_label
 from ui.widgets.setting_editors import (
     SettingEditor,
@@ -74,9 +77,6 @@ SECTION_TITLES = {
     "backups": "Backups",
     "recall": "Recall",
 }
-APPLIES_AT_ONCE = frozenset({"privacy", "facts"})
-"""Sections the running engine picks up when saved (``Vault.update_settings``); the rest wait for a
-restart."""
 MODEL_FIELDS = ("llm.model", "embedder.ollama_model")
 PRIVACY_NOTE = (
     "What happens to each kind of personal identifier before anything is stored, embedded or sent "
@@ -120,7 +120,10 @@ def save_settings(vault: Vault, changes: dict[str, Any]) -> SaveResult:
     try:
         return SaveResult(vault.update_settings(changes), {})
     except ValidationError as exc:
-        return SaveResult(None, {exc.field: field_message(exc)})
+        # The running parts may name a part of a setting (``watch.folders.path`` for a folder that overlaps
+        # another): the message belongs next to the setting that holds it.
+        owner = next((name for name in changes if exc.field == name or exc.field.startswith(f"{name}.")), None)
+        return SaveResult(None, {owner or next(iter(changes)): field_message(exc)})
 
 
 def field_message(error: ValidationError) -> str:
@@ -130,18 +133,28 @@ def field_message(error: ValidationError) -> str:
 
 
 def restart_note(changes: dict[str, Any]) -> str:
-    """Which of the saved sections wait for a restart, in words."""
-    later = sorted(
-        {
-            SECTION_TITLES.get(section, section).lower()
-            for section in (name.split(".")[0] for name in changes)
-            if section not in APPLIES_AT_ONCE
-        }
-    )
+    """Which of the saved settings wait for a restart (by section), in words."""
+    later = sorted({SECTION_TITLES.get(name.split(".")[0], name).lower() for name in changes if not applies_live(name)})
     if not later:
         return "The new settings are in effect."
-    listed = later[0] if len(later) == 1 else f"{', '.join(later[:-1])} and {later[-1]}"
-    return f"Restart Cairn to use the new {listed} settings."
+    return f"Restart Cairn to use the new {_listed(later)} settings."
+
+
+def when_note(specs: Sequence[SettingSpec]) -> str:
+    """When the settings of one group take effect: at once, at the next start, or which are which."""
+    live = [spec for spec in specs if applies_live(spec.name)]
+    later = [spec for spec in specs if not applies_live(spec.name)]
+    if not later:
+        return "Takes effect as soon as it is saved."
+    if not live:
+        return "Takes effect the next time Cairn starts."
+    if len(live) >= len(later):
+        return f"Takes effect as soon as it is saved, except {_listed([s.label for s in later])} (at the next start)."
+    return f"Takes effect the next time Cairn starts, except {_listed([s.label for s in live])} (at once)."
+
+
+def _listed(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 class SettingsView(QWidget):
@@ -242,6 +255,8 @@ class SettingsView(QWidget):
         self.ollama.models_found.connect(self._offer_models)
         self.token_panel = TokenPanel(self._runner, self._show_status, self._endpoint, snapshot.token)
         self.location = LocationPanel(snapshot.vault_path)
+        self.backups = BackupPanel(self._runner, self._show_status)
+        self.backups.refresh()
         specs = setting_specs(snapshot.settings)
         by_section: dict[str, list[SettingSpec]] = {}
         for spec in specs:
@@ -267,6 +282,8 @@ class SettingsView(QWidget):
             }.get(key)
             if extra is not None:
                 box.insertWidget(1 if key == "models" else 0, extra)
+            if key == "vault":
+                box.insertWidget(2, self.backups)  # under the backup settings it reports on
             box.addStretch(1)
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)
@@ -281,12 +298,7 @@ class SettingsView(QWidget):
         form = QFormLayout(group)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setVerticalSpacing(10)
-        when = (
-            "Takes effect as soon as it is saved."
-            if section in APPLIES_AT_ONCE
-            else "Takes effect the next time Cairn starts."
-        )
-        form.addRow(secondary_label(when))
+        form.addRow(secondary_label(when_note(specs)))
         for spec in specs:
             editor = self._editor_for(spec)
             self.editors[spec.name] = editor

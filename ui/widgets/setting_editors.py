@@ -63,6 +63,8 @@ class SettingSpec:
             if base.endswith(suffix):
                 base = base[: -len(suffix)]
                 break
+        if base in ("max", "min"):  # ``max_bytes``: the unit was the noun; "Max" alone says nothing
+            base = f"{base}_size"
         words = [WORDS.get(word, word) for word in base.split("_")]
         text = " ".join(words)
         return text[:1].upper() + text[1:]
