@@ -7,8 +7,16 @@ facts from those events or document spans, their conflicts, the episodes summari
 
 "Gone" means gone from the bytes on disk, not just from queries: SQLite runs with ``secure_delete``, FTS5 with
 its secure-delete option, each touched vec0 table is rebuilt (vec0 keeps deleted vectors inside its chunks), and
-the WAL is checkpointed and truncated.  Backups made earlier still hold the data, so a forget deletes them too
-(``purge_backups``, on by default) and says how many it removed.
+the WAL is checkpointed and truncated.
+
+Backups: a backup is a whole copy of the database, and one cannot be scrubbed of one scope without rewriting it
+(and every backup is a snapshot the person may restore as it was).  So a forget deletes every backup
+(``purge_backups``, on by default): none made before it would still hold what was forgotten.  The receipt counts
+them (``deleted_counts["backups"]``) and states the policy in ``notes``; with ``purge_backups=False`` the notes say
+that the older backups still hold the data.
+
+A fact outside the scope that was in conflict with a forgotten fact is no longer contested by anything: it is
+settled (back to ``active`` with the standing of its confidence) in the same transaction.
 
 Every forget (and every dry run) leaves a receipt: the scope and the counts, never the content.
 
@@ -27,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import NotFound, ValidationError
+from engine.facts.decide import settle
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
@@ -79,6 +88,7 @@ class Receipt:
     dry_run: bool
     deleted_counts: dict[str, int]
     created_at: datetime
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -93,6 +103,7 @@ class _Targets:
     understandings: list[int] = field(default_factory=list)
     subjects: list[int] = field(default_factory=list)
     jobs: list[int] = field(default_factory=list)
+    opponents: list[int] = field(default_factory=list)  # kept facts in conflict with a forgotten one
     embeddings: int = 0
     spaces: list[str] = field(default_factory=list)
 
@@ -135,7 +146,14 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
         )
         if not scope.dry_run:
             tx.emit("forget.completed", receipt_id, user_id=scope.user_id, counts=counts)
-        return Receipt(receipt_id, described, scope.dry_run, counts, from_epoch(tx.now))
+        return Receipt(
+            receipt_id,
+            described,
+            scope.dry_run,
+            counts,
+            from_epoch(tx.now),
+            receipt_notes(described, scope.dry_run, counts),
+        )
 
     receipt: Receipt = store.write(op, timeout=600)
     if not scope.dry_run:
@@ -153,7 +171,28 @@ def read_receipt(store: Store, receipt_id: int) -> Receipt:
     if not rows:
         raise NotFound("receipt", receipt_id)
     r = rows[0]
-    return Receipt(int(r[0]), json.loads(r[1]), bool(r[2]), json.loads(r[3]), from_epoch(float(r[4])))
+    scope, dry_run, counts = json.loads(r[1]), bool(r[2]), json.loads(r[3])
+    return Receipt(int(r[0]), scope, dry_run, counts, from_epoch(float(r[4])), receipt_notes(scope, dry_run, counts))
+
+
+def receipt_notes(scope: dict[str, Any], dry_run: bool, counts: dict[str, int]) -> tuple[str, ...]:
+    """What a receipt says beyond its counts: the backup policy as it applied to this forget.
+
+    Derived from the stored scope and counts, so a receipt read back later says the same as when it was made.
+    """
+    backups = int(counts.get("backups", 0))
+    files = f"{backups} file{'' if backups == 1 else 's'}"
+    if not scope.get("purge_backups", True):
+        return ("Backups were kept: those made before this forget still hold what it removed.",)
+    if dry_run:
+        return (
+            f"Forgetting deletes every backup ({files}): a backup is a whole copy of the vault and cannot be scrubbed "
+            "in part.",
+        )
+    return (
+        f"Every backup was deleted ({files}): a backup is a whole copy of the vault and cannot be scrubbed in part, "
+        "so none made before this forget is kept.",
+    )
 
 
 def scrub(store: Store) -> None:
@@ -273,6 +312,12 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
             _ids(tx, f"SELECT id FROM conflicts WHERE fact_a IN ({marks}) OR fact_b IN ({marks})", (*vals, *vals))
         )
     t.conflicts = sorted(conflict_ids)
+    forgotten = set(t.facts)
+    for chunk in chunked(t.conflicts):
+        marks, vals = _in(chunk)
+        for a, b in tx.execute(f"SELECT fact_a, fact_b FROM conflicts WHERE id IN ({marks})", vals).fetchall():
+            t.opponents += [int(f) for f in (a, b) if int(f) not in forgotten]
+    t.opponents = sorted(set(t.opponents))
 
     # episodes summarising forgotten turns
     episode_ids: set[int] = set()
@@ -383,6 +428,8 @@ def _delete(tx: Tx, t: _Targets) -> None:
             tx.execute(f"DELETE FROM objects WHERE id IN ({marks})", vals)
     for table in t.spaces:
         rebuild_vec_table(tx, table)
+    for fact_id in t.opponents:
+        settle(tx, fact_id)
 
 
 def _backup_files(backups_dir: Path) -> list[Path]:

@@ -588,10 +588,10 @@ def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolve
     )
     if winner_id is None:
         for fid in (fact_a, fact_b):
-            _settle(tx, fid)
+            settle(tx, fid)
     else:
         loser = fact_b if winner_id == fact_a else fact_a
-        _settle(tx, winner_id)
+        settle(tx, winner_id)
         supersede(tx, loser, winner_id)
     tx.emit(
         "conflict.resolved",
@@ -602,8 +602,11 @@ def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolve
     )
 
 
-def _settle(tx: Tx, fact_id: int) -> None:
-    """A contested fact leaves the contested state once no open conflict holds it any more."""
+def settle(tx: Tx, fact_id: int) -> None:
+    """A contested fact leaves the contested state once no open conflict holds it any more.
+
+    Also used by forget: a fact whose opponent was forgotten is no longer contested by anything.
+    """
     if tx.scalar("SELECT status FROM facts WHERE id = ?", (fact_id,)) != "contested":
         return
     if not open_conflicts_of(tx, fact_id):
@@ -643,7 +646,7 @@ def close_moot_conflicts(tx: Tx, retired_id: int) -> None:
             (tx.now, conflict_id),
         )
         tx.emit("conflict.resolved", conflict_id, winner_id=None, resolution=None, resolved_by="superseded")
-        _settle(tx, int(fact_b) if int(fact_a) == retired_id else int(fact_a))
+        settle(tx, int(fact_b) if int(fact_a) == retired_id else int(fact_a))
 
 
 def retract(tx: Tx, fact_id: int, *, until: float, by_event: int | None = None) -> None:
