@@ -6,15 +6,17 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QListWidget
 from pytestqt.qtbot import QtBot
 
-from app.gui import build_main_window
+from app.gui import TrayIcon, build_main_window
 from engine import Vault
 from tests.ui.conftest import ADDRESS, TOKEN
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
+from ui.theme import icon_pixmap
 from ui.views import VIEWS
 from ui.views.overview import OverviewView
 
@@ -128,3 +130,19 @@ def test_closing_the_window_shuts_the_runner_down_cleanly(composed: tuple[MainWi
     assert runner.is_shut_down
     alive = [t.name for t in threading.enumerate() if t.name.startswith(("ui-read", "ui-write"))]
     assert alive == []
+
+
+def test_window_tray_and_navigation_icons_are_crisp_at_2x(composed: tuple[MainWindow, OpRunner]) -> None:
+    window, _runner = composed
+    tray = TrayIcon(window)
+    for icon in (window.windowIcon(), tray.icon()):
+        pixmap = icon.pixmap(QSize(128, 128), 2.0)
+        assert (pixmap.width(), pixmap.devicePixelRatio()) == (256, 2.0)
+        assert pixmap.toImage() == icon_pixmap("cairn", None, 256).toImage()  # drawn at 256, not 64 scaled up
+        assert {16, 22, 256} <= {size.width() for size in icon.availableSizes()}
+    text = window.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+    for row, spec in enumerate(VIEWS):
+        side = window.navigation.iconSize().width()
+        pixmap = window.navigation.item(row).icon().pixmap(QSize(side, side), 2.0)
+        assert pixmap.width() == side * 2
+        assert pixmap.toImage() == icon_pixmap(spec.icon, text, side * 2).toImage(), spec.key
