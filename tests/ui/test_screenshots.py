@@ -1,7 +1,8 @@
-"""Every view on a populated vault, saved as /tmp/cairn-<view>.png (light) and a dark Memories view.
+"""Every view on a populated vault, saved as cairn-<view>.png (light) and a dark Memories view.
 
-The pictures are for people to look at (clipped text, empty panes, contrast); the assertions check
-that each view drew real content rather than a blank or loading page.
+The assertions check that each view drew real content rather than a blank or loading page.  The
+pictures go to the test's own temporary folder; the ones for people to look at (clipped text, empty
+panes, contrast) come from ``make screenshots``, which renders the demo vault.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from ui.views.subjects import SubjectsView
 pytestmark = pytest.mark.gui
 
 WindowFor = Callable[[Vault], tuple[MainWindow, OpRunner]]
-SHOTS = Path("/tmp")
 
 
 def _populate(vault: Vault, tmp_path: Path) -> None:
@@ -98,7 +98,17 @@ def _ready(window: MainWindow, key: str) -> Callable[[], bool]:
     return next(check for kind, check in checks.items() if isinstance(view, kind))
 
 
-def test_every_view_draws_its_content(plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path) -> None:
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where this test's pictures are saved."""
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    return folder
+
+
+def test_every_view_draws_its_content(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path, shots: Path
+) -> None:
     _populate(plugin_vault, tmp_path)
     window, _runner = window_for(plugin_vault)
     window.show()
@@ -112,7 +122,7 @@ def test_every_view_draws_its_content(plugin_vault: Vault, window_for: WindowFor
         qtbot.waitUntil(_ready(window, spec.key), timeout=10_000)
         qtbot.wait(150)  # let the last results paint
         image = window.grab().toImage()
-        path = SHOTS / f"cairn-{spec.key}.png"
+        path = shots / f"cairn-{spec.key}.png"
         assert image.save(str(path))
         assert path.stat().st_size > 10_000
         assert _distinct_colours(image) > 20, spec.key
@@ -121,11 +131,11 @@ def test_every_view_draws_its_content(plugin_vault: Vault, window_for: WindowFor
     for page in settings.page_keys[1:]:
         settings.show_page(page)
         qtbot.wait(50)
-        assert window.grab().save(str(SHOTS / f"cairn-settings-{page}.png"))
+        assert window.grab().save(str(shots / f"cairn-settings-{page}.png"))
 
 
 def test_a_dark_palette_is_followed(
-    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path, qapp: QApplication
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path, shots: Path, qapp: QApplication
 ) -> None:
     _populate(plugin_vault, tmp_path)
     light = qapp.palette()
@@ -154,7 +164,7 @@ def test_a_dark_palette_is_followed(
         qtbot.waitUntil(_ready(window, "memories"), timeout=10_000)
         qtbot.wait(150)
         image = window.grab().toImage()
-        assert image.save(str(SHOTS / "cairn-memories-dark.png"))
+        assert image.save(str(shots / "cairn-memories-dark.png"))
         corner = QColor(image.pixel(image.width() - 5, image.height() // 2))
         assert corner.lightness() < 80  # the window background follows the palette
         view = window.view("memories")

@@ -93,15 +93,16 @@ class BackupPanel(QGroupBox):
         self.backup_button.setToolTip("Write a consistent copy of the vault into its backups folder now")
         self.backup_button.clicked.connect(self.back_up_now)
         self.table = simple_table(self.model, stretch=3, name="Backups", fit=(0, 1, 2))
+        listing = EmptyAware(self.table, "No backups in the vault's backups folder yet.")
         rows = self.table.verticalHeader().defaultSectionSize()
-        self.table.setFixedHeight(rows * TABLE_ROWS + self.table.horizontalHeader().sizeHint().height() + 4)
+        listing.setFixedHeight(rows * TABLE_ROWS + self.table.horizontalHeader().sizeHint().height() + 4)
         row = QHBoxLayout()
         row.addWidget(self.last_label, 1)
         row.addWidget(self.backup_button, 0, Qt.AlignmentFlag.AlignTop)
         box = QVBoxLayout(self)
         box.addLayout(row)
         box.addWidget(self.generations_label)
-        box.addWidget(EmptyAware(self.table, "No backups in the vault's backups folder yet."))
+        box.addWidget(listing)
         runner.changes_arrived.connect(self._on_changes)
 
     def refresh(self) -> None:
