@@ -10,9 +10,12 @@ Checks run in this order, and the first that fails answers (HARDENING.md, "Local
    allow-list, which is empty by default → else 403.
 3. **Bearer token**, ``Authorization: Bearer <token>``, compared in constant time; only the public
    routes (health) go without → else 401.
-4. **Content type** of a state-changing request (POST/PUT/PATCH/DELETE) that has a body is JSON or
-   multipart → else 415.  Browsers send text/plain and form posts cross-site without a preflight;
-   refusing them closes that door even if everything above were bypassed.
+4. **Content type** of a state-changing request (POST/PUT/PATCH/DELETE) is JSON or multipart
+   whenever it has a body or declares a type at all → else 415.  Browsers send text/plain and form
+   posts cross-site without a preflight — with or without a body (``fetch(url, {method: "POST",
+   mode: "no-cors"})`` to a restore or close route needs none); refusing them closes that door even
+   if everything above were bypassed.  Only a request with neither body nor Content-Type passes
+   unlabelled, so ``curl -X DELETE`` still works.
 5. **Body size**: a declared ``Content-Length`` above the cap → 413 at once; a chunked body is
    counted while it streams and cut off with 413 when it passes the cap.
 6. **Concurrency**: 503 while the vault is closing; 429 when every request slot is taken, both with
@@ -218,15 +221,16 @@ class Guard:
             return Rejection(400, "bad_request", "The Content-Length header is not a single whole number.")
         declared = int(lengths[0]) if lengths else None
         has_body = (declared or 0) > 0 or b"transfer-encoding" in headers
-        if has_body and scope["method"] in STATE_CHANGING_METHODS:
-            types = headers.get(b"content-type", [])
+        types = headers.get(b"content-type", [])
+        if scope["method"] in STATE_CHANGING_METHODS and (has_body or types):
             media_type = types[0].split(b";", 1)[0].strip().lower() if len(types) == 1 else b""
             if media_type not in ACCEPTED_BODY_TYPES:
                 return Rejection(
                     415,
                     "unsupported_media_type",
                     "A request that changes something must send JSON or multipart/form-data.",
-                    fix="Send 'Content-Type: application/json' (files: multipart/form-data).",
+                    fix="Send 'Content-Type: application/json' (files: multipart/form-data); a request "
+                    "without a body may leave Content-Type out.",
                 )
         if declared is not None and declared > self.config.max_body_bytes:
             return _too_large(self.config.max_body_bytes)

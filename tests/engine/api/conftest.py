@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import sqlean
 
 from app.plugins import build_plugin_manager
 from engine import Settings, Vault
@@ -16,6 +18,27 @@ from engine.api.server import EndpointServer
 
 #: In-process tests use no socket: the port only enters the Host allow-list.
 PORT = 8642
+
+#: The Host values of HARDENING.md ("Localhost endpoint"), ``{port}`` standing for the server's port.  The
+#: in-process matrix and the real-socket test both take them from here, so they test the same list.
+HARDENING_HOSTS = (
+    "evil.com",
+    "evil.com:{port}",
+    "",
+    ":{port}",
+    "localhost.evil.com",
+    "127.0.0.1.nip.io",
+    "[::1]:{port}",
+    "LOCALHOST:{port}",
+    "0.0.0.0:{port}",
+)
+#: The loopback names the guard accepts, with the server's port; the name is case-insensitive.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def host_is_allowed(host: str, port: int) -> bool:
+    """Whether the guard must let a request with this Host header through (the test's own statement of the rule)."""
+    return host.lower() in {f"{name}:{port}" for name in LOOPBACK_NAMES}
 
 
 def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, object]:
@@ -45,6 +68,26 @@ def table_counts(vault: Vault) -> dict[str, int]:
         )
     ]
     return {name: int(vault.store.scalar(f'SELECT COUNT(*) FROM "{name}"')) for name in names}
+
+
+class CommitWatch:
+    """Notices any commit to the vault's database, by any connection, for the price of one PRAGMA.
+
+    SQLite's ``PRAGMA data_version`` changes on a connection whenever another connection has committed a change to
+    the file since it last asked (an empty transaction does not count).  This connection is read-only and never
+    writes, so every change of the value is somebody else's commit: the writer's, or anything that went around it.
+    """
+
+    def __init__(self, vault: Vault) -> None:
+        uri = vault.paths.db.resolve().as_uri() + "?mode=ro"
+        self._conn: Any = sqlean.connect(uri, uri=True, check_same_thread=False)
+
+    def version(self) -> int:
+        """The current value; compare two readings to know whether anything committed in between."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def seed(vault: Vault) -> None:

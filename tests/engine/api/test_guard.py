@@ -183,16 +183,45 @@ def test_missing_content_type_with_a_body_is_415(vault: Vault, token: str) -> No
     assert (status, body["error"]["code"]) == (415, "unsupported_media_type")
 
 
-@pytest.mark.parametrize("method", ["POST", "DELETE"])
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
 def test_bodyless_state_changing_requests_need_no_content_type(client: httpx.Client, token: str, method: str) -> None:
+    """``curl -X DELETE`` sends neither a body nor a Content-Type: it passes (and meets the 404 of the route)."""
     response = client.request(method, "/v6/no-such-route", headers={"Authorization": f"Bearer {token}"})
     assert_error(response, 404, "not_found")
     response = client.request(
         method,
         "/v6/no-such-route",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "text/plain"},
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     assert_error(response, 404, "not_found")
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/mixed", "text/json", ""]
+)
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_bodyless_state_changing_requests_may_not_declare_another_type(
+    client: httpx.Client, token: str, method: str, content_type: str
+) -> None:
+    """A cross-site form or ``no-cors`` fetch needs no body to hit a restore or close route; its type gives it away."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": content_type}
+    response = client.request(method, "/v6/no-such-route", headers=headers)
+    error = assert_error(response, 415, "unsupported_media_type")
+    assert "without a body may leave Content-Type out" in str(error["details"])
+
+
+def test_a_bodyless_delete_with_a_form_type_changes_nothing(client: httpx.Client, vault: Vault, token: str) -> None:
+    fact = vault.facts.add("user", "likes", "green tea")
+    auth = {"Authorization": f"Bearer {token}"}
+    for content_type in ("text/plain", "application/x-www-form-urlencoded"):
+        refused = client.delete(f"/v6/facts/{fact.id}", headers={**auth, "Content-Type": content_type})
+        assert_error(refused, 415, "unsupported_media_type")
+        assert vault.facts.get(fact.id).status == "active"
+    assert client.delete(f"/v6/facts/{fact.id}", headers=auth).status_code == 200  # what curl -X DELETE sends
+    assert vault.facts.get(fact.id).status == "deleted"
+    refused = client.post(f"/v6/facts/{fact.id}/restore", headers={**auth, "Content-Type": "text/plain"})
+    assert_error(refused, 415, "unsupported_media_type")
+    assert vault.facts.get(fact.id).status == "deleted"
 
 
 @pytest.mark.parametrize("value", [b"abc", b"-1", b"1e3", b"10, 12"])

@@ -3,8 +3,14 @@ change stream and MCP).
 
 A request gets its route's success status only when every check holds; otherwise it gets the exact
 status of the first check that fails (Host 421 → Origin 403 → token 401 → content type 415), in the
-endpoint's JSON error shape, and nothing in the vault changes: the change feed publishes nothing
-after any refused request, and no table's row count moves over a route's refused requests.
+endpoint's JSON error shape, and nothing in the vault changes.  That is checked after every refused
+request: the change feed published nothing, and SQLite's ``data_version`` shows whether anything
+committed at all; only when something did (background upkeep may) are the row counts of every table
+compared, so the check stays per request and cheap.
+
+Content type: every state-changing request of the matrix declares its type, so a body-less one
+(DELETE a fact, POST a restore) is refused as well when the type is not JSON — a cross-site form
+needs no body to reach such a route.
 
 ``ROUTES`` is the one table of what the endpoint serves.  Work that adds a route adds a line here
 (method, path, an example body, the status it answers when everything holds, and what it acts on);
@@ -28,10 +34,20 @@ from fastapi.routing import iter_route_contexts
 
 from engine import Vault
 from engine.api.app import create_app
+from engine.api.guard import STATE_CHANGING_METHODS
 from engine.config import EndpointSettings
 from tests.engine.api import targets
 from tests.engine.api.asgi import LiveApp, live
-from tests.engine.api.conftest import PORT, assert_error, open_vault, seed, table_counts
+from tests.engine.api.conftest import (
+    HARDENING_HOSTS,
+    PORT,
+    CommitWatch,
+    assert_error,
+    host_is_allowed,
+    open_vault,
+    seed,
+    table_counts,
+)
 
 Body = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]] | None
 MCP_INITIALIZE = {
@@ -206,15 +222,7 @@ ROUTES: list[Route] = [
 ]
 
 HOSTS = [
-    "evil.com",
-    f"evil.com:{PORT}",
-    "",
-    f":{PORT}",
-    "localhost.evil.com",
-    "127.0.0.1.nip.io",
-    f"[::1]:{PORT}",
-    f"LOCALHOST:{PORT}",
-    f"0.0.0.0:{PORT}",
+    *(host.format(port=PORT) for host in HARDENING_HOSTS),
     # beyond the HARDENING list: the plain good ones, a wrong port, no port, look-alikes
     f"127.0.0.1:{PORT}",
     f"localhost:{PORT}",
@@ -225,7 +233,6 @@ HOSTS = [
     f"127.0.0.1:{PORT}.evil.com",
     f"[::ffff:127.0.0.1]:{PORT}",
 ]
-GOOD_HOSTS = {f"127.0.0.1:{PORT}", f"localhost:{PORT}", f"[::1]:{PORT}"}
 
 ORIGINS: list[str | None] = [None, "null", "http://evil.com", f"http://localhost:{PORT}"]
 TOKENS = ["none", "wrong", "right"]
@@ -242,14 +249,14 @@ MIME = {
 
 
 def expected_status(route: Route, host: str, origin: str | None, token: str, ctype: str, allowed: set[str]) -> int:
-    if host.lower() not in GOOD_HOSTS:
+    if not host_is_allowed(host, PORT):
         return 421
     if origin is not None and origin not in allowed:
         return 403
     if not route.public and token != "right":
         return 401
-    if route.body is not None and ctype != "json":
-        return 415
+    if route.method in STATE_CHANGING_METHODS and ctype != "json":
+        return 415  # with a body or without: the request declares a type that is not JSON
     return route.ok
 
 
@@ -305,26 +312,35 @@ async def _run_matrix(vault: Vault, route: Route, allowed: tuple[str, ...]) -> O
     ]
     expected = {case: expected_status(route, *case, set(allowed)) for case in cases}
     outcome = Outcome()
-    async with live(app) as running:
-        # Refusals first, all against one target: nothing may change.
-        values = route.targets(vault) if route.targets else {}
-        assert vault.wait_idle(30)  # background enrichment must not move the counts meanwhile
-        counts = table_counts(vault)
-        for case in (c for c in cases if expected[c] != route.ok):
-            seq = vault.changes.last_seq
-            answer = await _send(running, route, values, case, token)
-            outcome.refused += 1
-            _check(outcome, route, case, answer, expected[case])
-            if vault.changes.last_seq != seq:
-                outcome.failures.append(f"{route.id} {case}: a refused request changed the vault")
-        if table_counts(vault) != counts:
-            outcome.failures.append(f"{route.id}: row counts moved over refused requests")
-        # Then everything that passes the guard, each on a fresh target.
-        for case in (c for c in cases if expected[c] == route.ok):
+    watch = CommitWatch(vault)
+    try:
+        async with live(app) as running:
+            # Refusals first, all against one target: nothing may change, checked after each one.
             values = route.targets(vault) if route.targets else {}
-            answer = await _send(running, route, values, case, token)
-            outcome.accepted += 1
-            _check(outcome, route, case, answer, route.ok)
+            assert vault.wait_idle(30)  # background enrichment must not move the counts meanwhile
+            counts = table_counts(vault)
+            for case in (c for c in cases if expected[c] != route.ok):
+                seq, version = vault.changes.last_seq, watch.version()
+                answer = await _send(running, route, values, case, token)
+                outcome.refused += 1
+                _check(outcome, route, case, answer, expected[case])
+                if vault.changes.last_seq != seq:
+                    outcome.failures.append(f"{route.id} {case}: a refused request published a change")
+                if watch.version() != version:
+                    # Something committed meanwhile: this request, or background upkeep.  The rows decide.
+                    now = table_counts(vault)
+                    if now != counts:
+                        moved = {t: (counts.get(t), n) for t, n in now.items() if counts.get(t) != n}
+                        outcome.failures.append(f"{route.id} {case}: row counts moved: {moved}")
+                        counts = now
+            # Then everything that passes the guard, each on a fresh target.
+            for case in (c for c in cases if expected[c] == route.ok):
+                values = route.targets(vault) if route.targets else {}
+                answer = await _send(running, route, values, case, token)
+                outcome.accepted += 1
+                _check(outcome, route, case, answer, route.ok)
+    finally:
+        watch.close()
     return outcome
 
 
@@ -401,6 +417,12 @@ def test_refused_requests_never_reach_a_route(matrix_vault: Vault) -> None:
             )
             return answer.status, matrix_vault.changes.last_seq - before
 
-    status, published = asyncio.run(go())
-    assert status == 202
-    assert published >= 1
+    watch = CommitWatch(matrix_vault)
+    try:
+        version = watch.version()
+        status, published = asyncio.run(go())
+        assert status == 202
+        assert published >= 1
+        assert watch.version() != version  # the commit watch sees the writer's commits
+    finally:
+        watch.close()
