@@ -389,3 +389,17 @@ def test_cancel_stops_a_running_folder_ingest_after_the_files_in_hand(
     # every file read before Cancel is in the vault whole; none after it
     assert len(plugin_vault.documents()) == outcome.counts["ok"] == outcome.last.done
     assert all(d.spans > 0 for d in plugin_vault.documents())
+
+
+def test_a_link_to_a_passage_that_is_gone_says_so(plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
+    window, _runner = window_for(plugin_vault)
+    window.show()
+    assert window.open_object("span", 999_999)
+    qtbot.waitUntil(
+        lambda: (
+            window.statusBar().currentMessage()
+            == "That passage is no longer in the vault: its document was deleted or read again."
+        ),
+        timeout=5000,
+    )
+    assert window.message_bar.isHidden()  # a plain note, not an error to fix

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import Vault
+from engine import NotFound, Vault
 from engine.documents.model import DocumentInfo, QuarantineEntry, UploadResult
 from engine.dto import SpanSource
 from engine.watching.contract import RootStatus
@@ -306,7 +306,15 @@ class DocumentsView(QWidget):
 
     def show_span(self, span_id: int) -> None:
         """Show the document a span belongs to, with the span chosen in its section tree."""
-        self._runner.read(lambda vault: vault.documents.span_source(span_id), self._span_found)
+        self._runner.read(
+            lambda vault: vault.documents.span_source(span_id), self._span_found, on_error=self._span_missing
+        )
+
+    def _span_missing(self, error: BaseException) -> None:
+        if isinstance(error, NotFound):  # deleted or read again since the link was shown
+            self._show_status("That passage is no longer in the vault: its document was deleted or read again.")
+            return
+        self._runner.report(error)
 
     def _span_found(self, span: SpanSource) -> None:
         self.document_pane.focus_item(span.span_id)
