@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import os
 import shutil
@@ -10,7 +11,9 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -20,7 +23,15 @@ from engine.api.app import create_app
 from engine.api.server import EndpointServer, bind_loopback
 from engine.errors import EnvironmentProblem
 from engine.token import rotate_token
-from tests.engine.api.conftest import Served, assert_error, seed, table_counts
+from tests.engine.api.conftest import (
+    HARDENING_HOSTS,
+    Served,
+    assert_error,
+    host_is_allowed,
+    open_vault,
+    seed,
+    table_counts,
+)
 
 CANARY = "CANARY-7f3a-private-memory-text"
 
@@ -158,6 +169,103 @@ def test_server_stops_quickly_and_frees_the_port(vault: Vault, token: str) -> No
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
         sock.settimeout(2)
         sock.connect(("127.0.0.1", port))
+
+
+# -- Host over real sockets ------------------------------------------------------------------------
+@dataclass
+class RawAnswer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def raw_request(address: str, port: int, request: bytes) -> RawAnswer:
+    """Send ``request`` byte for byte (no client library rewrites the Host header) and read the whole answer."""
+    with socket.create_connection((address, port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get("transfer-encoding") == "chunked":
+        body = _unchunk(body)
+    return RawAnswer(int(status_line.split()[1]), headers, body)
+
+
+def _unchunk(data: bytes) -> bytes:
+    out = b""
+    while data:
+        size_line, _, rest = data.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        data = rest[size + 2 :]
+    return out
+
+
+def http_bytes(method: str, path: str, host: str, headers: dict[str, str], body: bytes = b"") -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    if body or method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+@pytest.fixture(scope="module")
+def host_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One real server for the whole Host list: each case only reads, or is refused before it could write."""
+    vault = open_vault(tmp_path_factory.mktemp("hosts") / "vault")
+    token = vault.endpoint_token()
+    server = EndpointServer(lambda port: create_app(vault, token=token, port=port), 0)
+    server.start()
+    try:
+        yield Served(server, vault, token)
+    finally:
+        server.stop()
+        vault.close()
+
+
+@pytest.mark.parametrize("template", HARDENING_HOSTS, ids=lambda h: h.replace("{port}", "PORT") or "empty")
+def test_every_hardening_host_over_real_sockets(host_server: Served, template: str) -> None:
+    """What a DNS-rebinding page or a confused client actually puts on the wire: 421 before routing and before
+    the token, or an ordinary answer for the loopback names with our port — as the in-process matrix expects."""
+    served = host_server
+    port = served.server.port
+    host = template.format(port=port)
+    allowed = host_is_allowed(host, port)
+    # a request naming [::1] arrives over ::1 when this machine has it, like a client that resolved it would
+    address = "::1" if host.startswith("[::1]") and ipv6_loopback_available() else "127.0.0.1"
+    auth = {"Authorization": f"Bearer {served.token}"}
+    event = {"conversation_id": "hosts", "content": f"Host check {template or 'empty'}: I live in Lisbon."}
+    cases = [
+        ("GET", "/v6/health", {}, b"", 200),
+        ("GET", "/v6/jobs", auth, b"", 200),
+        ("GET", "/v6/jobs", {}, b"", 401),  # the Host is judged before the token
+        ("POST", "/v6/ingest", {**auth, "Content-Type": "application/json"}, json.dumps(event).encode(), 202),
+        ("DELETE", "/v6/facts/1", {**auth, "Content-Type": "text/plain"}, b"", 415),  # and before the type
+    ]
+    for method, path, headers, body, ok in cases:
+        assert served.vault.wait_idle(30)  # the enrichment of an accepted ingest must not move the numbers
+        seq, counts = served.vault.changes.last_seq, table_counts(served.vault)
+        answer = raw_request(address, port, http_bytes(method, path, host, headers, body))
+        where = f"{method} {path} Host {host!r}"
+        assert not [h for h in answer.headers if h.startswith("access-control-")], where
+        if allowed:
+            assert answer.status == ok, f"{where}: {answer.status} {answer.body!r}"
+            continue
+        assert answer.status == 421, f"{where}: {answer.status} {answer.body!r}"
+        error = answer.json()["error"]
+        assert error["code"] == "misdirected_request" and str(port) in error["details"]["fix"], where
+        assert served.vault.changes.last_seq == seq and table_counts(served.vault) == counts, where
 
 
 # -- token -----------------------------------------------------------------------------------------
