@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,8 @@ from engine.api.server import EndpointServer
 from engine.api.sse import StreamHub, StreamSettings
 from engine.config import EndpointSettings
 from tests.engine.api.conftest import assert_error
+from tests.fakes.ollama import FakeOllama
+from tests.plugins.parser_pdf import garbage_with_header
 
 HEARTBEAT_S = 0.2
 
@@ -189,6 +192,143 @@ def test_connected_then_every_change_of_an_ingest(live: Live) -> None:
         assert ids == sorted(set(ids))  # strictly increasing, nothing twice
     finally:
         reader.close()
+
+
+# -- every kind of change ----------------------------------------------------------------------------
+@dataclass
+class Stream:
+    """The events one reader has received, searchable by kind and object, in arrival order."""
+
+    reader: Reader
+    events: list[Event] = field(default_factory=list)
+
+    def find(self, kind: str, object_id: int | None = None, timeout: float = 30.0) -> Event:
+        """The first ``kind`` event (about ``object_id``) received so far or arriving within ``timeout``."""
+
+        def wanted(event: Event) -> bool:
+            return event.event == kind and (object_id is None or event.data.get("object_id") == object_id)
+
+        for event in self.events:
+            if wanted(event):
+                return event
+        return self._read_until(wanted, timeout)
+
+    def through(self, seq: int, timeout: float = 30.0) -> None:
+        """Read on until the change numbered ``seq`` has arrived."""
+        if not any(event.id is not None and event.id >= seq for event in self.events):
+            self._read_until(lambda event: event.id is not None and event.id >= seq, timeout)
+
+    def _read_until(self, wanted: Callable[[Event], bool], timeout: float) -> Event:
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self.reader.next(timeout=max(0.01, deadline - time.monotonic()))
+            self.events.append(event)
+            if wanted(event):
+                return event
+
+
+def assert_framed(event: Event, kind: str, object_id: int) -> None:
+    """A change frame: its SSE id is the feed's sequence number, and it names the object it is about."""
+    assert event.event == kind
+    assert event.id is not None and event.id == event.data["seq"]
+    assert event.data["type"] == kind and event.data["object_id"] == object_id
+    assert event.data["at"].endswith("Z")
+
+
+def test_every_kind_of_change_arrives_with_its_id_and_a_resume_replays_the_missed(live: Live) -> None:
+    """Each change DESIGN §8 lists for the stream, caused through the endpoint: the conflict's and the
+    document's live, the rest while the client is away and replayed when it comes back with Last-Event-ID."""
+    with httpx.Client(base_url=live.server.address, headers=live.auth(), trust_env=False, timeout=30) as http:
+        first = Stream(live.reader())
+        try:
+            first.find("connected")
+            hanoi_event = live.ingest("I live in Hanoi.")
+            hanoi = first.find("memory.created").data["object_id"]
+            assert http.get(f"/v6/facts/{hanoi}").json()["event_id"] == hanoi_event
+            live.ingest("I live in Paris.")
+            conflict = first.find("conflict.created")
+            paris = next(f for f in conflict.data["fact_ids"] if f != hanoi)
+            assert_framed(conflict, "conflict.created", http.get("/v6/conflicts").json()["conflicts"][0]["id"])
+            assert_framed(first.find("memory.created", paris), "memory.created", paris)
+            assert_framed(first.find("memory.updated", hanoi), "memory.updated", hanoi)  # now contested
+
+            resolved = http.post(f"/v6/conflicts/{conflict.data['object_id']}/resolve", json={"winner_id": paris})
+            assert resolved.status_code == 200, resolved.text
+            assert_framed(first.find("conflict.resolved"), "conflict.resolved", conflict.data["object_id"])
+            superseded = first.find("memory.superseded", hanoi)
+            assert_framed(superseded, "memory.superseded", hanoi)
+            assert superseded.data["superseded_by"] == paris
+
+            upload = http.post(
+                "/v6/documents", json={"name": "trip.md", "content": "# Trip\n\nWe fly to Hanoi in May."}
+            )
+            assert upload.status_code == 201, upload.text
+            document = upload.json()["document_id"]
+            assert_framed(first.find("document.ready", document), "document.ready", document)
+            last_seen = max(e.id for e in first.events if e.id is not None)
+        finally:
+            first.reader.close()
+
+        # Away: what happens now reaches the client only by the replay.
+        assert http.post(f"/v6/facts/{paris}/tier", json={"tier": "hot", "pinned": True}).status_code == 200
+        assert http.delete(f"/v6/facts/{paris}").status_code == 200  # what curl -X DELETE sends: no type, no body
+        blank = http.post("/v6/documents", json={"name": "blank.txt", "content": " \n\n \t \n"})
+        assert blank.status_code == 201 and blank.json()["status"] == "degraded", blank.text
+        scan = http.post("/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")})
+        assert scan.status_code == 422, scan.text
+        quarantined = scan.json()["error"]["details"]["quarantine_id"]
+        assert live.vault.wait_idle(30)
+        missed, complete = live.vault.changes.since(last_seen)
+        assert complete
+
+        again = Stream(live.reader(**{"Last-Event-ID": str(last_seen)}))
+        try:
+            connected = again.find("connected")
+            assert connected.id == last_seen and connected.data["resumed_from"] == last_seen
+            assert_framed(again.find("memory.updated", paris), "memory.updated", paris)
+            assert again.find("memory.updated", paris).data["reason"] == "tier"
+            assert_framed(again.find("memory.deleted", paris), "memory.deleted", paris)
+            degraded = blank.json()["document_id"]
+            assert_framed(again.find("document.degraded", degraded), "document.degraded", degraded)
+            assert_framed(again.find("document.quarantined", quarantined), "document.quarantined", quarantined)
+            again.through(missed[-1].seq)
+            replayed = [e for e in again.events if e.event != "connected"]
+            # exactly the feed's record of what was missed: in order, each once, nothing from before the resume point
+            assert [(e.id, e.event, e.data["object_id"]) for e in replayed] == [
+                (c.seq, c.type, c.object_id) for c in missed
+            ]
+            assert all(e.id is not None and e.id > last_seen for e in replayed)
+            # and the stream goes on live after the replay
+            assert http.delete(f"/v6/documents/{document}").status_code == 200
+            assert_framed(again.find("document.deleted", document), "document.deleted", document)
+        finally:
+            again.reader.close()
+
+
+def test_a_job_that_fails_for_good_arrives_with_its_id(tmp_path: Path, fake_ollama: FakeOllama) -> None:
+    """A model that answers outside the schema fails the enrichment job; parked, it is a ``job.failed``."""
+    fake_ollama.on_chat(lambda request: {"facts": [{"subject": "user", "predicate": 7}]})
+    settings = fake_ollama.settings(
+        {"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.max_attempts": 1, "jobs.backoff_s": 0.02}
+    )
+    with Vault.open(tmp_path / "vault", settings=settings) as vault:
+        assert vault.llm_engine.startswith("ollama:")
+        server = serve(vault)
+        live = Live(server, vault, vault.endpoint_token())
+        stream = Stream(live.reader())
+        try:
+            stream.find("connected")
+            event_id = live.ingest("I live in Hanoi.")
+            failed = stream.find("job.failed")
+            with httpx.Client(trust_env=False, timeout=10) as http:
+                jobs = http.get(f"{server.address}/v6/jobs", headers=live.auth()).json()
+            (parked,) = jobs["failures"]
+            assert parked["payload"]["event_id"] == event_id
+            assert_framed(failed, "job.failed", parked["id"])
+            assert failed.data["kind"] == "enrich" and "ExtractionError" in failed.data["error"]
+        finally:
+            stream.reader.close()
+            server.stop()
 
 
 def test_reconnecting_with_last_event_id_replays_what_was_missed(live: Live) -> None:
