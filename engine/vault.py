@@ -41,7 +41,7 @@ from engine.errors import NotFound, ValidationError, VaultError
 from engine.events import EventIn, IngestResult, insert_prepared, prepare_batch, validate
 from engine.facts.api import ConflictsApi, ConflictView, FactsApi
 from engine.facts.catalog import Catalog, load_catalog
-from engine.facts.decide import Decider
+from engine.facts.decide import Decider, stage_traces
 from engine.facts.pipeline import Analysis, Pipeline
 from engine.facts.types import StageTrace
 from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_receipt
@@ -479,7 +479,8 @@ class Vault:
         when = parse_datetime(occurred_at) if occurred_at is not None else datetime.now(UTC)
         analysis = self.pipeline.analyse(text, role=role, author=author, occurred_at=when, run_firewall=True)
         with self.store.snapshot() as snap:
-            actions = self._decider.dry_run(snap, user_id, analysis.proposals, None)
+            planned = self._decider.plan_all(snap, user_id, analysis.proposals, None, at=when.timestamp())
+        actions = [o.action for o in planned]
         decisions = tuple(
             {
                 "decision": a.decision,
@@ -493,11 +494,9 @@ class Vault:
             }
             for a in actions
         )
-        stages = (
-            *analysis.traces,
-            StageTrace("decide", f"{len(actions)} decisions (dry run)", {"decisions": list(decisions)}),
-        )
-        return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), learned=False)
+        decide = StageTrace("decide", f"{len(actions)} decisions (dry run)", {"decisions": list(decisions)})
+        stages = stage_traces(analysis.traces, planned, decide, planned=True)
+        return ExtractionReport(stages, decisions, tuple(analysis.warnings), learned=False)
 
     def _learn(self, event: EventIn) -> ExtractionReport:
         """Ingest ``event`` and enrich it on this thread, reporting what was decided.
@@ -571,11 +570,8 @@ class Vault:
             }
             for a in result.applied
         )
-        stages = (
-            firewall,
-            *analysis.traces,
-            StageTrace("decide", f"{len(decisions)} decisions applied", {"decisions": list(decisions)}),
-        )
+        decide = StageTrace("decide", f"{len(decisions)} decisions applied", {"decisions": list(decisions)})
+        stages = stage_traces((firewall, *analysis.traces), result.applied, decide, planned=False)
         fact_ids = tuple(a.fact_id for a in result.applied if a.fact_id is not None)
         return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), True, event_id, fact_ids)
 

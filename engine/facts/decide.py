@@ -1,6 +1,8 @@
 """Stages 6 (Match), 7 (Decide) and 9 (Tier), and conflict handling — inside the writer's transaction.
 
-For each proposal, :func:`plan` looks at the proposal's slot ``(user, subject, predicate)`` and decides:
+Stage 6, :func:`match`, reads the live facts of the proposal's slot ``(user, subject, predicate)`` (plus the
+opposite preference for the same value, and what this very event already stored) and ranks them by similarity ×
+recency × importance.  Stage 7, :func:`plan`, decides with the best-ranked fact of the same value first:
 
 ==========  ===============================================================================================
 CREATE      nothing like it is known: a new fact
@@ -15,26 +17,32 @@ RETRACT     a negation ("I no longer …") of a known fact: the fact is retracte
 
 Role rules (DESIGN §3): user statements are the source of truth; assistant and tool statements yield facts but
 never supersede or win against a user fact (they are stored as candidates beside it); system messages never get
-here.  :func:`apply` carries a plan out; both are used by enrichment, and ``plan`` alone by the dry run.
+here.  :meth:`Decider.apply` carries a plan out; both are used by enrichment, and ``plan`` alone by the dry run.
+Stage 9 (Tier) is :func:`~engine.facts.model.tier_with_reason`, applied to every fact a decision created or
+touched; each outcome records its :class:`Match` and :class:`TierChoice`, and :func:`stage_traces` turns them into
+the trace entries of ``Vault.extract``.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.config import FactSettings
 from engine.facts import params
-from engine.facts.model import confidence, contains_detail, standing_for, tier_for
-from engine.facts.pipeline import Proposal
-from engine.facts.types import Decision
+from engine.facts.model import confidence, contains_detail, standing_for, tier_for, tier_with_reason
+from engine.facts.pipeline import STAGES, Proposal
+from engine.facts.types import Decision, StageTrace, Tier
 from engine.store import Tx
 from engine.subjects import ensure_subject, find_subject_id
 from engine.vectors import VectorIndex, VectorItem
 
 AUTHORITATIVE = frozenset({"user", "manual"})
+#: How many ranked candidates the Match trace lists per proposal (a multi-valued slot can hold hundreds).
+TRACE_CANDIDATES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,40 @@ class SlotFact:
 
 
 @dataclass(frozen=True, slots=True)
+class Candidate:
+    """A stored fact that Match found for a proposal, with the parts of its rank."""
+
+    fact_id: int
+    object_text: str
+    status: str
+    similarity: float  # 1 for the same value, 0.8 for more or less detail, else shared words (Jaccard)
+    recency: float  # 0.5 ** (age / half-life of the predicate's decay); 1 for stable facts
+    importance: float
+    score: float  # similarity × recency × importance
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Stage 6 for one proposal: its subject, the stored facts Decide weighs, and their ranking (best first)."""
+
+    proposal: Proposal
+    subject_id: int | None
+    slot: tuple[SlotFact, ...]
+    opposed: tuple[SlotFact, ...] = ()
+    applied: tuple[int, ...] = ()
+    ranked: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TierChoice:
+    """Stage 9 for one fact a decision created or touched: its tier and the rule that chose it."""
+
+    fact_id: int | None
+    tier: Tier
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Action:
     """One decision about one proposal, with the stored facts it concerns."""
 
@@ -77,6 +119,12 @@ class Applied:
     fact_id: int | None = None
     conflict_id: int | None = None
     touched: list[int] = field(default_factory=list)
+    match: Match | None = None
+    tiers: list[TierChoice] = field(default_factory=list)
+    embedded: bool = False  # a vector was stored for the new fact (quarantined facts get none)
+    match_ms: float = 0.0
+    decide_ms: float = 0.0
+    tier_ms: float = 0.0
 
 
 SLOT_COLUMNS = (
@@ -171,6 +219,54 @@ def _slot_fact(r: Sequence[Any]) -> SlotFact:
     )
 
 
+def match(q: Any, user_id: str, subject_id: int | None, p: Proposal, *, event_id: int | None, at: float) -> Match:
+    """Stage 6: the live facts of ``p``'s slot and of the opposite preference, ranked; ``q`` a Tx or a snapshot.
+
+    ``at`` is when the proposal was said: recency is measured back from it, not from the clock.
+    """
+    slot = tuple(slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm))
+    opposed = tuple(opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm))
+    applied = tuple(applied_from_event(q, user_id, subject_id, p, event_id))
+    seen = {f.id for f in slot}
+    ranked = rank(p, [*slot, *(f for f in opposed if f.id not in seen)], at)
+    return Match(p, subject_id, slot, opposed, applied, ranked)
+
+
+def rank(p: Proposal, facts: Sequence[SlotFact], at: float) -> tuple[Candidate, ...]:
+    """``facts`` as candidates for ``p``, best first by similarity × recency × importance (ties: older first)."""
+    words = set(p.object_norm.split())
+    half_life = params.HALF_LIFE_DAYS.get(p.decay)
+    found: list[Candidate] = []
+    for f in facts:
+        if _same_value(f.object_norm, p.object_norm):
+            similarity = 1.0 if f.object_norm == p.object_norm else 0.8
+        else:
+            theirs = set(f.object_norm.split())
+            similarity = len(words & theirs) / len(words | theirs) if words | theirs else 0.0
+        age_days = max(0.0, at - f.stated_at) / 86400 if f.stated_at is not None else 0.0
+        recency = 0.5 ** (age_days / half_life) if half_life else 1.0
+        score = similarity * recency * f.importance
+        found.append(
+            Candidate(f.id, f.object_text, f.status, similarity, round(recency, 4), f.importance, round(score, 4))
+        )
+    order = {f.id: i for i, f in enumerate(facts)}
+    return tuple(sorted(found, key=lambda c: (-c.score, order[c.fact_id])))
+
+
+def plan_match(m: Match, *, event_id: int | None, valid_time: float | None, stated_at: float | None = None) -> Action:
+    """Stage 7 for a :class:`Match` (see :func:`plan`)."""
+    return plan(
+        m.slot,
+        m.proposal,
+        event_id=event_id,
+        valid_time=valid_time,
+        opposed=m.opposed,
+        applied=m.applied,
+        stated_at=stated_at,
+        ranked=m.ranked,
+    )
+
+
 def plan(
     slot: Sequence[SlotFact],
     p: Proposal,
@@ -180,17 +276,22 @@ def plan(
     opposed: Sequence[SlotFact] = (),
     applied: Sequence[int] = (),
     stated_at: float | None = None,
+    ranked: Sequence[Candidate] = (),
 ) -> Action:
     """Decide what to do with ``p`` given the live facts of its slot (pure: no writes).
 
     ``opposed`` are live facts of the opposite predicate with the same value ("likes jazz" for a proposal
     "dislikes jazz"): they contradict the proposal the way another value of a single-valued slot does.
     ``applied`` are facts this very event already produced for the proposal (see :func:`applied_from_event`).
-    ``stated_at`` is when the proposal was said (its event's time).
+    ``stated_at`` is when the proposal was said (its event's time).  ``ranked`` (Match's ranking) decides which
+    fact of the same value a repetition merges into or links to: the best-ranked one, else the oldest.
     """
     if applied:
         return Action("NOOP", p, tuple(applied), "already applied from this event")
-    same = [f for f in slot if _same_value(f.object_norm, p.object_norm)]
+    position = {c.fact_id: i for i, c in enumerate(ranked)}
+    same = sorted(
+        (f for f in slot if _same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
+    )
     if p.proposition.negated:
         # A negation ends what was said before it, never a value stated later (an older event enriched again or
         # imported late); an assistant or tool cannot end what the user said.
@@ -278,37 +379,61 @@ class Decider:
         self.vectors = vectors
 
     def decide_and_apply(self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal]) -> list[Applied]:
-        """Match, decide and store each proposal in order (later proposals see earlier ones)."""
+        """Match, decide, store and tier each proposal in order (later proposals see earlier ones)."""
         results: list[Applied] = []
+        at = ctx.stated_at if ctx.stated_at is not None else tx.now
         for p in proposals:
+            t0 = time.perf_counter()
             kind = "person" if p.source_class != "manual" and _looks_like_name(p.subject) else "entity"
             subject_id = ensure_subject(tx, ctx.user_id, p.subject, kind)
-            slot = slot_facts(
-                tx, ctx.user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm
+            found = match(tx, ctx.user_id, subject_id, p, event_id=ctx.event_id, at=at)
+            t1 = time.perf_counter()
+            action = plan_match(found, event_id=ctx.event_id, valid_time=ctx.valid_time, stated_at=ctx.stated_at)
+            done = self.apply(tx, ctx, subject_id, action)
+            t2 = time.perf_counter()
+            done.tiers = _stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])
+            done.embedded = done.fact_id is not None and bool(
+                tx.scalar("SELECT COUNT(*) FROM embeddings WHERE object_id = ?", (done.fact_id,))
             )
-            opposed = opposed_facts(tx, ctx.user_id, subject_id, p.predicate, p.object_norm)
-            applied = applied_from_event(tx, ctx.user_id, subject_id, p, ctx.event_id)
-            action = plan(
-                slot,
-                p,
-                event_id=ctx.event_id,
-                valid_time=ctx.valid_time,
-                opposed=opposed,
-                applied=applied,
-                stated_at=ctx.stated_at,
-            )
-            results.append(self.apply(tx, ctx, subject_id, action))
+            done.match, done.match_ms, done.decide_ms = found, _ms(t0, t1), _ms(t1, t2)
+            done.tier_ms = _ms(t2, time.perf_counter())
+            results.append(done)
         return results
 
     def dry_run(self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None) -> list[Action]:
         """What :meth:`decide_and_apply` would do, against a read snapshot, without writing."""
-        actions = []
+        return [planned.action for planned in self.plan_all(q, user_id, proposals, event_id)]
+
+    def plan_all(
+        self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None, *, at: float | None = None
+    ) -> list[Applied]:
+        """Stages 6, 7 and 9 planned against a read snapshot: each outcome with no ids, nothing written.
+
+        Proposals are planned independently (an earlier one is not stored for a later one to see).
+        """
+        when = time.time() if at is None else at
+        outcomes: list[Applied] = []
         for p in proposals:
+            t0 = time.perf_counter()
             subject_id = find_subject_id(q, user_id, p.subject)
-            slot = slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm)
-            opposed = opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm)
-            actions.append(plan(slot, p, event_id=event_id, valid_time=None, opposed=opposed))
-        return actions
+            found = match(q, user_id, subject_id, p, event_id=event_id, at=when)
+            t1 = time.perf_counter()
+            action = plan_match(found, event_id=event_id, valid_time=None)
+            t2 = time.perf_counter()
+            tiers = planned_tiers(action)
+            creates = action.decision in _CREATING
+            outcomes.append(
+                Applied(
+                    action,
+                    match=found,
+                    tiers=tiers,
+                    embedded=creates and p.vector is not None and _planned_standing(action) != "quarantine",
+                    match_ms=_ms(t0, t1),
+                    decide_ms=_ms(t1, t2),
+                    tier_ms=_ms(t2, time.perf_counter()),
+                )
+            )
+        return outcomes
 
     # -- applying ----------------------------------------------------------------------------------------------
     def apply(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action) -> Applied:
@@ -516,6 +641,143 @@ class Decider:
             ),
         )
         tx.emit("memory.updated", fact_id, reason="corroborated")
+
+
+# -- stage 9 and the trace of stages 6–9 ------------------------------------------------------------------------
+#: Decisions that store a new fact row.
+_CREATING = frozenset({"CREATE", "UPDATE", "CONFLICT"})
+#: What a decision does to the tiers of the facts it targets (those it does not change are left out).
+_TARGET_TIERS: dict[str, tuple[Tier, str]] = {
+    "UPDATE": ("cold", "superseded: archived"),
+    "RETRACT": ("cold", "retracted: archived"),
+}
+
+
+def _planned_standing(action: Action) -> str:
+    """The standing a fact created by ``action`` would start with (see :meth:`Decider._insert`)."""
+    if action.decision == "CONFLICT":
+        return "challenged"
+    if action.conflict_with_user and action.proposal.standing in ("working", "fact"):
+        return "candidate"
+    return action.proposal.standing
+
+
+def planned_tiers(action: Action) -> list[TierChoice]:
+    """Stage 9 for a planned (not applied) decision: the new fact's tier (``fact_id`` None) and its targets'."""
+    p = action.proposal
+    choices: list[TierChoice] = []
+    if action.decision in _CREATING:
+        status = "contested" if action.decision == "CONFLICT" else "active"
+        tier, reason = tier_with_reason(p.importance, _planned_standing(action), p.tier_hint, status)
+        choices.append(TierChoice(None, tier, reason))
+    if action.decision in _TARGET_TIERS:
+        tier, reason = _TARGET_TIERS[action.decision]
+        choices += [TierChoice(target, tier, reason) for target in action.targets]
+    return choices
+
+
+def _stored_tiers(tx: Tx, fact_ids: Sequence[int]) -> list[TierChoice]:
+    """Stage 9 as applied: each fact's tier after the decision, with the rule that gives it."""
+    choices: list[TierChoice] = []
+    for fact_id in dict.fromkeys(fact_ids):
+        row = tx.execute(
+            "SELECT tier, importance, standing, status, tier_pinned, json_extract(metadata, '$.tier_hint') "
+            "FROM facts WHERE id = ?",
+            (fact_id,),
+        ).first()
+        if row is None:
+            continue
+        tier, importance, standing, status, pinned, hint = row
+        if pinned:
+            choices.append(TierChoice(fact_id, tier, "pinned by the user"))
+            continue
+        computed, reason = tier_with_reason(float(importance), str(standing), str(hint or "warm"), str(status))
+        choices.append(TierChoice(fact_id, tier, reason if computed == tier else f"{tier} from use ({reason} else)"))
+    return choices
+
+
+def stage_traces(
+    before: Sequence[StageTrace], outcomes: Sequence[Applied], decide: StageTrace, *, planned: bool
+) -> tuple[StageTrace, ...]:
+    """The whole trace in DESIGN §4 order: the analysis stages, then Match, Decide, Embed and Tier.
+
+    ``before`` are the analysis traces (the statements' vectors were computed there, in one batch, before the
+    write); the Embed entry here also says which facts got a vector stored (or would, when ``planned``).
+    """
+    verb = "would be" if planned else "were"
+    match_trace = StageTrace(
+        "match",
+        f"{sum(len(o.match.ranked) for o in outcomes if o.match)} stored facts matched for {len(outcomes)} proposals",
+        {"matches": [_match_dict(o) for o in outcomes]},
+        round(sum((o.match_ms for o in outcomes), 0.0), 3),
+    )
+    decide = replace(decide, ms=decide.ms or round(sum((o.decide_ms for o in outcomes), 0.0), 3))
+    embed_before = next((t for t in before if t.stage == "embed"), None)
+    embed_trace = StageTrace(
+        "embed",
+        f"{embed_before.summary if embed_before else 'nothing embedded'}; "
+        f"{sum(1 for o in outcomes if o.embedded)} fact vectors {verb} stored",
+        {
+            **(embed_before.details if embed_before else {}),
+            "stored": [
+                {"statement": o.action.proposal.statement, "fact_id": o.fact_id} for o in outcomes if o.embedded
+            ],
+            "not_stored": [
+                {"statement": o.action.proposal.statement, "why": _why_no_vector(o)} for o in outcomes if not o.embedded
+            ],
+        },
+        embed_before.ms if embed_before else 0.0,
+    )
+    tiers = [
+        {"statement": o.action.proposal.statement, "fact_id": c.fact_id, "tier": c.tier, "reason": c.reason}
+        for o in outcomes
+        for c in o.tiers
+    ]
+    tier_trace = StageTrace(
+        "tier",
+        f"{len(tiers)} facts tiered" + (" (planned)" if planned else ""),
+        {"tiers": tiers},
+        round(sum((o.tier_ms for o in outcomes), 0.0), 3),
+    )
+    rest = [t for t in before if t.stage != "embed"]
+    stages = [*rest, match_trace, decide, embed_trace, tier_trace]
+    order = {name: i for i, name in enumerate(STAGES)}
+    return tuple(sorted(stages, key=lambda t: order.get(t.stage, len(order))))
+
+
+def _match_dict(o: Applied) -> dict[str, Any]:
+    p = o.action.proposal
+    m = o.match
+    return {
+        "statement": p.statement,
+        "slot": {"subject": p.subject, "predicate": p.predicate, "cardinality": p.cardinality},
+        "candidates": [
+            {
+                "fact_id": c.fact_id,
+                "object": c.object_text,
+                "status": c.status,
+                "similarity": round(c.similarity, 3),
+                "recency": c.recency,
+                "importance": c.importance,
+                "score": c.score,
+            }
+            for c in (m.ranked[:TRACE_CANDIDATES] if m else ())
+        ],
+        "opposed": [f.id for f in m.opposed] if m else [],
+        "from_this_event": list(m.applied) if m else [],
+    }
+
+
+def _why_no_vector(o: Applied) -> str:
+    if o.action.decision not in _CREATING:
+        return f"{o.action.decision}: no new fact"
+    if o.action.proposal.vector is None:
+        return "not embedded"
+    return "quarantined: not recallable until approved"
+
+
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000, 3)
 
 
 def _beside_live_user_fact(tx: Tx, meta: dict[str, Any]) -> bool:

@@ -156,13 +156,22 @@ def standing_for(confidence_value: float, *, contested: bool = False) -> Standin
 
 def tier_for(importance: float, standing: str, tier_hint: str, status: str) -> Tier:
     """Stage 9: hot (always recalled), warm (by relevance) or cold (archive)."""
-    if status in ("superseded", "retracted", "deleted") or standing == "quarantine":
-        return "cold"
+    return tier_with_reason(importance, standing, tier_hint, status)[0]
+
+
+def tier_with_reason(importance: float, standing: str, tier_hint: str, status: str) -> tuple[Tier, str]:
+    """:func:`tier_for` and the rule that chose it, for the Tier stage's trace."""
+    if status in ("superseded", "retracted", "deleted"):
+        return "cold", f"{status}: archived"
+    if standing == "quarantine":
+        return "cold", "quarantined until evidence or approval"
     if importance < params.COLD_MAX_IMPORTANCE:
-        return "cold"
+        return "cold", f"importance {importance:.2f} below {params.COLD_MAX_IMPORTANCE}"
     if tier_hint == "hot" and standing in ("fact", "working") and importance >= params.HOT_MIN_IMPORTANCE:
-        return "hot"
-    return "warm"
+        return "hot", f"hot predicate, {standing} standing, importance {importance:.2f}"
+    if tier_hint == "hot":
+        return "warm", f"hot predicate, but {standing} standing and importance {importance:.2f}"
+    return "warm", "recalled by relevance"
 
 
 def kind_of(value: str) -> FactKind:

@@ -1,4 +1,4 @@
-"""The analysis half of the fact pipeline: stages L0 → 5 and 8 (embed), pure of storage.
+"""The analysis half of the fact pipeline: stages L0 → 5 and 8 (embed), pure of storage; :data:`STAGES` names all.
 
 :meth:`Pipeline.analyse` turns one text into scored fact proposals plus a trace of every stage.  It reads nothing
 from the vault except through the ``known`` hints it is given, so it runs on any thread, and the dry run of
@@ -30,6 +30,23 @@ from engine.facts.model import confidence, kind_of, normalise_object, render_sta
 from engine.facts.rules import extract as rules_extract
 from engine.facts.types import FirewallResult, Proposition, StageTrace, TemporalMention
 from engine.temporal import find_mentions
+
+#: Every stage of DESIGN §4, in the order ``Vault.extract`` reports them.  The statements' vectors (Embed) are
+#: computed before Match, in one batch outside the write transaction; the Embed entry follows Decide because what is
+#: stored depends on the decisions (no new row for MERGE/LINK/NOOP, no vector for a quarantined fact).
+STAGES: tuple[str, ...] = (
+    "firewall",
+    "classify",
+    "context",
+    "extract",
+    "map",
+    "gate",
+    "score",
+    "match",
+    "decide",
+    "embed",
+    "tier",
+)
 
 #: Objects that carry no information on their own.
 _EMPTY_OBJECTS = frozenset(

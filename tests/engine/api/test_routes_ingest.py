@@ -142,8 +142,8 @@ def test_extract_is_a_dry_run_by_default(client: httpx.Client, auth: dict[str, s
     assert response.status_code == 200
     trace = response.json()
     stages = [s["stage"] for s in trace["stages"]]
-    assert stages[0] == "firewall" and stages[-1] == "decide"
-    assert {"classify", "extract"} <= set(stages)
+    assert stages[0] == "firewall" and stages[-1] == "tier"
+    assert {"classify", "extract", "match", "decide", "embed"} <= set(stages)
     assert all(isinstance(s["ms"], float) and s["summary"] for s in trace["stages"])
     predicates = {d["predicate"] for d in trace["decisions"]}
     assert {"lives_in", "works_as"} <= predicates

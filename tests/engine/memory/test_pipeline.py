@@ -7,11 +7,14 @@ from pathlib import Path
 
 from engine import Vault
 from engine.facts import params
+from engine.facts.model import tier_for
+from engine.facts.pipeline import STAGES as PIPELINE_STAGES
 from engine.facts.types import StageTrace
 from tests.engine.memory.support import ChangeLog, counts, every_fact, one, open_vault
 from tests.fakes.ollama import FakeOllama
 
-STAGES = ["firewall", "classify", "context", "extract", "map", "gate", "score", "embed", "decide"]
+#: DESIGN §4's stages in its order (Embed's vectors are computed before Match, but what is stored follows Decide).
+STAGES = ["firewall", "classify", "context", "extract", "map", "gate", "score", "match", "decide", "embed", "tier"]
 TEXT = "Hi there! I live in Hanoi. I work as a nurse. Do you like jazz?"
 
 
@@ -210,3 +213,58 @@ def test_the_gate_drops_empty_and_pronoun_objects_and_says_why(tmp_path: Path, f
         rejected = stage(report.stages, "extract").details["model"]["rejected"]
         assert [r["reason"] for r in rejected] == ["empty predicate or object"]
         assert [(f.predicate, f.object_text) for f in every_fact(vault)] == [("loves", "sailing")]
+
+
+def test_the_stage_list_is_designs() -> None:
+    assert list(PIPELINE_STAGES) == STAGES
+
+
+def test_match_ranks_the_slot_and_tier_says_why_in_a_dry_run(vault: Vault) -> None:
+    (hanoi,) = vault.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z").fact_ids
+    jazz = vault.extract("I like jazz.", learn=True, occurred_at="2024-05-01T09:01:00Z").fact_ids[0]
+    chess = vault.extract("I like chess.", learn=True, occurred_at="2024-05-01T09:02:00Z").fact_ids[0]
+
+    move = vault.extract("I moved to Paris.", occurred_at="2024-06-01T09:00:00Z")
+    assert [s.stage for s in move.stages] == STAGES
+    matches = {m["slot"]["predicate"]: m for m in stage(move.stages, "match").details["matches"]}
+    assert matches["lives_in"]["slot"] == {"subject": "user", "predicate": "lives_in", "cardinality": "single"}
+    (candidate,) = matches["lives_in"]["candidates"]
+    assert (candidate["fact_id"], candidate["object"], candidate["similarity"]) == (hanoi, "Hanoi", 0.0)
+    update = next(d for d in move.decisions if d["predicate"] == "lives_in")
+    assert (update["decision"], update["targets"]) == ("UPDATE", [hanoi])
+    tiers = [t for t in stage(move.stages, "tier").details["tiers"] if t["statement"] == update["statement"]]
+    lives_in = vault.pipeline.catalog.get("lives_in")
+    expected_tier = tier_for(lives_in.importance, "fact", lives_in.tier_hint, "active")
+    assert [(t["fact_id"], t["tier"]) for t in tiers] == [(None, expected_tier), (hanoi, "cold")]
+    assert tiers[0]["reason"] and tiers[1]["reason"] == "superseded: archived"
+    embed = stage(move.stages, "embed")
+    assert update["statement"] in [s["statement"] for s in embed.details["stored"]]
+    assert "would be stored" in embed.summary
+
+    # a value with more detail ranks the fact it repeats first: same value first, then by shared words
+    more = vault.extract("I like modal jazz.", occurred_at="2024-06-01T09:00:00Z")
+    (matched,) = stage(more.stages, "match").details["matches"]
+    ranked = [(c["fact_id"], c["similarity"]) for c in matched["candidates"]]
+    assert ranked[0] == (jazz, 0.8) and (chess, 0.0) in ranked
+    assert matched["candidates"][0]["score"] > 0
+    assert [(d["decision"], d["targets"]) for d in more.decisions] == [("MERGE", [jazz])]
+    assert stage(more.stages, "tier").details["tiers"] == []
+    assert stage(more.stages, "embed").details["not_stored"][0]["why"] == "MERGE: no new fact"
+
+
+def test_a_learned_trace_reports_the_tiers_and_vectors_that_were_stored(vault: Vault) -> None:
+    (hanoi,) = vault.extract("I live in Hanoi.", learn=True).fact_ids
+    report = vault.extract("I moved to Paris. Maybe I like sushi, my assistant thinks.", learn=True)
+    assert [s.stage for s in report.stages] == STAGES
+    created = list(report.fact_ids)
+    tiers = {t["fact_id"]: (t["tier"], t["reason"]) for t in stage(report.stages, "tier").details["tiers"]}
+    for fact in vault.facts.get_many([*created, hanoi]):
+        assert tiers[fact.id][0] == fact.tier, fact  # what the trace says is what was stored
+    assert tiers[hanoi] == ("cold", "superseded: archived")
+    stored = [s["fact_id"] for s in stage(report.stages, "embed").details["stored"]]
+    assert sorted(stored) == sorted(created)
+    with_vectors = {int(r[0]) for r in vault.store.query("SELECT object_id FROM embeddings")}
+    assert set(created) <= with_vectors
+    matches = {m["slot"]["predicate"]: m for m in stage(report.stages, "match").details["matches"]}
+    assert [c["fact_id"] for c in matches["lives_in"]["candidates"]] == [hanoi]
+    assert stage(report.stages, "match").ms >= 0 and stage(report.stages, "tier").ms >= 0
