@@ -5,7 +5,11 @@ advice/planning), the **predicates** the query targets (catalog cues, then neare
 embedding), the **subjects and speakers** it names (known subject names and aliases; first person → the vault
 owner), a **time window** (temporal expressions resolved against ``reference_time``), a **named section** ("the
 Installation section of the README"), and the **keywords** for full-text search.  When a model is in use it may
-refine mode and keywords under a short timeout; the rule result stands whenever it is slow or fails.
+refine mode and keywords under a short timeout and rewrite the question as statements the answer would appear in;
+the channels search those rewrites too.  The rule result stands whenever the model is slow or fails.
+
+An ``indirect`` question ("what should I cook tonight?") rarely shares words with its answer, so its predicates are
+expanded: more of the nearest predicate descriptions are kept, at a lower similarity, than for a direct question.
 """
 
 from __future__ import annotations
@@ -39,10 +43,20 @@ _BROAD = re.compile(
     r"overview|remind me (?:what|who)|what have i told you|describe (?:me|him|her|them))",
     re.IGNORECASE,
 )
+#: Asking for a judgement or a plan: indirect whatever else the question says.
 _INDIRECT = re.compile(
-    r"\b(should (?:i|we|he|she|they)|recommend|suggest|ideas? for|advice|help me (?:plan|decide|choose|pick)|"
+    r"\b(should (?:i|we|he|she|they)|help me (?:plan|decide|choose|pick)|"
     r"what would be (?:a )?good|how (?:can|could|should) (?:i|we)|plan (?:a|my|our)|gift for|what to (?:buy|get|do)|"
     r"would .{1,40} (?:like|enjoy|prefer)|likely)",
+    re.IGNORECASE,
+)
+#: Words of advice: a request for advice ("any ideas for the weekend?", "can you recommend a book?") unless the
+#: question reports advice already given ("what did Ana recommend?", "what advice does Tom give?"), which asks
+#: for a recorded fact like any direct question.
+_ADVICE = re.compile(r"\b(recommend|suggest|ideas? for|advice)", re.IGNORECASE)
+_REPORTED = re.compile(
+    r"\b(did|does|has|had|gave|given|received|recommended|suggested|advised)\b"
+    r"|['’]s (?:suggestion|advice|recommendation)",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've|i'd)\b", re.IGNORECASE)
@@ -55,6 +69,11 @@ _SECTION_STOP = frozenset(
     "the a an my your our this that of in from show me what does do is are about tell "
     "summarise summarize read open give find".split()
 )
+#: Nearest predicate descriptions kept for a direct question, and their similarity floor; an indirect one keeps
+#: more, lower.
+PREDICATE_SIM = 0.45
+INDIRECT_PREDICATES = 6
+INDIRECT_PREDICATE_SIM = 0.35
 _WHEN = re.compile(r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b", re.IGNORECASE)
 
 
@@ -75,6 +94,14 @@ class QueryAnalysis:
     used_queries: tuple[str, ...]
     engine: str
     notes: tuple[str, ...] = ()
+    #: The keywords of each model rewrite (``used_queries[1:]``, same order), searched beside :attr:`keywords`.
+    rewrite_keywords: tuple[tuple[str, ...], ...] = ()
+
+
+def keywords_of(text: str) -> tuple[str, ...]:
+    """The words of ``text`` worth a full-text search: everything but stop words, in order, once each."""
+    words = (w.strip("'’-") for w in _WORD.findall(text))
+    return tuple(dict.fromkeys(w for w in words if w and w.casefold() not in STOP))
 
 
 def _named_section(text: str) -> tuple[str | None, str | None]:
@@ -125,14 +152,13 @@ class QueryAnalyzer:
         untimed = text
         for mention in reversed(mentions):
             untimed = untimed[: mention.start] + " " + untimed[mention.end :]
-        keywords = tuple(
-            dict.fromkeys(w for w in (x.strip("'’-") for x in _WORD.findall(untimed)) if w and w.casefold() not in STOP)
-        )
+        keywords = keywords_of(untimed)
         section, section_doc = _named_section(text)
+        mode = self.mode_of(text)
         analysis = QueryAnalysis(
             query=text,
-            mode=self._mode(text),
-            predicates=self._predicates(text, query_vector),
+            mode=mode,
+            predicates=self._predicates(text, query_vector, wide=mode == "indirect"),
             subjects=subjects,
             subject_ids=subject_ids,
             temporal=window,
@@ -145,26 +171,38 @@ class QueryAnalyzer:
         )
         if llm is not None and text:
             analysis = self._refine(analysis, llm, llm_timeout_s)
+            if analysis.mode == "indirect" and mode != "indirect":
+                # the model heard a request for advice the rules missed: expand its predicates as the rules would
+                analysis = replace(analysis, predicates=self._predicates(text, query_vector, wide=True))
         return analysis
 
     @staticmethod
-    def _mode(text: str) -> Mode:
+    def mode_of(text: str) -> Mode:
+        """The rule mode of a query (also used before analysis, to size the early vector scan)."""
         if not text or _BROAD.search(text):
             return "broad"
-        if _INDIRECT.search(text):
+        if _INDIRECT.search(text) or (_ADVICE.search(text) and not _REPORTED.search(text)):
             return "indirect"
         return "direct"
 
-    def _predicates(self, text: str, query_vector: npt.NDArray[np.float32] | None) -> tuple[str, ...]:
+    def _predicates(
+        self, text: str, query_vector: npt.NDArray[np.float32] | None, *, wide: bool = False
+    ) -> tuple[str, ...]:
+        """Catalog cues first, then the predicates whose descriptions lie nearest the query.
+
+        ``wide`` (indirect questions) keeps more neighbours at a lower similarity: advice draws on whatever the
+        person likes, does and avoids, which a planning question names only loosely.
+        """
+        nearest, floor, cap = (INDIRECT_PREDICATES, INDIRECT_PREDICATE_SIM, 6) if wide else (3, PREDICATE_SIM, 4)
         found = list(self._catalog.predicates_in(text, limit=3)) if text else []
-        if query_vector is not None and len(found) < 3:
+        if query_vector is not None and len(found) < cap - 1:
             names, matrix = self._predicate_index()
             if names:
                 sims = matrix @ query_vector
-                for index in np.argsort(-sims)[:3]:
-                    if float(sims[index]) >= 0.45 and names[index] not in found:
+                for index in np.argsort(-sims)[:nearest]:
+                    if float(sims[index]) >= floor and names[index] not in found:
                         found.append(names[index])
-        return tuple(found[:4])
+        return tuple(found[:cap])
 
     def _predicate_index(self) -> tuple[list[str], npt.NDArray[np.float32]]:
         if self._predicate_matrix is None:
@@ -214,11 +252,19 @@ class QueryAnalyzer:
         if not isinstance(answer, dict) or answer.get("mode") not in ("broad", "direct", "indirect"):
             return replace(analysis, notes=(*analysis.notes, "model analysis ignored: invalid answer"))
         extra = [k for k in answer.get("keywords", []) if isinstance(k, str) and k.strip()]
-        rewrites = [r for r in answer.get("rewrites", []) if isinstance(r, str) and r.strip()][:2]
+        rewrites = [
+            r.strip()
+            for r in answer.get("rewrites", [])
+            if isinstance(r, str) and r.strip() and r.strip().casefold() != analysis.query.casefold()
+        ][:2]
+        # a rewrite is searched only if it has words to search with; one that is all stop words is not listed
+        searched = [(r, keywords_of(r)) for r in rewrites]
+        searched = [(r, k) for r, k in searched if k]
         return replace(
             analysis,
             mode=answer["mode"],
             keywords=tuple(dict.fromkeys([*analysis.keywords, *extra]))[:24],
-            used_queries=(analysis.query, *rewrites),
+            used_queries=(analysis.query, *(r for r, _k in searched)),
+            rewrite_keywords=tuple(k for _r, k in searched),
             engine=llm.name,
         )

@@ -5,21 +5,45 @@ Injection rules: only facts of standing ``working``/``fact`` are injected as fac
 as a conflict block phrased as something to ask the user.  Hot facts are always in ``background_context``.
 
 ``llm_context.text`` is deterministic for the same vault and request: fixed section order, ties broken by id, and
-no clock other than the request's reference time.  Every line cites its item's id and date.
+no clock other than the request's reference time.  Every line cites its item's id and date (a document's lines
+the date of the document's current version, a conflict's the day it was raised).  Everything in the text counts
+against the token budget, the document status marker included.
+
+Context around a hit: a short turn or a question among the first hits carries its neighbouring turns as evidence.
+When one of the first hits is a turn of a closed episode of the asking conversation, and the episode's summary holds
+words of the query that the hit (with its neighbours) lacks, the episode is added as a block of its own — after
+the ranked blocks, ``meta.around`` naming the hit — because it explains what the hit was part of.  An episode that
+would only repeat the hit is left out, and episodes of other conversations never appear.
+
+A DOCUMENT request pins the document's outline (its distillation and every section distillation, in order) ahead of
+the ranked blocks; only the token budget trims it, and the text then says how many were left out.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.recall.analyze import QueryAnalysis
-from engine.recall.hydrate import TURN_COLUMNS, EpisodeRow, SpanRow, Turn, neighbour_turns, turn_from_row
+from engine.recall.channels import Key, fold
+from engine.recall.hydrate import (
+    TURN_COLUMNS,
+    EpisodeRow,
+    SpanRow,
+    Turn,
+    load_episodes,
+    neighbour_turns,
+    turn_from_row,
+)
+from engine.recall.porter import stem
 from engine.recall.types import Block, Evidence, LLMContext, RecallRequest, RecallResult, Routing, Turn as HistoryTurn
 from engine.store import Reader
+from engine.temporal import from_epoch
 
 INJECTABLE = frozenset({"working", "fact"})
 HISTORY_TURNS = 12
@@ -28,6 +52,10 @@ WORKING_LIMIT = 10
 ANSWER_FACTS = 3
 NEIGHBOUR_BLOCKS = 5
 SHORT_TURN = 90
+#: An episode shown around a hit scores this share of the hit's score.
+EPISODE_SHARE = 0.5
+DEGRADED_MARKER = "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
+_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -59,24 +87,30 @@ def build(
     request: RecallRequest,
     budget: int,
     reference: datetime,
-    strategy: str,
-    documents: Any,
+    documents_degraded: bool = False,
+    pinned: Sequence[Key] = (),
 ) -> Parts:
-    """Turn ranked anchors into blocks and text."""
-    blocks: list[Block] = []
+    """Turn ranked anchors into blocks and text; ``pinned`` distillations lead, whole and in the given order."""
+    outline = [b for b in (_pinned_block(hydrated, key) for key in pinned) if b is not None]
+    outline_keys = {(b.kind, b.id) for b in outline}
+    ranked: list[Block] = []
     challenged: list[Fact] = []
     for position, anchor in enumerate(anchors):
+        if anchor.key in outline_keys:
+            continue
         block = _block(store, anchor, hydrated, with_neighbours=position < NEIGHBOUR_BLOCKS)
         if block is None:
             continue
-        blocks.append(block)
+        ranked.append(block)
         for _score, fact_id in anchor.facts:
             fact = hydrated["fact"].get(fact_id)
             if fact is not None and fact.standing == "challenged":
                 challenged.append(fact)
+    around = _episodes_around(store, ranked, hydrated, analysis, request)
+    blocks = [*outline, *ranked, *around]
     background = _background(store, request)
     background_ids = {b.id for b in background}
-    fact_blocks = [b for b in blocks if b.kind == "fact"]
+    fact_blocks = [b for b in ranked if b.kind == "fact"]
     # a hot fact the query asks about is an answer too (the text still shows it once, under Background)
     answer = [b for b in fact_blocks if b.meta.get("injected")][:ANSWER_FACTS]
     supporting = [b for b in fact_blocks if b not in answer and b.id not in background_ids]
@@ -84,7 +118,9 @@ def build(
     docs = [b for b in blocks if b.kind in ("span", "section", "document")]
     working = _working(store, request)
     history = _history(store, request)
-    context = _render(analysis, reference, strategy, background, answer, blocks, conflicts, docs, budget)
+    context = _render(
+        analysis, reference, documents_degraded, background, answer, [*ranked, *around], conflicts, outline, budget
+    )
     return Parts(blocks, background, answer, supporting, conflicts, docs, working, history, context)
 
 
@@ -198,19 +234,97 @@ def _block(store: Reader, anchor: Any, hydrated: dict[str, dict[int, Any]], *, w
             "page_end": span.page_end,
             "injected": True,
         }
-        ev = Evidence(span.text, "span", span.id, None, None, span.start_char, span.end_char)
+        ev = Evidence(span.text, "span", span.id, span.document_at, None, span.start_char, span.end_char)
         if best is not None:
             meta.update(_fact_meta(best))
             return Block(
-                "fact", best.id, best.statement, score, (best.id, span.id), (ev,), best.valid_from, channels, meta
+                "fact",
+                best.id,
+                best.statement,
+                score,
+                (best.id, span.id),
+                (ev,),
+                best.valid_from or best.recorded_at,
+                channels,
+                meta,
             )
-        return Block("span", span.id, span.text, score, (span.id, span.document_id), (ev,), None, channels, meta)
+        return Block(
+            "span", span.id, span.text, score, (span.id, span.document_id), (ev,), span.document_at, channels, meta
+        )
     extra = hydrated.get(kind, {}).get(object_id)
     if extra is not None and isinstance(extra, Block):
         return Block(
             extra.kind, extra.id, extra.content, score, extra.source_ids, extra.evidence, extra.at, channels, extra.meta
         )
     return None
+
+
+def _pinned_block(hydrated: dict[str, dict[int, Any]], key: Key) -> Block | None:
+    """A distillation the strategy pins: shown whatever its rank, so it carries no fused score (1.0, like the
+    other always-included blocks)."""
+    found = hydrated.get(key[0], {}).get(key[1])
+    if not isinstance(found, Block):
+        return None
+    return Block(
+        found.kind, found.id, found.content, 1.0, found.source_ids, found.evidence, found.at, ("documents",), found.meta
+    )
+
+
+def _episodes_around(
+    store: Reader,
+    ranked: list[Block],
+    hydrated: dict[str, dict[int, Any]],
+    analysis: QueryAnalysis,
+    request: RecallRequest,
+) -> list[Block]:
+    """The closed episodes of this conversation around the first hits, when they add evidence (module notes).
+
+    One query for all of them: the hits' turns are already loaded and know their episode.
+    """
+    present = {b.id for b in ranked if b.kind == "episode"}
+    hit_of: dict[int, Block] = {}
+    for block in ranked[:NEIGHBOUR_BLOCKS]:
+        turn: Turn | None = hydrated["event"].get(block.meta.get("turn_id", -1))
+        if turn is None or turn.episode_id is None or turn.conversation_id != request.conversation_id:
+            continue
+        if turn.episode_id not in present:
+            hit_of.setdefault(int(turn.episode_id), block)
+    if not hit_of or not analysis.keywords:
+        return []
+    episodes = load_episodes(store, hit_of, conversation_id=request.conversation_id)
+    wanted = {_stem(t) for k in analysis.keywords for t in _TOKEN.findall(k)}
+    out: list[Block] = []
+    for episode_id, hit in hit_of.items():
+        episode = episodes.get(episode_id)
+        if episode is None or episode.status == "open":
+            continue
+        shown = {_stem(t) for text in (hit.content, *(e.text for e in hit.evidence)) for t in _TOKEN.findall(text)}
+        summary = {_stem(t) for t in _TOKEN.findall(episode.summary)}
+        if not (wanted & summary) - shown:
+            continue  # it would only repeat what the hit already shows
+        out.append(
+            Block(
+                "episode",
+                episode.id,
+                episode.summary,
+                round(hit.score * EPISODE_SHARE, 6),
+                (episode.id,),
+                (),
+                episode.started_at,
+                ("context",),
+                {
+                    "conversation_id": episode.conversation_id,
+                    "around": hit.id,
+                    "injected": True,
+                    "turns": [episode.first_event_id, episode.last_event_id],
+                },
+            )
+        )
+    return out
+
+
+def _stem(token: str) -> str:
+    return stem(fold(token))
 
 
 def _fact_meta(fact: Fact) -> dict[str, Any]:
@@ -298,7 +412,7 @@ def _conflicts(store: Reader, request: RecallRequest, challenged: list[Fact]) ->
         (request.user_id, *fact_ids, *fact_ids),
     )
     blocks = []
-    for conflict_id, fact_a, fact_b, _created in rows:
+    for conflict_id, fact_a, fact_b, created in rows:
         facts = {
             int(r[0]): fact_from_row(r)
             for r in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN (?, ?)", (fact_a, fact_b))
@@ -321,7 +435,7 @@ def _conflicts(store: Reader, request: RecallRequest, challenged: list[Fact]) ->
                 1.0,
                 (a.id, b.id),
                 evidence,
-                None,
+                from_epoch(float(created)),
                 ("conflicts",),
                 {"fact_a": a.id, "fact_b": b.id, "injected": True},
             )
@@ -346,58 +460,82 @@ def _line(block: Block) -> str:
     if block.kind == "episode":
         return f"- [episode #{block.id} {when}] {block.content}"
     if block.kind == "conflict":
-        return f"- [conflict #{block.id}] {block.content}"
+        return f"- [conflict #{block.id} {when}] {block.content}"
     where = block.meta.get("document", "document")
     if block.meta.get("section"):
         where += f" › {block.meta['section']}"
     if block.meta.get("page_start"):
         where += f" (p. {block.meta['page_start']})"
     text = block.content if len(block.content) <= 600 else block.content[:597] + "…"
-    return f"- [#{block.id} {where}] {text}"
+    return f"- [#{block.id} {where}] ({when}) {text}"
 
 
 def _render(
     analysis: QueryAnalysis,
     reference: datetime,
-    strategy: str,
+    documents_degraded: bool,
     background: list[Block],
     answer: list[Block],
     blocks: list[Block],
     conflicts: list[Block],
-    documents: list[Block],
+    outline: list[Block],
     budget: int,
 ) -> LLMContext:
-    header = f"Memory context (as of {reference:%Y-%m-%d}; cite items by #id)."
-    sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
-    used = tokens(header) + 12  # section titles
-    if strategy.endswith(" (degraded)"):
-        # distillations are still being made: the model should know it sees raw passages only
-        header += "\n[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
+    """The prompt text: background (up to 40% of the budget), open conflicts, the pinned document outline, then
+    the ranked blocks in order, each line only while it fits the budget.
 
-    def take(section: str, block: Block) -> bool:
-        nonlocal used
-        line = _line(block)
-        cost = tokens(line) + 1
-        if used + cost > budget:
+    The budget is kept exactly: the text's length is counted as it grows (the header, the status marker, section
+    titles and line breaks included), so the token estimate of the finished text never exceeds it.
+    """
+    header = f"Memory context (as of {reference:%Y-%m-%d}; cite items by #id)."
+    if documents_degraded:
+        # distillations are still being made: the model should know it sees raw passages only
+        header += "\n" + DEGRADED_MARKER
+    sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
+    chars = len(header)
+
+    def cost(section: str, line: str) -> int:
+        """Characters ``line`` adds to the text: a line break, and the section title before its first line."""
+        return len(line) + 1 + (0 if sections[section] else len(section) + 2)
+
+    def fits(extra: int) -> bool:
+        return math.ceil((chars + extra) / 4) <= budget
+
+    def take(section: str, line: str) -> bool:
+        nonlocal chars
+        extra = cost(section, line)
+        if not fits(extra):
             return False
         sections[section].append(line)
-        used += cost
+        chars += extra
         return True
 
     background_cap = budget * 0.4
     for block in background:
-        if used > background_cap or not take("Background", block):
+        if chars / 4 > background_cap or not take("Background", _line(block)):
             break
     for block in conflicts:
-        take("Ask the user", block)
+        take("Ask the user", _line(block))
     shown = {b.id for b in background}
+    # the pinned outline, whole if it fits; else as much as fits beside a note saying how much is missing
+    outline_lines = [_line(b) for b in outline]
+    whole = sum(len(line) + 1 for line in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
+    trimmed = not fits(whole)
+    for position, line in enumerate(outline_lines):
+        if trimmed:
+            note = _outline_note(len(outline_lines) - position, len(outline_lines))
+            if not fits(cost("Documents", line) + len(note) + 1):
+                take("Documents", note)
+                break
+        take("Documents", line)
+    shown |= {b.id for b in outline}
     for block in [*answer, *blocks]:
         if block.id in shown or not block.meta.get("injected"):
             continue
         if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
-        if take(section, block):
+        if take(section, _line(block)):
             shown.add(block.id)
     parts = [header]
     for title, lines in sections.items():
@@ -406,3 +544,8 @@ def _render(
             parts.extend(lines)
     text = "\n".join(parts)
     return LLMContext(text, tokens(text))
+
+
+def _outline_note(missing: int, total: int) -> str:
+    """Said in the text when the token budget cut the pinned outline short."""
+    return f"({missing} of {total} distillations of this document left out to fit the token budget.)"

@@ -3,6 +3,14 @@
 A channel returns ``(kind, id)`` pairs best first; fusion only uses ranks, so channels need not agree on score
 scales.  Every channel filters by user (deletion and retrieval never cross users); episodes are scoped to the
 asking conversation.  Quarantined facts never leave a channel.
+
+When the model rewrote the query, the text channels (vector, keyword, keyword_facts) search the question and each
+rewrite and merge the rankings by reciprocal rank, the question's own ranking first on ties: a rewrite adds what the
+question's words miss without pushing aside what they found.
+
+Tiers: similarity search covers hot and warm facts, never cold ones.  Cold is the archive (expired ephemeral facts,
+low-utility ones); a vague likeness should not bring it back, while the precise channels still reach it — a named
+slot (predicate), a rare word (keyword) or the time it held (temporal).
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ class ChannelInput:
     conversation_id: str
     query_vector: npt.NDArray[np.float32] | None
     depth: int
+    #: Vectors of the model's rewrites of the query (``analysis.used_queries[1:]``).
+    rewrite_vectors: tuple[npt.NDArray[np.float32], ...] = ()
 
 
 def _project(alias: str, project_id: str | None) -> tuple[str, tuple[Any, ...]]:
@@ -70,13 +80,40 @@ def predicate_channel(store: Store, ci: ChannelInput) -> list[Key]:
     return [("fact", int(r[0])) for r in rows]
 
 
-def vector_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput, kinds: Sequence[str]) -> list[Key]:
-    """Nearest neighbours of the query among facts, events and this conversation's episodes."""
-    if ci.query_vector is None or not ci.analysis.query:
-        return []
-    hits = vectors.search(ci.query_vector, ci.depth * 2, kinds=kinds, user_id=ci.user_id)
+#: Reciprocal-rank constant for merging one channel's rankings of the question and of its rewrites.
+MERGE_K = 10.0
+
+
+def merge_rankings(rankings: Sequence[Sequence[Key]], depth: int) -> list[Key]:
+    """One ranking from several of the same channel (the question's first): reciprocal-rank sums, ties to the
+    earlier ranking, so an item every text ranks high leads and a single list's tail stays at the tail."""
+    rankings = [r for r in rankings if r]
+    if len(rankings) == 1:
+        return list(rankings[0][:depth])
+    scores: dict[Key, float] = {}
+    first_seen: dict[Key, tuple[int, int]] = {}
+    for which, ranking in enumerate(rankings):
+        for rank, key in enumerate(ranking):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (MERGE_K + rank + 1)
+            first_seen.setdefault(key, (which, rank))
+    return sorted(scores, key=lambda key: (-scores[key], first_seen[key]))[:depth]
+
+
+def vector_search(
+    store: Store, vectors: SqliteVecIndex, ci: ChannelInput, vector: npt.NDArray[np.float32], kinds: Sequence[str]
+) -> list[Key]:
+    """Nearest neighbours of one query vector among facts, events and this conversation's episodes."""
+    hits = vectors.search(vector, ci.depth * 2, kinds=kinds, user_id=ci.user_id)
     keys = [(h.kind, h.object_id) for h in hits if h.similarity > 0.05]
     return _scope(store, ci, keys)[: ci.depth]
+
+
+def vector_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput, kinds: Sequence[str]) -> list[Key]:
+    """Nearest neighbours of the query, and of each rewrite of it, merged."""
+    if ci.query_vector is None or not ci.analysis.query:
+        return []
+    rankings = [vector_search(store, vectors, ci, v, kinds) for v in (ci.query_vector, *ci.rewrite_vectors)]
+    return merge_rankings(rankings, ci.depth)
 
 
 #: Keyword search scores every document containing any query term; past this many postings the most common terms
@@ -87,7 +124,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]:
     """The query tokens worth a full-text search, rarest first, within the postings budget."""
-    tokens = list(dict.fromkeys(_fold(t) for k in keywords for t in _TOKEN.findall(k)))
+    tokens = list(dict.fromkeys(fold(t) for k in keywords for t in _TOKEN.findall(k)))
     tokens = [t for t in tokens if t and (not t.isdigit() or len(t) >= 4)][:24]  # years yes, '3' no
     if not tokens:
         return []
@@ -112,7 +149,7 @@ def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]
     return chosen
 
 
-def _fold(token: str) -> str:
+def fold(token: str) -> str:
     """Lower case without diacritics, as FTS5's ``unicode61 remove_diacritics 2`` indexes words."""
     decomposed = unicodedata.normalize("NFKD", token.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("đ", "d")
@@ -122,12 +159,19 @@ def _match(tokens: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in tokens)
 
 
+def _keyword_sets(ci: ChannelInput) -> list[tuple[str, ...]]:
+    """The question's keywords, then each rewrite's."""
+    return [k for k in (ci.analysis.keywords, *ci.analysis.rewrite_keywords) if k]
+
+
 def keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
-    """BM25 over turns and this conversation's episodes, for names and rare words."""
-    if not ci.analysis.keywords:
-        return []
+    """BM25 over turns and this conversation's episodes, for names and rare words (question and rewrites)."""
+    return merge_rankings([_keyword_search(store, ci, words) for words in _keyword_sets(ci)], ci.depth)
+
+
+def _keyword_search(store: Store, ci: ChannelInput, keywords: Sequence[str]) -> list[Key]:
     scored: list[tuple[float, Key]] = []
-    terms = search_terms(store, "events_fts_vocab", ci.analysis.keywords)
+    terms = search_terms(store, "events_fts_vocab", keywords)
     if terms:
         project, pparams = _project("e", ci.project_id)
         # FTS ranks on its own first (top-k inside FTS5), then the rows are filtered: joining first would make
@@ -139,7 +183,7 @@ def keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
             (_match(terms), ci.depth * 4, ci.user_id, *pparams, ci.depth),
         ):
             scored.append((float(score), ("event", int(event_id))))
-    words = [k for k in ci.analysis.keywords if any(c.isalnum() for c in k)][:16]
+    words = [k for k in keywords if any(c.isalnum() for c in k)][:16]
     if words:
         match = " OR ".join('"' + k.replace('"', "") + '"' for k in words)
         for score, episode_id in store.query(
@@ -155,8 +199,12 @@ def keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
 
 def fact_keyword_channel(store: Store, ci: ChannelInput) -> list[Key]:
     """BM25 over fact statements (subject, predicate label, value): a ranking of its own, fused by rank, because
-    BM25 scores of two different corpora are not comparable."""
-    terms = search_terms(store, "facts_fts_vocab", ci.analysis.keywords) if ci.analysis.keywords else []
+    BM25 scores of two different corpora are not comparable.  The question and each rewrite are searched."""
+    return merge_rankings([_fact_keyword_search(store, ci, words) for words in _keyword_sets(ci)], ci.depth)
+
+
+def _fact_keyword_search(store: Store, ci: ChannelInput, keywords: Sequence[str]) -> list[Key]:
+    terms = search_terms(store, "facts_fts_vocab", keywords)
     if not terms:
         return []
     project, pparams = _project("f", ci.project_id)
@@ -199,7 +247,8 @@ def temporal_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput) ->
 
 
 def _scope(store: Store, ci: ChannelInput, keys: list[Key]) -> list[Key]:
-    """Drop what this request may not see: other conversations' episodes, quarantined or dead facts."""
+    """Drop what this request may not see (other conversations' episodes, quarantined or dead facts) and what
+    similarity may not bring back (cold facts, see the module notes)."""
     episodes = [i for k, i in keys if k == "episode"]
     facts = [i for k, i in keys if k == "fact"]
     allowed_episodes: set[int] = set()
@@ -216,7 +265,9 @@ def _scope(store: Store, ci: ChannelInput, keys: list[Key]) -> list[Key]:
         live_facts = {
             int(r[0])
             for r in store.query(
-                f"SELECT f.id FROM facts f WHERE {LIVE_FACT} AND f.id IN ({','.join('?' * len(facts))})", tuple(facts)
+                f"SELECT f.id FROM facts f WHERE {LIVE_FACT} AND f.tier != 'cold' "
+                f"AND f.id IN ({','.join('?' * len(facts))})",
+                tuple(facts),
             )
         }
     out = []
@@ -229,10 +280,22 @@ def _scope(store: Store, ci: ChannelInput, keys: list[Key]) -> list[Key]:
     return out
 
 
+#: What advice draws on: what the person likes, wants and does (an indirect question's expansion).
+ADVICE_KINDS = ("preference", "behavioral")
+
+
 def profile_channel(store: Store, ci: ChannelInput) -> list[Key]:
-    """Broad questions ("what do you know about me/X"): the subject's live facts by importance and recency."""
+    """The named subjects' standing profile.
+
+    Broad questions ("what do you know about me/X"): the subject's live facts by importance and recency.
+    Indirect questions ("what should I get Ana for her birthday?"): the query expanded to the subjects'
+    preferences and habits, which the question seldom names but the advice depends on.  An indirect question that
+    names nobody has no profile to expand to.
+    """
     a = ci.analysis
-    if a.mode != "broad":
+    if a.mode == "indirect" and not a.subject_ids:
+        return []
+    if a.mode not in ("broad", "indirect"):
         return []
     params: list[Any] = [ci.user_id]
     # with subjects named, walk their slots (facts_slot); otherwise the importance index (facts_rank)
@@ -243,6 +306,9 @@ def profile_channel(store: Store, ci: ChannelInput) -> list[Key]:
     if a.subject_ids:
         sql += f" AND f.subject_id IN ({','.join('?' * len(a.subject_ids))})"
         params += list(a.subject_ids)
+    if a.mode == "indirect":
+        sql += f" AND f.kind IN ({','.join('?' * len(ADVICE_KINDS))})"
+        params += list(ADVICE_KINDS)
     extra, extra_params = _project("f", ci.project_id)
     rows = store.query(
         sql + extra + " ORDER BY f.importance DESC, f.updated_at DESC LIMIT ?", (*params, *extra_params, ci.depth)

@@ -5,23 +5,38 @@
 * SECTION (the query names a section: "the Installation section of the README"): that section's distillation and
   its spans.
 * DOCUMENT (``document_id``): the document's distillation, every section distillation, then its best spans;
-  ``degraded`` while the distillations are still being made.
+  ``degraded`` while the distillations are still being made.  The distillations are the document's outline, not
+  candidates: they are *pinned* — returned whole, in document order, outside fusion and the ``limit`` (only the
+  token budget of the text trims them, and says so) — while the spans compete with the memory channels.
 * COLLECTION (``collection_id``): each document's distillation and relevance-weighted spans across the collection.
 
-Distillations come back as ``document`` and ``section`` blocks, spans as ``span`` blocks.
+Distillations come back as ``document`` and ``section`` blocks, spans as ``span`` blocks, each dated by its
+document's current version (``updated_at``) so the text can cite when it was written down.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import NotFound
 from engine.recall.channels import ChannelInput, Key, _project, search_terms
 from engine.recall.types import Block, RecallRequest
 from engine.store import Store
+from engine.temporal import from_epoch
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 RRF_K = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRoute:
+    """What a document strategy found: ranked candidates for fusion, and distillations pinned whole."""
+
+    keys: tuple[Key, ...]
+    strategy: str
+    degraded: bool
+    pinned: tuple[Key, ...] = ()
 
 
 class DocumentRouter:
@@ -31,19 +46,20 @@ class DocumentRouter:
         self._store = store
         self._vectors = vectors
 
-    def channel(self, ci: ChannelInput, req: RecallRequest) -> tuple[list[Key], str, bool]:
-        """Ranked document candidates, the strategy that produced them, and whether it is degraded."""
+    def channel(self, ci: ChannelInput, req: RecallRequest) -> DocumentRoute:
+        """Ranked document candidates, the strategy that produced them, whether it is degraded, and what it pins."""
         if req.document_id is not None:
             return self._document(ci, req.document_id)
         if req.collection_id is not None:
-            return self._collection(ci, req.collection_id)
+            keys, strategy, degraded = self._collection(ci, req.collection_id)
+            return DocumentRoute(tuple(keys), strategy, degraded)
         if ci.analysis.section:
             found = self._section(ci)
             if found is not None:
-                return found
-        return self.local(ci), "LOCAL", False
+                return DocumentRoute(tuple(found[0]), found[1], found[2])
+        return DocumentRoute(tuple(self.local(ci)), "LOCAL", False)
 
-    def _document(self, ci: ChannelInput, document_id: int) -> tuple[list[Key], str, bool]:
+    def _document(self, ci: ChannelInput, document_id: int) -> DocumentRoute:
         rows = self._store.query("SELECT status FROM documents WHERE id = ? AND user_id = ?", (document_id, ci.user_id))
         if not rows:
             raise NotFound("document", document_id)
@@ -55,10 +71,10 @@ class DocumentRouter:
             )
         ]
         distilled = self._store.scalar("SELECT distillation IS NOT NULL FROM documents WHERE id = ?", (document_id,))
-        keys: list[Key] = [("document", document_id)] if distilled else []
-        keys += [("section", i) for i in sections]
-        keys += self.local(ci, document_ids=[document_id])
-        return keys, "DOCUMENT", rows[0][0] == "processing" or not distilled
+        pinned: list[Key] = [("document", document_id)] if distilled else []
+        pinned += [("section", i) for i in sections]
+        spans = self.local(ci, document_ids=[document_id])
+        return DocumentRoute(tuple(spans), "DOCUMENT", rows[0][0] == "processing" or not distilled, tuple(pinned))
 
     def _collection(self, ci: ChannelInput, collection_id: int) -> tuple[list[Key], str, bool]:
         if not self._store.query("SELECT 1 FROM collections WHERE id = ? AND user_id = ?", (collection_id, ci.user_id)):
@@ -181,8 +197,9 @@ class DocumentRouter:
         out: dict[str, dict[int, Any]] = {"document": {}, "section": {}}
         documents = by_kind.get("document", [])
         if documents:
-            for doc_id, name, distillation, status in q.query(
-                f"SELECT id, name, distillation, status FROM documents WHERE id IN ({','.join('?' * len(documents))})",
+            for doc_id, name, distillation, status, updated in q.query(
+                "SELECT id, name, distillation, status, updated_at FROM documents "
+                f"WHERE id IN ({','.join('?' * len(documents))})",
                 tuple(documents),
             ):
                 if distillation:
@@ -193,14 +210,15 @@ class DocumentRouter:
                         0.0,
                         (int(doc_id),),
                         (),
-                        None,
+                        from_epoch(float(updated)),
                         (),
                         {"document_id": int(doc_id), "document": str(name), "status": str(status), "injected": True},
                     )
         sections = by_kind.get("section", [])
         if sections:
-            for sid, title, distillation, doc_id, name, page in q.query(
-                "SELECT se.id, se.title, se.distillation, d.id, d.name, se.page_start FROM sections se "
+            for sid, title, distillation, doc_id, name, page, updated, ordinal in q.query(
+                "SELECT se.id, se.title, se.distillation, d.id, d.name, se.page_start, d.updated_at, se.ordinal "
+                "FROM sections se "
                 f"JOIN documents d ON d.id = se.document_id WHERE se.id IN ({','.join('?' * len(sections))})",
                 tuple(sections),
             ):
@@ -212,12 +230,13 @@ class DocumentRouter:
                         0.0,
                         (int(sid), int(doc_id)),
                         (),
-                        None,
+                        from_epoch(float(updated)),
                         (),
                         {
                             "document_id": int(doc_id),
                             "document": str(name),
                             "section": str(title),
+                            "ordinal": int(ordinal),
                             "page_start": page,
                             "injected": True,
                         },

@@ -40,6 +40,7 @@ class EpisodeRow:
     ended_at: datetime
     first_event_id: int | None
     last_event_id: int | None
+    status: str = "summarized"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ class SpanRow:
     page_end: int | None
     start_char: int
     end_char: int
+    document_at: datetime | None = None  # when the vault got this version of the document
 
 
 def _marks(ids: list[int]) -> str:
@@ -101,17 +103,18 @@ def load_turns(store: Reader, ids: Iterable[int]) -> dict[int, Turn]:
     return out
 
 
-def load_episodes(store: Reader, ids: Iterable[int]) -> dict[int, EpisodeRow]:
-    """Episodes by id (only summarised ones carry text)."""
+def load_episodes(store: Reader, ids: Iterable[int], *, conversation_id: str | None = None) -> dict[int, EpisodeRow]:
+    """Episodes by id (only summarised ones carry text), optionally only those of ``conversation_id``."""
     out: dict[int, EpisodeRow] = {}
+    scope, scope_params = (" AND conversation_id = ?", (conversation_id,)) if conversation_id is not None else ("", ())
     for chunk in chunked(sorted(set(ids))):
         for r in store.query(
-            "SELECT id, conversation_id, summary, started_at, ended_at, first_event_id, last_event_id FROM episodes "
-            f"WHERE id IN ({_marks(chunk)}) AND summary != ''",
-            tuple(chunk),
+            "SELECT id, conversation_id, summary, started_at, ended_at, first_event_id, last_event_id, status "
+            f"FROM episodes WHERE id IN ({_marks(chunk)}) AND summary != ''{scope}",
+            (*chunk, *scope_params),
         ):
             out[int(r[0])] = EpisodeRow(
-                int(r[0]), str(r[1]), str(r[2]), from_epoch(float(r[3])), from_epoch(float(r[4])), r[5], r[6]
+                int(r[0]), str(r[1]), str(r[2]), from_epoch(float(r[3])), from_epoch(float(r[4])), r[5], r[6], str(r[7])
             )
     return out
 
@@ -122,12 +125,23 @@ def load_spans(store: Reader, ids: Iterable[int]) -> dict[int, SpanRow]:
     for chunk in chunked(sorted(set(ids))):
         for r in store.query(
             "SELECT sp.id, sp.document_id, d.name, sp.section_id, COALESCE(se.title, ''), sp.text, sp.page_start, "
-            "sp.page_end, sp.start_char, sp.end_char FROM spans sp JOIN documents d ON d.id = sp.document_id "
+            "sp.page_end, sp.start_char, sp.end_char, d.updated_at "
+            "FROM spans sp JOIN documents d ON d.id = sp.document_id "
             f"LEFT JOIN sections se ON se.id = sp.section_id WHERE sp.id IN ({_marks(chunk)})",
             tuple(chunk),
         ):
             out[int(r[0])] = SpanRow(
-                int(r[0]), int(r[1]), str(r[2]), r[3], str(r[4]), str(r[5]), r[6], r[7], int(r[8]), int(r[9])
+                int(r[0]),
+                int(r[1]),
+                str(r[2]),
+                r[3],
+                str(r[4]),
+                str(r[5]),
+                r[6],
+                r[7],
+                int(r[8]),
+                int(r[9]),
+                from_epoch(float(r[10])),
             )
     return out
 

@@ -7,6 +7,11 @@ Episodes, document spans and facts without a turn (typed by hand, from documents
 
 Scores: reciprocal-rank fusion over the channels, then multiplied by the item's standing, importance,
 recency/decay and utility signals, and by how well it matches the named subjects and the time window.
+
+Indirect questions (advice, plans) share few words with their answers, so they are served differently (DESIGN §5):
+the query is expanded (more predicates, the named subjects' preferences and habits, and the model's rewrites when a
+model is in use), every channel digs twice as deep, and the wider pool is reranked by closeness in meaning to the
+question and by whether an item says what someone likes or does.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
@@ -31,19 +36,21 @@ from engine.facts.model import Fact
 from engine.recall import assemble
 from engine.recall.analyze import QueryAnalysis, QueryAnalyzer
 from engine.recall.channels import (
+    ADVICE_KINDS,
     ChannelInput,
     Key,
     fact_keyword_channel,
     keyword_channel,
+    merge_rankings,
     predicate_channel,
     profile_channel,
     temporal_channel,
     vector_channel,
+    vector_search,
 )
-from engine.recall.documents import DocumentRouter
+from engine.recall.documents import DocumentRoute, DocumentRouter
 from engine.recall.hydrate import (
     EpisodeRow,
-    SpanRow,
     Turn,
     adjacent_ids,
     load_episodes,
@@ -58,6 +65,7 @@ from engine.temporal import parse_datetime
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RRF_K = 10.0
 #: The hashing embedder is lexical like BM25, so its vector channel mostly repeats the keyword channel and adds
@@ -83,6 +91,12 @@ SUBJECT_BOOST = 1.6
 WINDOW_BOOST = 1.4
 OUT_OF_WINDOW = 0.7  # the query names a time: dated items outside it are less likely what is asked for
 SAME_CONVERSATION = 1.05
+#: Indirect questions: how much deeper every channel digs, how many of the weighed anchors are reranked, how
+#: much closeness in meaning can raise an anchor (× 1 + w·cosine), and the lift of a preference or habit.
+INDIRECT_WIDEN = 2
+RERANK_POOL = 60
+RERANK_SIMILARITY = 1.0
+ADVICE_BOOST = 1.3
 
 
 @dataclass(slots=True)
@@ -138,9 +152,16 @@ class Recall:
         query_vector = self._embedder.embed([req.query])[0] if req.query.strip() else None
         timings["embed"] = _ms(t0)
         depth = max(30, limit * 3)
-        # the vector scan is the single largest cost and needs only the query vector: start it before analysis
+        # the vector scan is the single largest cost and needs only the query vector: start it before analysis,
+        # as deep as the rule mode asks (a model that turns a question indirect adds its rewrites' scans instead)
+        early_widen = INDIRECT_WIDEN if QueryAnalyzer.mode_of(req.query.strip()) == "indirect" else 1
         early = ChannelInput(
-            _bare_analysis(req.query), req.user_id, req.project_id, req.conversation_id, query_vector, depth
+            _bare_analysis(req.query),
+            req.user_id,
+            req.project_id,
+            req.conversation_id,
+            query_vector,
+            depth * early_widen,
         )
         vector_job = self._pool.submit(_timed, lambda: vector_channel(self._store, self._vectors, early, KINDS))
         t0 = time.perf_counter()
@@ -155,9 +176,23 @@ class Recall:
         )
         timings["analyse"] = _ms(t0)
 
-        ci = ChannelInput(analysis, req.user_id, req.project_id, req.conversation_id, query_vector, depth)
+        widen = INDIRECT_WIDEN if analysis.mode == "indirect" else 1
+        rewrite_vectors: tuple[Any, ...] = ()
+        if len(analysis.used_queries) > 1:
+            t0 = time.perf_counter()
+            rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
+            timings["embed"] += _ms(t0)
+        ci = ChannelInput(
+            analysis,
+            req.user_id,
+            req.project_id,
+            req.conversation_id,
+            query_vector,
+            depth * widen,
+            rewrite_vectors,
+        )
         t0 = time.perf_counter()
-        ranked, reports, strategy = self._run_channels(ci, req, vector_job)
+        ranked, reports, route = self._run_channels(ci, req, vector_job)
         timings["channels"] = _ms(t0)
 
         t0 = time.perf_counter()
@@ -166,14 +201,16 @@ class Recall:
         with self._store.snapshot() as snap:
             fused, channels_of = _fuse(ranked, weights)
             t1 = time.perf_counter()
-            ranked["neighbours"] = self._neighbours(snap, fused)
+            ranked["neighbours"] = neighbours(snap, fused, NEIGHBOUR_HITS * widen)
             reports["neighbours"] = ChannelReport(True, len(ranked["neighbours"]), _ms(t1))
             fused, channels_of = _fuse(ranked, weights)
             # weights only reorder the fused list moderately: the long tail of single-channel hits never
             # reaches the top, so it is not loaded at all
-            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[: max(HYDRATE_MIN, limit * 6)])
-            hydrated = self._hydrate(snap, fused)
-            scored = self._weigh(fused, channels_of, hydrated, analysis, req, reference)
+            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[: max(HYDRATE_MIN, limit * 6) * widen])
+            hydrated = self._hydrate(snap, fused, route.pinned)
+            scored = weigh(fused, channels_of, hydrated, analysis, req.conversation_id, reference)
+            if analysis.mode == "indirect" and query_vector is not None:
+                scored = rerank_indirect(scored, hydrated, self._closeness(scored, (query_vector, *rewrite_vectors)))
             timings["fuse"] = _ms(t0)
 
             t0 = time.perf_counter()
@@ -185,21 +222,20 @@ class Recall:
                 request=req,
                 budget=budget,
                 reference=reference,
-                strategy=strategy,
-                documents=self.documents,
+                documents_degraded=route.degraded,
+                pinned=route.pinned,
             )
             timings["assemble"] = _ms(t0)
-        degraded_docs = strategy.endswith(" (degraded)")
         routing = Routing(
             mode=analysis.mode,
             predicates=analysis.predicates,
             subjects=tuple(s if s != "user" else "user (vault owner)" for s in analysis.subjects),
             channels=reports,
             temporal_range=analysis.temporal,
-            strategy=strategy.removesuffix(" (degraded)"),
+            strategy=route.strategy,
             used_queries=analysis.used_queries,
             engine=analysis.engine,
-            degraded=bool(analysis.notes) or degraded_docs,
+            degraded=bool(analysis.notes) or route.degraded,
             notes=analysis.notes,
         )
         timings["total"] = _ms(t_start)
@@ -210,7 +246,7 @@ class Recall:
     # -- channels ----------------------------------------------------------------------------------------------
     def _run_channels(
         self, ci: ChannelInput, req: RecallRequest, vector_job: Future[tuple[list[Key], float]]
-    ) -> tuple[dict[str, list[Key]], dict[str, ChannelReport], str]:
+    ) -> tuple[dict[str, list[Key]], dict[str, ChannelReport], DocumentRoute]:
         jobs: dict[str, Callable[[], list[Key]]] = {
             "predicate": lambda: predicate_channel(self._store, ci),
             "profile": lambda: profile_channel(self._store, ci),
@@ -218,21 +254,29 @@ class Recall:
             "keyword_facts": lambda: fact_keyword_channel(self._store, ci),
             "temporal": lambda: temporal_channel(self._store, self._vectors, ci),
         }
-        strategy_box: list[str] = ["LOCAL"]
+        route_box: list[DocumentRoute] = [DocumentRoute((), "LOCAL", False)]
 
         def documents() -> list[Key]:
-            keys, strategy, degraded = self.documents.channel(ci, req)
-            strategy_box[0] = strategy + (" (degraded)" if degraded else "")
-            return keys
+            route_box[0] = self.documents.channel(ci, req)
+            return list(route_box[0].keys)
 
         jobs["documents"] = documents
         futures = {name: self._pool.submit(_timed, fn) for name, fn in jobs.items()}
+        rewrites = (
+            self._pool.submit(
+                _timed, lambda: [vector_search(self._store, self._vectors, ci, v, KINDS) for v in ci.rewrite_vectors]
+            )
+            if ci.rewrite_vectors
+            else None
+        )
         futures["vector"] = vector_job
         ranked: dict[str, list[Key]] = {}
         reports: dict[str, ChannelReport] = {}
         for name, future in futures.items():
             try:
                 keys, ms = future.result(timeout=10)
+                if name == "vector":
+                    keys, ms = self._with_rewrites(keys[: ci.depth], ms, rewrites, ci.depth)
             except VaultError:
                 raise  # a bad request (e.g. an unknown document_id) is the caller's to see
             except Exception as exc:
@@ -242,12 +286,22 @@ class Recall:
             ran = bool(keys) or _channel_applies(name, ci)
             ranked[name] = keys
             reports[name] = ChannelReport(ran, len(keys), ms)
-        return ranked, reports, strategy_box[0]
+        return ranked, reports, route_box[0]
+
+    @staticmethod
+    def _with_rewrites(
+        keys: list[Key], ms: float, rewrites: Future[tuple[list[list[Key]], float]] | None, depth: int
+    ) -> tuple[list[Key], float]:
+        """The question's vector ranking merged with its rewrites' (searched concurrently with the others)."""
+        if rewrites is None:
+            return keys, ms
+        lists, rewrite_ms = rewrites.result(timeout=10)
+        return merge_rankings([keys, *lists], depth), round(ms + rewrite_ms, 3)
 
     # -- fusion and weights ------------------------------------------------------------------------------------
-    def _hydrate(self, q: Reader, scores: dict[Key, float]) -> dict[str, dict[int, Any]]:
+    def _hydrate(self, q: Reader, scores: dict[Key, float], pinned: tuple[Key, ...]) -> dict[str, dict[int, Any]]:
         by_kind: dict[str, list[int]] = {}
-        for kind, object_id in scores:
+        for kind, object_id in [*scores, *pinned]:
             by_kind.setdefault(kind, []).append(object_id)
         facts = load_facts(q, by_kind.get("fact", []))
         turn_ids = set(by_kind.get("event", [])) | {f.event_id for f in facts.values() if f.event_id}
@@ -259,100 +313,18 @@ class Recall:
             **self.documents.hydrate(q, by_kind),
         }
 
-    def _weigh(
-        self,
-        scores: dict[Key, float],
-        channels_of: dict[Key, set[str]],
-        hydrated: dict[str, dict[int, Any]],
-        analysis: QueryAnalysis,
-        req: RecallRequest,
-        reference: datetime,
-    ) -> list[Anchor]:
-        anchors: dict[Key, Anchor] = {}
-        subjects = {s.casefold() for s in analysis.subjects}
-        window = analysis.temporal
-        for key, rrf in scores.items():
-            kind, object_id = key
-            item = hydrated.get(kind, {}).get(object_id)
-            if item is None:
-                continue  # forgotten meanwhile, or not visible
-            weight = 1.0
-            anchor_key = key
-            when: datetime | None = None
-            who: str | None = None
-            if isinstance(item, Fact):
-                if item.standing == "quarantine":
-                    continue
-                weight *= STANDING_WEIGHT.get(item.standing, 0.5)
-                weight *= 0.6 + 0.4 * item.importance
-                weight *= _decay(item, reference)
-                weight *= 1.0 + 0.1 * max(-3, min(3, item.useful_count - item.questionable_count))
-                when, who = item.valid_from, item.subject
-                if item.event_id and item.event_id in hydrated["event"]:
-                    anchor_key = ("event", item.event_id)
-                elif item.span_id and item.span_id in hydrated["span"]:
-                    anchor_key = ("span", item.span_id)
-            elif isinstance(item, Turn):
-                when, who = item.at, item.author or item.role
-                if item.conversation_id == req.conversation_id:
-                    weight *= SAME_CONVERSATION
-            elif isinstance(item, EpisodeRow):
-                when = item.started_at
-            elif isinstance(item, SpanRow):
-                pass
-            if subjects and who is not None and who.casefold() in subjects:
-                weight *= SUBJECT_BOOST
-            if window is not None and when is not None:
-                weight *= WINDOW_BOOST if window.start <= when < window.end else OUT_OF_WINDOW
-            score = rrf * weight
-            anchor = anchors.setdefault(anchor_key, Anchor(anchor_key))
-            anchor.channels |= channels_of.get(key, set())
-            if isinstance(item, Fact):
-                anchor.facts.append((score, item.id))
-            # an anchor gathers evidence from its turn and its facts: the best counts fully, the rest a little
-            anchor.score = max(anchor.score, score) + 0.25 * min(anchor.score, score)
-        ordered = sorted(anchors.values(), key=lambda a: (-a.score, a.key))
-        for anchor in ordered:
-            anchor.facts.sort(key=lambda f: -f[0])
-        return ordered
+    def _closeness(self, anchors: list[Anchor], query_vectors: tuple[Any, ...]) -> dict[int, float]:
+        """Cosine closeness of the reranked pool to the question (or its nearest rewrite), by object id."""
+        ids = sorted({i for a in anchors[:RERANK_POOL] for i in (a.key[1], *(f for _s, f in a.facts))})
+        best: dict[int, float] = {}
+        for vector in query_vectors:
+            for object_id, sim in self._vectors.similarities(vector, ids).items():
+                best[object_id] = max(best.get(object_id, -1.0), sim)
+        return best
 
     def _vector_weight(self) -> float:
         lexical = self._embedder.model_id.startswith("hashing")
         return VECTOR_WEIGHT["hashing" if lexical else "semantic"]
-
-    def _neighbours(self, q: Reader, fused: dict[Key, float]) -> list[Key]:
-        """The turns right before and after the best-ranked turns: answers in a dialogue often span a reply.
-
-        Ranked in the order of the hits they surround, so fusion gives them a modest, rank-aware share.
-        """
-        best = [key for key, _score in sorted(fused.items(), key=lambda kv: -kv[1])[: NEIGHBOUR_HITS * 2]]
-        fact_ids = [i for k, i in best if k == "fact"]
-        fact_events = (
-            dict(
-                q.query(
-                    f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) "
-                    "AND event_id IS NOT NULL",
-                    tuple(fact_ids),
-                )
-            )
-            if fact_ids
-            else {}
-        )
-        top_events: list[int] = []
-        for kind, object_id in best:
-            event_id = object_id if kind == "event" else fact_events.get(object_id)
-            if event_id is not None and int(event_id) not in top_events:
-                top_events.append(int(event_id))
-        top_events = top_events[:NEIGHBOUR_HITS]
-        adjacent = adjacent_ids(q, top_events)
-        out: list[Key] = []
-        seen = set(top_events)
-        for event_id in top_events:
-            for neighbour in adjacent.get(event_id, (None, None)):
-                if neighbour is not None and int(neighbour) not in seen:
-                    seen.add(int(neighbour))
-                    out.append(("event", int(neighbour)))
-        return out
 
     # -- helpers -----------------------------------------------------------------------------------------------
     def _known_subjects(self, user_id: str) -> dict[str, int]:
@@ -376,14 +348,16 @@ class Recall:
         return known
 
     def _record_usage(self, result: RecallResult) -> None:
-        injected = [
-            b.id
-            for b in (*result.answer_facts, *result.supporting_facts, *result.background_context)
-            if b.kind == "fact" and b.meta.get("injected")
-        ]
-        if injected:
+        """Count an access for each fact the query itself ranked and injected.
+
+        Background hot facts ride along with every answer whatever was asked; counting them would keep every hot
+        fact fresh forever and the decay sweep could never cool one down.  A hot fact still counts when the query
+        ranked it (then it is among the ranked blocks too).
+        """
+        selected = sorted({b.id for b in result.blocks if b.kind == "fact" and b.meta.get("injected")})
+        if selected:
             try:
-                self._submit(lambda tx: record_access(tx, injected))
+                self._submit(lambda tx: record_access(tx, selected))
             except Exception:
                 log.warning("recording recall usage failed")
 
@@ -418,6 +392,127 @@ def _fuse(ranked: dict[str, list[Key]], weights: dict[str, float]) -> tuple[dict
     return scores, channels_of
 
 
+def weigh(
+    scores: dict[Key, float],
+    channels_of: dict[Key, set[str]],
+    hydrated: dict[str, dict[int, Any]],
+    analysis: QueryAnalysis,
+    conversation_id: str,
+    reference: datetime,
+) -> list[Anchor]:
+    """Fused scores × the item's own signals, gathered into anchors, best first (ties by key).
+
+    A fact is weighed by its standing, importance, recency/decay (:func:`decay_weight`) and utility marks; every
+    item by the named subjects and the time window; a turn of the asking conversation a little more.
+    """
+    anchors: dict[Key, Anchor] = {}
+    subjects = {s.casefold() for s in analysis.subjects}
+    window = analysis.temporal
+    for key, rrf in scores.items():
+        kind, object_id = key
+        item = hydrated.get(kind, {}).get(object_id)
+        if item is None:
+            continue  # forgotten meanwhile, or not visible
+        weight = 1.0
+        anchor_key = key
+        when: datetime | None = None
+        who: str | None = None
+        if isinstance(item, Fact):
+            if item.standing == "quarantine":
+                continue
+            weight *= STANDING_WEIGHT.get(item.standing, 0.5)
+            weight *= 0.6 + 0.4 * item.importance
+            weight *= decay_weight(item, reference)
+            weight *= 1.0 + 0.1 * max(-3, min(3, item.useful_count - item.questionable_count))
+            when, who = item.valid_from, item.subject
+            if item.event_id and item.event_id in hydrated["event"]:
+                anchor_key = ("event", item.event_id)
+            elif item.span_id and item.span_id in hydrated["span"]:
+                anchor_key = ("span", item.span_id)
+        elif isinstance(item, Turn):
+            when, who = item.at, item.author or item.role
+            if item.conversation_id == conversation_id:
+                weight *= SAME_CONVERSATION
+        elif isinstance(item, EpisodeRow):
+            when = item.started_at
+        if subjects and who is not None and who.casefold() in subjects:
+            weight *= SUBJECT_BOOST
+        if window is not None and when is not None:
+            weight *= WINDOW_BOOST if window.start <= when < window.end else OUT_OF_WINDOW
+        score = rrf * weight
+        anchor = anchors.setdefault(anchor_key, Anchor(anchor_key))
+        anchor.channels |= channels_of.get(key, set())
+        if isinstance(item, Fact):
+            anchor.facts.append((score, item.id))
+        # an anchor gathers evidence from its turn and its facts: the best counts fully, the rest a little
+        anchor.score = max(anchor.score, score) + 0.25 * min(anchor.score, score)
+    ordered = sorted(anchors.values(), key=lambda a: (-a.score, a.key))
+    for anchor in ordered:
+        anchor.facts.sort(key=lambda f: -f[0])
+    return ordered
+
+
+def rerank_indirect(
+    anchors: list[Anchor], hydrated: dict[str, dict[int, Any]], closeness: dict[int, float]
+) -> list[Anchor]:
+    """Rerank the top of an indirect question's wider pool.
+
+    Fusion rewards sharing the question's words; advice is rather found in what is *close in meaning* to the
+    question (``closeness``: cosine to the question or its nearest rewrite, by object id) and in what someone
+    likes or does.  Each of the first :data:`RERANK_POOL` anchors is raised by ``1 + RERANK_SIMILARITY · cosine``
+    (its closest member counts), and by :data:`ADVICE_BOOST` when one of its facts is a preference or a habit; the
+    rest keep their order below.
+    """
+    pool, rest = anchors[:RERANK_POOL], anchors[RERANK_POOL:]
+    facts: dict[int, Fact] = hydrated.get("fact", {})
+    for anchor in pool:
+        members = (anchor.key[1], *(fact_id for _s, fact_id in anchor.facts))
+        close = max((closeness.get(i, 0.0) for i in members), default=0.0)
+        factor = 1.0 + RERANK_SIMILARITY * max(0.0, close)
+        if any(f is not None and f.kind in ADVICE_KINDS for f in (facts.get(i) for _s, i in anchor.facts)):
+            factor *= ADVICE_BOOST
+        anchor.score *= factor
+    # a lift is never below 1, so the pool stays above the rest
+    pool.sort(key=lambda a: (-a.score, a.key))
+    return pool + rest
+
+
+def neighbours(q: Reader, fused: dict[Key, float], hits: int = NEIGHBOUR_HITS) -> list[Key]:
+    """The turns right before and after the best-ranked turns: answers in a dialogue often span a reply.
+
+    Ranked in the order of the hits they surround, so fusion gives them a modest, rank-aware share.  A fact
+    stands for the turn it was drawn from.
+    """
+    best = [key for key, _score in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: hits * 2]]
+    fact_ids = [i for k, i in best if k == "fact"]
+    fact_events = (
+        dict(
+            q.query(
+                f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) "
+                "AND event_id IS NOT NULL",
+                tuple(fact_ids),
+            )
+        )
+        if fact_ids
+        else {}
+    )
+    top_events: list[int] = []
+    for kind, object_id in best:
+        event_id = object_id if kind == "event" else fact_events.get(object_id)
+        if event_id is not None and int(event_id) not in top_events:
+            top_events.append(int(event_id))
+    top_events = top_events[:hits]
+    adjacent = adjacent_ids(q, top_events)
+    out: list[Key] = []
+    seen = set(top_events)
+    for event_id in top_events:
+        for neighbour in adjacent.get(event_id, (None, None)):
+            if neighbour is not None and int(neighbour) not in seen:
+                seen.add(int(neighbour))
+                out.append(("event", int(neighbour)))
+    return out
+
+
 def _validated(request: RecallRequest) -> RecallRequest:
     if not isinstance(request.conversation_id, str) or not request.conversation_id.strip():
         raise ValidationError("conversation_id", "is required", fix="Pass the id of the chat asking.")
@@ -434,7 +529,7 @@ def _validated(request: RecallRequest) -> RecallRequest:
     return request
 
 
-def _decay(fact: Fact, reference: datetime) -> float:
+def decay_weight(fact: Fact, reference: datetime) -> float:
     """Recency weight by decay class: stable facts don't fade; moderate and ephemeral ones halve per half-life."""
     half_life = params.HALF_LIFE_DAYS.get(fact.decay)
     if fact.valid_to is not None and fact.valid_to < reference:
@@ -450,7 +545,7 @@ def _channel_applies(name: str, ci: ChannelInput) -> bool:
     a = ci.analysis
     return {
         "predicate": bool(a.predicates),
-        "profile": a.mode == "broad",
+        "profile": a.mode == "broad" or (a.mode == "indirect" and bool(a.subject_ids)),
         "temporal": a.temporal is not None,
         "keyword": bool(a.keywords),
         "keyword_facts": bool(a.keywords),
@@ -458,7 +553,7 @@ def _channel_applies(name: str, ci: ChannelInput) -> bool:
     }.get(name, True)
 
 
-def _timed(fn: Callable[[], list[Key]]) -> tuple[list[Key], float]:
+def _timed(fn: Callable[[], T]) -> tuple[T, float]:
     t0 = time.perf_counter()
     return fn(), _ms(t0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,5 +65,88 @@ def test_ollama_down_means_rules_and_a_visible_note(tmp_path: Path, fake_ollama:
         result = vault.recall(RecallRequest(conversation_id="c", query="What do you know about me?"))
         assert result.routing.engine == "rules" and result.routing.mode == "broad"
         assert result.routing.degraded
+    finally:
+        vault.close()
+
+
+def rewrite_reply(rewrites: list[str]) -> Callable[[dict[str, Any]], dict[str, Any] | str]:
+    """A model that keeps the question direct, adds no keywords, and rewrites it as ``rewrites``."""
+
+    def reply(request: dict[str, Any]) -> dict[str, Any] | str:
+        if "understand a question" in request["messages"][0]["content"]:
+            return {"mode": "direct", "keywords": [], "rewrites": rewrites}
+        return {"facts": []}
+
+    return reply
+
+
+def _brahms_vault(tmp_path: Path, fake: FakeOllama) -> tuple[Vault, int]:
+    """Turns the question "what am I working on?" shares no word with, one of them the answer."""
+    settings = fake.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "llm.query_timeout_s": 2.0})
+    vault = Vault.open(tmp_path / "v", settings=settings, start_workers=True)
+    results = vault.ingest_events(
+        [
+            EventIn(conversation_id="c", content=text, occurred_at=f"2024-05-01T10:0{minute}:00Z")
+            for minute, text in enumerate(
+                (
+                    "I am rehearsing a Brahms sonata for the spring recital.",
+                    "I bought new running shoes at the mall.",
+                    "The party music was far too loud.",
+                    "My cousin visits from Da Nang next week.",
+                ),
+                start=1,
+            )
+        ]
+    )
+    assert vault.wait_idle(30)
+    return vault, results[0].event_id
+
+
+def test_the_model_rewrites_are_searched_by_the_keyword_and_vector_channels(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.on_chat(rewrite_reply(["I am rehearsing a Brahms sonata"]))
+    vault, brahms = _brahms_vault(tmp_path, fake_ollama)
+    try:
+        result = vault.recall(RecallRequest(conversation_id="c", query="what am I working on?"))
+        assert result.routing.used_queries == ("what am I working on?", "I am rehearsing a Brahms sonata")
+        top = result.blocks[0]
+        assert top.meta.get("turn_id", top.id) == brahms
+        assert {"keyword", "vector"} <= set(top.channels), "both text channels searched the rewrite"
+        # without a rewrite the question's own words do not reach the turn by keyword
+        fake_ollama.on_chat(rewrite_reply([]))
+        plain = vault.recall(RecallRequest(conversation_id="c", query="what am I working on?"))
+        assert plain.routing.used_queries == ("what am I working on?",)
+        found = [b for b in plain.blocks if b.meta.get("turn_id", b.id) == brahms]
+        assert not found or "keyword" not in found[0].channels
+    finally:
+        vault.close()
+
+
+def test_a_rewrite_with_nothing_to_search_is_not_listed(tmp_path: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.on_chat(rewrite_reply(["what is it", "What am I working on?"]))
+    vault, _brahms = _brahms_vault(tmp_path, fake_ollama)
+    try:
+        result = vault.recall(RecallRequest(conversation_id="c", query="what am I working on?"))
+        # all stop words, or the question itself again: nothing new to search, so not claimed as searched
+        assert result.routing.used_queries == ("what am I working on?",)
+        fake_ollama.on_chat(rewrite_reply(["Brahms", "what is it"]))
+        again = vault.recall(RecallRequest(conversation_id="c", query="what am I working on?"))
+        assert again.routing.used_queries == ("what am I working on?", "Brahms")
+    finally:
+        vault.close()
+
+
+def test_the_model_turning_a_question_indirect_expands_it(tmp_path: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.on_chat(analysis_reply)  # answers "indirect" with a rewrite
+    settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
+    vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
+    try:
+        vault.facts.add("user", "plays_instrument", "violin")
+        vault.facts.add("user", "likes", "baroque music")
+        result = vault.recall(RecallRequest(conversation_id="c", query="what could I practise this week?"))
+        assert result.routing.mode == "indirect"
+        profile = result.routing.channels["profile"]
+        assert profile.ran and profile.hits == 2, "the owner's preferences and habits join the pool"
     finally:
         vault.close()

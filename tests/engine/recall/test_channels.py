@@ -1,0 +1,197 @@
+"""Each recall channel on its own (DESIGN §5 step 2): what it finds, in which order, and what it must leave out."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Vault
+from engine.events import EventIn
+from engine.recall.channels import (
+    fact_keyword_channel,
+    keyword_channel,
+    merge_rankings,
+    profile_channel,
+    vector_channel,
+)
+from engine.recall.service import neighbours
+from tests.engine.recall.support import analysis, channel_input, ingest
+
+
+def _set(vault: Vault, fact_id: int, **columns: object) -> None:
+    assignments = ", ".join(f"{name} = ?" for name in columns)
+    vault.store.write(
+        lambda tx: tx.execute(f"UPDATE facts SET {assignments} WHERE id = ?", (*columns.values(), fact_id))
+    )
+
+
+# -- vector -------------------------------------------------------------------------------------------------------
+def test_vector_channel_ranks_by_similarity_and_skips_the_cold_archive(vault: Vault) -> None:
+    warm = vault.facts.add("user", "likes", "sea kayaking in fjords")
+    hot = vault.facts.add("user", "likes", "kayaking trips with friends")
+    cold = vault.facts.add("user", "likes", "kayaking lessons for beginners")
+    unrelated = vault.facts.add("user", "likes", "baking sourdough bread")
+    vault.facts.set_tier(hot.id, "hot")
+    _set(vault, cold.id, tier="cold")  # unpinned, like a fact the tiering retired
+    a = analysis("kayaking")
+    keys = vector_channel(vault.store, vault.vectors, channel_input(vault, a), ["fact"])
+    ids = [i for _k, i in keys]
+    assert warm.id in ids and hot.id in ids, "hot and warm facts are searched by similarity"
+    assert cold.id not in ids, "the cold archive is not brought back by likeness"
+    if unrelated.id in ids:
+        assert ids.index(unrelated.id) > max(ids.index(warm.id), ids.index(hot.id))
+    # the precise channels still reach the cold fact: a rare word names it
+    precise = fact_keyword_channel(vault.store, channel_input(vault, analysis("beginners lessons")))
+    assert ("fact", cold.id) in precise
+
+
+def test_vector_channel_leaves_out_quarantine_other_users_and_other_conversations_episodes(vault: Vault) -> None:
+    mine = vault.facts.add("user", "likes", "harpsichord concerts")
+    hidden = vault.facts.add("user", "likes", "harpsichord tuning")
+    _set(vault, hidden.id, standing="quarantine", confidence=0.2)
+    bobs = vault.facts.add("user", "likes", "harpsichord recitals", user_id="bob")
+    ingest(vault, "chat-a", ("2024-05-01T10:00:00Z", "We listened to a harpsichord concert in the old church hall."))
+    vault.conversations.close_episodes("chat-a")
+    assert vault.wait_idle(30)
+    episode = vault.conversations.episodes("chat-a")[0]
+    assert "harpsichord" in vault.conversations.episode(episode.id).summary
+    a = analysis("harpsichord concert")
+    kinds = ["fact", "episode"]
+    in_a = vector_channel(vault.store, vault.vectors, channel_input(vault, a, conversation="chat-a"), kinds)
+    in_b = vector_channel(vault.store, vault.vectors, channel_input(vault, a, conversation="chat-b"), kinds)
+    assert ("episode", episode.id) in in_a and ("episode", episode.id) not in in_b
+    for keys in (in_a, in_b):
+        assert ("fact", mine.id) in keys
+        assert ("fact", hidden.id) not in keys and ("fact", bobs.id) not in keys
+
+
+def test_vector_channel_searches_the_rewrites_too(vault: Vault) -> None:
+    target = vault.facts.add("user", "plays_instrument", "cello in a string quartet")
+    for other in ("tomatoes in the garden", "old maps of Lisbon", "chess openings"):
+        vault.facts.add("user", "likes", other)
+    a = analysis("what keeps me busy on weekends", used_queries=("what keeps me busy on weekends", "cello quartet"))
+    plain = vector_channel(vault.store, vault.vectors, channel_input(vault, a), ["fact"])
+    with_rewrite = channel_input(vault, a, rewrites=["cello quartet"])
+    rewritten = vector_channel(vault.store, vault.vectors, with_rewrite, ["fact"])
+    assert rewritten[0] == ("fact", target.id)
+    assert ("fact", target.id) not in plain[:1]
+
+
+# -- keyword ------------------------------------------------------------------------------------------------------
+def test_keyword_channel_searches_each_rewrite(vault: Vault) -> None:
+    (brahms, *_others) = ingest(
+        vault,
+        "c",
+        ("2024-05-01T10:00:00Z", "I am rehearsing a Brahms sonata for the spring recital."),
+        ("2024-05-02T10:00:00Z", "I bought new running shoes at the mall."),
+        ("2024-05-03T10:00:00Z", "The music at the party was too loud for me."),
+    )
+    question = analysis("what am I working on")
+    assert ("event", brahms) not in keyword_channel(vault.store, channel_input(vault, question))
+    rewritten = analysis(
+        "what am I working on",
+        used_queries=("what am I working on", "I am rehearsing a sonata"),
+        rewrite_keywords=(("rehearsing", "sonata"),),
+    )
+    assert keyword_channel(vault.store, channel_input(vault, rewritten))[0] == ("event", brahms)
+
+
+def test_merge_rankings_prefers_agreement_and_keeps_the_question_first_on_ties() -> None:
+    question = [("event", 1), ("event", 2), ("event", 3)]
+    rewrite = [("event", 3), ("event", 4)]
+    merged = merge_rankings([question, rewrite], depth=10)
+    assert merged[0] == ("event", 3), "found by both texts"
+    # 2 and 4 are both second in their ranking: the question's comes first
+    assert merged[1:] == [("event", 1), ("event", 2), ("event", 4)]
+    assert merge_rankings([question], depth=2) == question[:2]
+    assert merge_rankings([[], rewrite], depth=10) == rewrite
+
+
+# -- keyword_facts ------------------------------------------------------------------------------------------------
+def test_fact_keyword_channel_finds_statements_by_rare_words_within_scope(vault: Vault) -> None:
+    durian = vault.facts.add("user", "likes", "durian")
+    mango = vault.facts.add("user", "likes", "mango sticky rice")
+    quarantined = vault.facts.add("user", "dislikes", "durian candy")
+    _set(vault, quarantined.id, standing="quarantine", confidence=0.2)
+    alpha = vault.facts.add("Minh", "likes", "durian", project_id="alpha")
+    old = vault.facts.add("user", "works_as", "durian farmer")
+    vault.facts.edit(old.id, object_text="mango farmer")  # the old version is superseded
+
+    assert len({durian.id, mango.id, quarantined.id, alpha.id, old.id}) == 5
+    keys = fact_keyword_channel(vault.store, channel_input(vault, analysis("durian")))
+    ids = [i for _k, i in keys]
+    assert durian.id in ids and alpha.id in ids
+    assert mango.id not in ids, "no shared word"
+    assert quarantined.id not in ids and old.id not in ids, "quarantined and superseded facts never leave"
+    beta = fact_keyword_channel(vault.store, channel_input(vault, analysis("durian"), project_id="beta"))
+    assert ("fact", alpha.id) not in beta and ("fact", durian.id) in beta
+    assert fact_keyword_channel(vault.store, channel_input(vault, analysis("durian"), user_id="bob")) == []
+
+
+# -- profile ------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def caroline(vault: Vault) -> dict[str, int]:
+    facts = {
+        "works_as": vault.facts.add("Caroline", "works_as", "nurse").id,
+        "lives_in": vault.facts.add("Caroline", "lives_in", "Boston").id,
+        "likes": vault.facts.add("Caroline", "likes", "watercolour painting").id,
+        "plays_sport": vault.facts.add("Caroline", "plays_sport", "tennis").id,
+        "candidate": vault.facts.add("Caroline", "loves", "jazz").id,
+        "melanie": vault.facts.add("Melanie", "likes", "pottery").id,
+    }
+    _set(vault, facts["candidate"], standing="candidate", confidence=0.4)
+    return facts
+
+
+def _subject_id(vault: Vault, name: str) -> int:
+    return int(vault.store.scalar("SELECT id FROM subjects WHERE name = ?", (name,)))
+
+
+def test_profile_channel_lists_a_named_subject_for_broad_questions(vault: Vault, caroline: dict[str, int]) -> None:
+    who = _subject_id(vault, "Caroline")
+    a = analysis("what do you know about Caroline", mode="broad", subjects=("caroline",), subject_ids=(who,))
+    ids = [i for _k, i in profile_channel(vault.store, channel_input(vault, a))]
+    by_importance = [caroline[p] for p in ("works_as", "lives_in")]
+    assert ids[:2] == by_importance, "most important first"
+    assert {caroline["likes"], caroline["plays_sport"]} <= set(ids)
+    assert caroline["candidate"] not in ids and caroline["melanie"] not in ids
+
+
+def test_profile_channel_expands_an_indirect_question_to_preferences_and_habits(
+    vault: Vault, caroline: dict[str, int]
+) -> None:
+    who = _subject_id(vault, "Caroline")
+    a = analysis("what gift should I get Caroline", mode="indirect", subjects=("caroline",), subject_ids=(who,))
+    ids = {i for _k, i in profile_channel(vault.store, channel_input(vault, a))}
+    assert ids == {caroline["likes"], caroline["plays_sport"]}
+    nobody = analysis("what should I cook tonight", mode="indirect")
+    assert profile_channel(vault.store, channel_input(vault, nobody)) == []
+    direct = analysis("where does Caroline live", subjects=("caroline",), subject_ids=(who,))
+    assert profile_channel(vault.store, channel_input(vault, direct)) == []
+
+
+# -- neighbours ---------------------------------------------------------------------------------------------------
+def test_neighbours_are_the_turns_around_the_best_hits_in_hit_order(vault: Vault) -> None:
+    t1, t2, t3, t4 = ingest(
+        vault,
+        "n",
+        ("2024-05-01T10:00:00Z", "Guess where I am moving next month?"),
+        ("2024-05-01T10:01:00Z", "I live in Hanoi."),
+        ("2024-05-01T10:02:00Z", "Oh nice, the food there is great."),
+        ("2024-05-01T10:03:00Z", "Yes, mostly for the street food."),
+    )
+    vault.ingest_event(
+        EventIn(conversation_id="n", role="system", content="(system note)", occurred_at="2024-05-01T10:03:30Z")
+    )
+    (t5,) = ingest(vault, "n", ("2024-05-01T10:04:00Z", "We should cook together when I visit."))
+    ingest(vault, "other", ("2024-05-01T10:02:30Z", "An unrelated chat at the same time."))
+
+    assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}) == [
+        ("event", t3),
+        ("event", t5),  # the system turn in between is skipped
+        ("event", t1),
+    ]
+    # a fact stands for the turn it was drawn from
+    (fact,) = [f for f in vault.facts() if f.event_id == t2]
+    assert neighbours(vault.store, {("fact", fact.id): 1.0}) == [("event", t1), ("event", t3)]
+    # only the best `hits` turns get neighbours
+    assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}, hits=1) == [("event", t3), ("event", t5)]
