@@ -204,9 +204,9 @@ class Recall:
             ranked["neighbours"] = neighbours(snap, fused, NEIGHBOUR_HITS * widen)
             reports["neighbours"] = ChannelReport(True, len(ranked["neighbours"]), _ms(t1))
             fused, channels_of = _fuse(ranked, weights)
-            # weights only reorder the fused list moderately: the long tail of single-channel hits never
-            # reaches the top, so it is not loaded at all
-            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[: max(HYDRATE_MIN, limit * 6) * widen])
+            # weights (and an indirect question's rerank of the top RERANK_POOL) only reorder the fused list
+            # moderately: the long tail of single-channel hits never reaches the top, so it is not loaded at all
+            fused = dict(sorted(fused.items(), key=lambda kv: -kv[1])[: max(HYDRATE_MIN, limit * 6)])
             hydrated = self._hydrate(snap, fused, route.pinned)
             scored = weigh(fused, channels_of, hydrated, analysis, req.conversation_id, reference)
             if analysis.mode == "indirect" and query_vector is not None:
