@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from engine import Vault
@@ -70,3 +72,36 @@ def test_an_indirect_question_is_expanded_to_the_subjects_preferences(vault: Vau
     # the same subject asked about directly: no expansion
     direct = recall(vault, "Where does Caroline live?")
     assert direct.routing.mode == "direct" and not direct.routing.channels["profile"].ran
+
+
+class _AxisEmbedder:
+    """Each predicate description on an axis of its own, so a query vector sets its similarity to each exactly."""
+
+    model_id = "axes"
+
+    def __init__(self, names: list[str], texts: dict[str, str]) -> None:
+        self._axis = {texts[name]: index for index, name in enumerate(names)}
+        self.dim = len(names)
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, self._axis[text]] = 1.0
+        return out
+
+
+def test_an_indirect_question_keeps_more_and_looser_predicates(vault: Vault) -> None:
+    texts = vault.catalog.describe_texts()
+    names = list(texts)
+    analyzer = QueryAnalyzer(vault.catalog, _AxisEmbedder(names, texts))  # type: ignore[arg-type]
+    query = np.zeros(len(names), dtype=np.float32)
+    for name, similarity in (("likes", 0.6), ("loves", 0.4), ("listens_to", 0.38), ("has_pet", 0.2)):
+        query[names.index(name)] = similarity
+    question = "Would Tom enjoy the concert?"
+    wide = analyzer.analyse(question, reference_time=REF, known_subjects={}, query_vector=query)
+    assert wide.mode == "indirect"
+    assert wide.predicates[-3:] == ("likes", "loves", "listens_to"), "0.35 and above, nearest first"
+    assert "has_pet" not in wide.predicates
+    plain = analyzer.analyse("Did Tom go to the concert?", reference_time=REF, known_subjects={}, query_vector=query)
+    assert plain.mode == "direct" and "likes" in plain.predicates
+    assert "loves" not in plain.predicates and "listens_to" not in plain.predicates, "a direct question keeps 0.45+"
