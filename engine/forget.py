@@ -16,7 +16,9 @@ them (``deleted_counts["backups"]``) and states the policy in ``notes``; with ``
 that the older backups still hold the data.
 
 A fact outside the scope that was in conflict with a forgotten fact is no longer contested by anything: it is
-settled (back to ``active`` with the standing of its confidence) in the same transaction.
+settled (back to ``active`` with the standing of its confidence) in the same transaction.  A kept fact that a
+forgotten one had superseded becomes current again — or, when a later kept fact had replaced the forgotten one,
+points at that fact instead — so a slot never ends up without its truth because the statement in between went.
 
 Every forget (and every dry run) leaves a receipt: the scope and the counts, never the content.
 
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import NotFound, ValidationError
-from engine.facts.decide import settle
+from engine.facts.decide import restore_superseded, settle
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
@@ -104,6 +106,8 @@ class _Targets:
     subjects: list[int] = field(default_factory=list)
     jobs: list[int] = field(default_factory=list)
     opponents: list[int] = field(default_factory=list)  # kept facts in conflict with a forgotten one
+    # kept facts a forgotten fact had replaced → the kept fact that replaces them now (None: nothing, restore)
+    successors: dict[int, int | None] = field(default_factory=dict)
     embeddings: int = 0
     spaces: list[str] = field(default_factory=list)
 
@@ -295,13 +299,21 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         fact_ids.update(
             _ids(tx, "SELECT id FROM facts WHERE user_id = ? AND conversation_id = ?", (user, scope.conversation_id))
         )
-    # later versions of forgotten facts (edits) carry the same content
+    # later versions of forgotten facts made by editing them carry the same content; a later statement that
+    # replaced one (previous_id too, but its own event, maybe in another scope) is not a version of it
     frontier = set(fact_ids)
     while frontier:
         nxt: set[int] = set()
         for chunk in chunked(sorted(frontier)):
             marks, vals = _in(chunk)
-            nxt.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND previous_id IN ({marks})", (user, *vals)))
+            nxt.update(
+                _ids(
+                    tx,
+                    f"SELECT id FROM facts WHERE user_id = ? AND previous_id IN ({marks}) "
+                    "AND json_extract(metadata, '$.edited_from') IS NOT NULL",
+                    (user, *vals),
+                )
+            )
         frontier = nxt - fact_ids
         fact_ids |= frontier
     t.facts = sorted(fact_ids)
@@ -318,6 +330,7 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         for a, b in tx.execute(f"SELECT fact_a, fact_b FROM conflicts WHERE id IN ({marks})", vals).fetchall():
             t.opponents += [int(f) for f in (a, b) if int(f) not in forgotten]
     t.opponents = sorted(set(t.opponents))
+    t.successors = _successors(tx, forgotten)
 
     # episodes summarising forgotten turns
     episode_ids: set[int] = set()
@@ -430,6 +443,37 @@ def _delete(tx: Tx, t: _Targets) -> None:
         rebuild_vec_table(tx, table)
     for fact_id in t.opponents:
         settle(tx, fact_id)
+    for fact_id, successor in t.successors.items():
+        if successor is None:
+            restore_superseded(tx, fact_id)
+        else:
+            tx.execute("UPDATE facts SET superseded_by = ? WHERE id = ?", (successor, fact_id))
+
+
+def _successors(tx: Tx, forgotten: set[int]) -> dict[int, int | None]:
+    """Kept facts that a forgotten fact superseded, each with the kept fact that now stands after it.
+
+    Forgetting a statement means the vault behaves as if it had never been made: "I moved to Rome" forgotten
+    gives "I live in Hanoi" back its place as the slot's truth — unless a later kept statement ("now Paris")
+    had replaced Rome in turn, which then becomes Hanoi's successor, so the history chain stays unbroken.
+    """
+    out: dict[int, int | None] = {}
+    for chunk in chunked(sorted(forgotten)):
+        marks, vals = _in(chunk)
+        rows = tx.execute(
+            f"SELECT id, superseded_by FROM facts WHERE status = 'superseded' AND superseded_by IN ({marks})", vals
+        ).fetchall()
+        for fact_id, replaced_by in rows:
+            if int(fact_id) in forgotten:
+                continue
+            successor: int | None = int(replaced_by)
+            seen: set[int] = set()
+            while successor is not None and successor in forgotten and successor not in seen:
+                seen.add(successor)
+                nxt = tx.scalar("SELECT superseded_by FROM facts WHERE id = ?", (successor,))
+                successor = None if nxt is None else int(nxt)
+            out[int(fact_id)] = None if successor in forgotten else successor
+    return out
 
 
 def _backup_files(backups_dir: Path) -> list[Path]:

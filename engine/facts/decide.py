@@ -876,6 +876,15 @@ def settle(tx: Tx, fact_id: int) -> None:
         tx.emit("memory.updated", fact_id, reason="conflict resolved")
 
 
+def restore_superseded(tx: Tx, fact_id: int) -> None:
+    """Make a superseded fact current again (its replacement was forgotten): active, rescored and re-tiered."""
+    if tx.scalar("SELECT status FROM facts WHERE id = ?", (fact_id,)) != "superseded":
+        return
+    tx.execute("UPDATE facts SET superseded_at = NULL, superseded_by = NULL WHERE id = ?", (fact_id,))
+    _rescore(tx, fact_id, status="active")
+    tx.emit("memory.restored", fact_id, reason="what replaced it was forgotten")
+
+
 def supersede(tx: Tx, old_id: int, new_id: int | None, *, close_conflicts: bool = True) -> None:
     """Retire ``old_id`` (history kept): superseded, cold, pointing at its replacement.
 

@@ -285,7 +285,11 @@ class RecallOut(ResponseModel):
     answer_facts: list[BlockOut] = Field(description="Trusted facts that answer the query directly.")
     supporting_facts: list[BlockOut] = Field(description="Further facts that bear on the query.")
     background_context: list[BlockOut] = Field(description="Hot facts about the owner, recalled for every query.")
-    blocks: list[BlockOut] = Field(description="Every ranked block, best first.")
+    blocks: list[BlockOut] = Field(
+        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, then the "
+        "ranked blocks best first (at most `limit`), then context added around them (the episode around a hit, "
+        "open conflicts to ask about)."
+    )
     conversation_history: list[TurnOut] = Field(description="The conversation's recent turns, oldest first.")
     working_memory: list[BlockOut] = Field(description="Facts learned in this conversation, newest first.")
     documents: list[BlockOut] = Field(
@@ -336,7 +340,11 @@ class RecallContextOut(ResponseModel):
     )
 
     llm_context: LLMContextOut = Field(description="Prompt-ready text; items cite `#id`.")
-    blocks: list[CompactBlockOut] = Field(description="The ranked blocks, best first.")
+    blocks: list[CompactBlockOut] = Field(
+        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, then the "
+        "ranked blocks best first (at most `limit`), then context added around them (the episode around a hit, "
+        "open conflicts to ask about)."
+    )
     routing: RoutingSummaryOut = Field(description="How the query was understood and served.")
 
     @classmethod

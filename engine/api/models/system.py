@@ -78,6 +78,10 @@ class ReceiptOut(ResponseModel):
                     "dry_run": False,
                     "deleted_counts": _COUNTS_EXAMPLE,
                     "created_at": "2026-03-05T12:00:00Z",
+                    "notes": [
+                        "Every backup was deleted (2 files): a backup is a whole copy of the vault and cannot be "
+                        "scrubbed in part, so none made before this forget is kept."
+                    ],
                 }
             ]
         }
@@ -91,6 +95,7 @@ class ReceiptOut(ResponseModel):
         "documents, sections, chunks, embeddings, understandings, subjects, jobs, backups."
     )
     created_at: datetime = Field(description="When it ran (UTC).")
+    notes: list[str] = Field(description="What the counts do not say: how backups were treated.")
 
 
 class JobOut(ResponseModel):

@@ -196,6 +196,7 @@ def test_forget_removes_the_scope_and_leaves_a_receipt(
     receipt = response.json()
     assert receipt["dry_run"] is False and receipt["deleted_counts"]["events"] == 1
     assert receipt["scope"]["conversation_id"] == "forget-me"
+    assert len(receipt["notes"]) == 1 and "backup" in receipt["notes"][0]  # the backup policy, stated
     assert_error(client.get(f"/v6/objects/{gone[0]}", headers=auth), 404)
     assert client.get(f"/v6/objects/{kept[0]}", headers=auth).json()["kind"] == "event"
     stored = client.get(f"/v6/forget/receipts/{receipt['receipt_id']}", headers=auth).json()

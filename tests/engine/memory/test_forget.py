@@ -285,3 +285,49 @@ def test_the_receipt_states_the_backup_policy(vault: Vault) -> None:
     kept = vault.forget(ForgetScope(conversation_id="keep", purge_backups=False))
     assert kept.deleted_counts["backups"] == 0 and len(vault.backups()) == 1
     assert kept.notes == ("Backups were kept: those made before this forget still hold what it removed.",)
+
+
+def _lives_in(vault: Vault) -> list[tuple[str, str]]:
+    return [
+        (str(r[0]), str(r[1]))
+        for r in vault.store.query("SELECT object_text, status FROM facts WHERE predicate = 'lives_in' ORDER BY id")
+    ]
+
+
+def test_forgetting_what_replaced_a_fact_gives_the_slot_its_truth_back(vault: Vault) -> None:
+    vault.ingest_events(
+        [
+            EventIn(conversation_id="home", content="I live in Hanoi.", occurred_at="2024-03-01"),
+            EventIn(conversation_id="move", content="I moved to Rome.", occurred_at="2024-04-01"),
+        ]
+    )
+    assert vault.wait_idle(20)
+    assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "active")]
+
+    vault.forget(ForgetScope(user_id="default", conversation_id="move"))
+
+    assert _lives_in(vault) == [("Hanoi", "active")]  # as if the move had never been mentioned
+    truth = vault.store.query("SELECT superseded_at, superseded_by, tier FROM facts WHERE predicate = 'lives_in'")
+    assert truth[0][0] is None and truth[0][1] is None and truth[0][2] != "cold"
+
+
+def test_forgetting_a_fact_in_the_middle_of_a_chain_links_its_neighbours(vault: Vault) -> None:
+    vault.ingest_events(
+        [
+            EventIn(conversation_id="home", content="I live in Hanoi.", occurred_at="2024-03-01"),
+            EventIn(conversation_id="move", content="I moved to Rome.", occurred_at="2024-04-01"),
+            EventIn(conversation_id="again", content="I moved to Paris.", occurred_at="2024-05-01"),
+        ]
+    )
+    assert vault.wait_idle(20)
+    assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "superseded"), ("Paris", "active")]
+
+    vault.forget(ForgetScope(user_id="default", conversation_id="move"))
+
+    # Paris (said in another conversation) stays, and stays the one truth
+    assert _lives_in(vault) == [("Hanoi", "superseded"), ("Paris", "active")]
+    hanoi_next, paris_id = vault.store.query(
+        "SELECT (SELECT superseded_by FROM facts WHERE predicate = 'lives_in' AND object_text = 'Hanoi'), "
+        "(SELECT id FROM facts WHERE predicate = 'lives_in' AND object_text = 'Paris')"
+    )[0]
+    assert hanoi_next == paris_id  # the history chain is unbroken
