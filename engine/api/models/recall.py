@@ -286,7 +286,8 @@ class RecallOut(ResponseModel):
     supporting_facts: list[BlockOut] = Field(description="Further facts that bear on the query.")
     background_context: list[BlockOut] = Field(description="Hot facts about the owner, recalled for every query.")
     blocks: list[BlockOut] = Field(
-        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, then the "
+        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, "
+        "then the "
         "ranked blocks best first (at most `limit`), then context added around them (the episode around a hit, "
         "open conflicts to ask about)."
     )
@@ -341,7 +342,8 @@ class RecallContextOut(ResponseModel):
 
     llm_context: LLMContextOut = Field(description="Prompt-ready text; items cite `#id`.")
     blocks: list[CompactBlockOut] = Field(
-        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, then the "
+        description="Every block, in the order the context presents it: a DOCUMENT question's distillations first, "
+        "then the "
         "ranked blocks best first (at most `limit`), then context added around them (the episode around a hit, "
         "open conflicts to ask about)."
     )
