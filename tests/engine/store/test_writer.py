@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-import sqlalchemy
+import sqlean
 
 from engine.store import Store, Tx
 
@@ -56,7 +56,7 @@ def test_a_failing_write_fails_only_its_own_caller(store: Store) -> None:
     blocker.result(5)
     good1.result(5)
     good2.result(5)
-    with pytest.raises(sqlalchemy.exc.IntegrityError, match="UNIQUE"):
+    with pytest.raises(sqlean.IntegrityError, match="UNIQUE"):
         bad.result(5)
     assert sorted(r[0] for r in store.query("SELECT k FROM t")) == ["a", "b", "dup"]
     assert store.scalar("SELECT n FROM t WHERE k = 'dup'") == 0
