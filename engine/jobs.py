@@ -117,8 +117,21 @@ def finish_jobs(tx: Tx, job_ids: Sequence[int]) -> None:
         tx.execute(f"DELETE FROM jobs WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
 
 
+#: While foreground work (events being acknowledged) keeps arriving, background jobs use at most this share of
+#: the time: after a batch that took ``t`` seconds, the workers rest ``t * (1 / share - 1)`` before the next one.
+FOREGROUND_SHARE = 0.25
+#: Foreground work counts as ongoing this long after the last of it.
+FOREGROUND_WINDOW_S = 0.25
+
+
 class JobRunner:
-    """Worker threads that claim and run jobs until :meth:`stop`."""
+    """Worker threads that claim and run jobs until :meth:`stop`.
+
+    Acknowledging an event comes before enriching one: both need the one writer thread and the interpreter,
+    and a chat client waits for the acknowledgement while nobody waits for the enrichment.  So while events keep
+    arriving (:meth:`note_foreground`), the workers give way — they keep working, but at most
+    :data:`FOREGROUND_SHARE` of the time — and catch up at full speed once the burst is over.
+    """
 
     def __init__(
         self,
@@ -141,6 +154,8 @@ class JobRunner:
         self._threads: list[threading.Thread] = []
         self._busy = 0
         self._on_parked = on_parked
+        self._foreground_at = -1e9
+        self._rest_until = 0.0
 
     # -- set-up --------------------------------------------------------------------------------------------------
     def register(self, kind: str, handler: JobHandler, *, batch_size: int | None = None) -> None:
@@ -169,6 +184,17 @@ class JobRunner:
             thread.join(max(0.0, deadline - time.monotonic()))
         self._threads.clear()
 
+    def note_foreground(self) -> None:
+        """Foreground work (an ingest being acknowledged) is happening now: background jobs give way a while."""
+        self._foreground_at = time.monotonic()
+
+    def _rest_s(self) -> float:
+        """How long a worker should wait before its next batch because foreground work is under way."""
+        now = time.monotonic()
+        if now - self._foreground_at > FOREGROUND_WINDOW_S:
+            return 0.0
+        return max(0.0, self._rest_until - now)
+
     def notify(self) -> None:
         """Wake idle workers (called after enqueueing)."""
         with self._wake:
@@ -191,6 +217,10 @@ class JobRunner:
     # -- the loop ------------------------------------------------------------------------------------------------
     def _loop(self) -> None:
         while not self._stopping.is_set():
+            rest = self._rest_s()
+            if rest > 0:
+                self._stopping.wait(rest)
+                continue
             try:
                 batch = self._claim()
             except WriterClosed:
@@ -247,6 +277,7 @@ class JobRunner:
         handler = self._handlers[batch[0].kind]
         with self._wake:
             self._busy += 1
+        started = time.monotonic()
         try:
             try:
                 outcomes = handler(batch)
@@ -263,8 +294,10 @@ class JobRunner:
             if failed or warned:
                 self._record_failures(failed, warned)
         finally:
+            finished = time.monotonic()
             with self._wake:
                 self._busy -= 1
+                self._rest_until = max(self._rest_until, finished + (finished - started) * (1 / FOREGROUND_SHARE - 1))
 
     def _record_failures(self, failed: list[tuple[Job, JobOutcome]], warned: list[tuple[Job, JobOutcome]]) -> None:
         parked: list[JobInfo] = []

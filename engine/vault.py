@@ -432,6 +432,7 @@ class Vault:
         Raises:
             ValidationError: a field is missing or wrong (the message names it); nothing is stored.
         """
+        self._runner.note_foreground()
         prepared = validate(event, self._settings, time.time())
         result: list[IngestResult] = self.store.write(lambda tx: insert_prepared(tx, [prepared], self._episodes))
         self._runner.notify()
@@ -439,6 +440,7 @@ class Vault:
 
     def ingest_events(self, events: Sequence[EventIn]) -> list[IngestResult]:
         """Validate a batch (all or nothing) and store it in one transaction; one result per event, in order."""
+        self._runner.note_foreground()
         prepared = prepare_batch(events, self._settings, time.time())
         results: list[IngestResult] = self.store.write(
             lambda tx: insert_prepared(tx, prepared, self._episodes), timeout=600

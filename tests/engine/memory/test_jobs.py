@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from engine import Settings, Vault
@@ -82,5 +83,45 @@ def test_jobs_left_running_by_a_crash_are_resumed(tmp_path: Path) -> None:
         assert runner.wait_idle(10)
         runner.stop()
         assert len(done) == 3
+    finally:
+        vault.close()
+
+
+def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: Path) -> None:
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing", "jobs.workers": 1})
+    vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
+    try:
+        starts: list[float] = []
+        runner = JobRunner(vault.store, settings.jobs, poll_s=0.05)
+
+        def slow(jobs: list[Job]) -> list[JobOutcome]:
+            starts.append(time.monotonic())
+            time.sleep(0.1)
+            vault.store.write(lambda tx: finish_jobs(tx, [j.id for j in jobs]))
+            return [JobOutcome(j.id) for j in jobs]
+
+        runner.register("slow", slow, batch_size=1)
+        vault.store.write(lambda tx: [enqueue(tx, "slow", {"i": i}) for i in range(40)])
+        stop = threading.Event()
+
+        def acknowledging() -> None:
+            while not stop.is_set():
+                runner.note_foreground()
+                time.sleep(0.02)
+
+        busy = threading.Thread(target=acknowledging)
+        busy.start()
+        runner.start()
+        time.sleep(2.0)
+        stop.set()
+        busy.join()
+        under_load = len(starts)
+        assert runner.wait_idle(20)  # the rest at full speed once the acknowledgements stop
+        runner.stop()
+        # a 0.1 s batch is followed by a 0.3 s rest while events arrive: about 5 batches in 2 s, not 20
+        assert 2 <= under_load <= 9, under_load
+        assert len(starts) == 40
+        quiet_gaps = [b - a for a, b in zip(starts[under_load:], starts[under_load + 1 :], strict=False)]
+        assert quiet_gaps and max(quiet_gaps) < 0.3  # no resting without foreground work
     finally:
         vault.close()
