@@ -83,30 +83,84 @@ class EpisodeCutter:
         self, tx: Tx, user_id: str, project_id: str | None, conversation_id: str, event_id: int, at: float
     ) -> int:
         """The episode for a new event: the open one if it still fits, else a new one (closing the old)."""
+        return self.assign_many(tx, [(user_id, project_id, conversation_id, event_id, at)])[0]
+
+    def assign_many(self, tx: Tx, events: Sequence[tuple[str, str | None, str, int, float]]) -> list[int]:
+        """The episode of each new event ``(user, project, conversation, event id, time)``, in order.
+
+        The same as assigning them one by one, with one read of each conversation's open episode and one write of
+        each episode the batch extends, however many of its events arrive together.
+        """
+        states: dict[tuple[str, str], _OpenEpisode | None] = {}
+        out: list[int] = []
+        for user_id, project_id, conversation_id, event_id, at in events:
+            key = (user_id, conversation_id)
+            if key not in states:
+                states[key] = self._open_episode(tx, user_id, conversation_id)
+            state = states[key]
+            if state is not None:
+                fits = (
+                    at - state.ended <= self.gap_s and at >= state.started - self.gap_s and state.turns < self.max_turns
+                )
+                if fits:
+                    state.extend(event_id, at)
+                    out.append(state.id)
+                    continue
+                state.save(tx)
+                close_episode(tx, state.id)
+            episode_id = tx.new_id("episode")
+            tx.execute(
+                "INSERT INTO episodes(id, user_id, project_id, conversation_id, first_event_id, last_event_id, "
+                "started_at, ended_at, turn_count, status, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 'open', ?, ?)",
+                (episode_id, user_id, project_id, conversation_id, event_id, event_id, at, at, tx.now, tx.now),
+            )
+            states[key] = _OpenEpisode(episode_id, at, at, 1, event_id)
+            out.append(episode_id)
+        for state in states.values():
+            if state is not None:
+                state.save(tx)
+        return out
+
+    @staticmethod
+    def _open_episode(tx: Tx, user_id: str, conversation_id: str) -> _OpenEpisode | None:
         row = tx.execute(
-            "SELECT id, started_at, ended_at, turn_count FROM episodes WHERE user_id = ? AND conversation_id = ? "
-            "AND status = 'open' ORDER BY started_at DESC LIMIT 1",
+            "SELECT id, started_at, ended_at, turn_count, last_event_id FROM episodes WHERE user_id = ? "
+            "AND conversation_id = ? AND status = 'open' ORDER BY started_at DESC LIMIT 1",
             (user_id, conversation_id),
         ).first()
-        if row is not None:
-            episode_id, started, ended, turns = int(row[0]), float(row[1]), float(row[2]), int(row[3])
-            fits = at - ended <= self.gap_s and at >= started - self.gap_s and turns < self.max_turns
-            if fits:
-                tx.execute(
-                    "UPDATE episodes SET ended_at = MAX(ended_at, ?), started_at = MIN(started_at, ?), "
-                    "last_event_id = ?, turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
-                    (at, at, event_id, tx.now, episode_id),
-                )
-                return episode_id
-            close_episode(tx, episode_id)
-        episode_id = tx.new_id("episode")
+        if row is None:
+            return None
+        return _OpenEpisode(int(row[0]), float(row[1]), float(row[2]), int(row[3]), row[4])
+
+
+@dataclass(slots=True)
+class _OpenEpisode:
+    """An open episode as a batch of events extends it; :meth:`save` writes what changed."""
+
+    id: int
+    started: float
+    ended: float
+    turns: int
+    last_event_id: int | None
+    changed: bool = False
+
+    def extend(self, event_id: int, at: float) -> None:
+        self.ended = max(self.ended, at)
+        self.started = min(self.started, at)
+        self.last_event_id = event_id
+        self.turns += 1
+        self.changed = True
+
+    def save(self, tx: Tx) -> None:
+        if not self.changed:
+            return
         tx.execute(
-            "INSERT INTO episodes(id, user_id, project_id, conversation_id, first_event_id, last_event_id, "
-            "started_at, ended_at, turn_count, status, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 'open', ?, ?)",
-            (episode_id, user_id, project_id, conversation_id, event_id, event_id, at, at, tx.now, tx.now),
+            "UPDATE episodes SET ended_at = ?, started_at = ?, last_event_id = ?, turn_count = ?, updated_at = ? "
+            "WHERE id = ?",
+            (self.ended, self.started, self.last_event_id, self.turns, tx.now, self.id),
         )
-        return episode_id
+        self.changed = False
 
 
 def close_episode(tx: Tx, episode_id: int) -> None:

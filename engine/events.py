@@ -21,7 +21,7 @@ from typing import Any, Literal
 from engine.config import Settings
 from engine.errors import ValidationError
 from engine.facts.firewall import apply as firewall_apply
-from engine.jobs import enqueue
+from engine.jobs import enqueue_many
 from engine.store import Tx
 from engine.temporal import from_epoch, parse_datetime, to_epoch
 
@@ -212,22 +212,40 @@ def prepare_batch(events: Sequence[EventIn], settings: Settings, now: float) -> 
 def insert_prepared(tx: Tx, items: Sequence[_Prepared], episodes: Any) -> list[IngestResult]:
     """Insert validated events (skipping duplicates) with their enrichment jobs; returns one result each.
 
-    ``episodes`` assigns each new event to its conversation's open episode (see :mod:`engine.episodes`).
+    ``episodes`` assigns each new event to its conversation's open episode (see :mod:`engine.episodes`).  The new
+    events of a batch are written together (their ids, episodes, rows and jobs in a few statements): the writer
+    thread is what every acknowledgement waits for.
     """
-    results: list[IngestResult] = []
-    for item in items:
-        e = item.event
+    results: list[IngestResult | None] = [None] * len(items)
+    fresh: list[int] = []  # indexes of the events to insert, in order
+    first_of: dict[tuple[Any, ...], int] = {}  # a duplicate inside the batch → the index of its first copy
+    repeats: dict[int, int] = {}
+    for index, item in enumerate(items):
+        key = _dedupe_key(item)
+        if key in first_of:
+            repeats[index] = first_of[key]
+            continue
         existing = _find_duplicate(tx, item)
         if existing is not None:
-            results.append(IngestResult(existing, "duplicate"))
+            results[index] = IngestResult(existing, "duplicate")
             continue
-        event_id = tx.new_id("event")
-        episode_id = episodes.assign(tx, e.user_id, e.project_id, e.conversation_id, event_id, item.occurred_at)
-        tx.execute(
-            f"INSERT INTO events({EVENT_COLUMNS}, content_hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        first_of[key] = index
+        fresh.append(index)
+    event_ids = dict(zip(fresh, tx.new_ids("event", len(fresh)), strict=True))
+    episode_ids = episodes.assign_many(
+        tx,
+        [
+            (e.user_id, e.project_id, e.conversation_id, event_ids[i], items[i].occurred_at)
+            for i in fresh
+            for e in (items[i].event,)
+        ],
+    )
+    rows = []
+    for i, episode_id in zip(fresh, episode_ids, strict=True):
+        item, e = items[i], items[i].event
+        rows.append(
             (
-                event_id,
+                event_ids[i],
                 e.user_id,
                 e.project_id,
                 e.conversation_id,
@@ -244,13 +262,29 @@ def insert_prepared(tx: Tx, items: Sequence[_Prepared], episodes: Any) -> list[I
                 item.status,
                 episode_id,
                 item.content_hash,
-            ),
+            )
         )
-        if item.status == "queued":
-            enqueue(tx, "enrich", {"event_id": event_id}, priority=50)
-        tx.emit("event.created", event_id, conversation_id=e.conversation_id, user_id=e.user_id, status=item.status)
-        results.append(IngestResult(event_id, "queued" if item.status == "queued" else item.status))  # type: ignore[arg-type]
-    return results
+    tx.executemany(
+        f"INSERT INTO events({EVENT_COLUMNS}, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    queued = [i for i in fresh if items[i].status == "queued"]
+    enqueue_many(tx, "enrich", [{"event_id": event_ids[i]} for i in queued], priority=50)
+    for i in fresh:
+        e, status = items[i].event, items[i].status
+        tx.emit("event.created", event_ids[i], conversation_id=e.conversation_id, user_id=e.user_id, status=status)
+        results[i] = IngestResult(event_ids[i], "queued" if status == "queued" else status)  # type: ignore[arg-type]
+    for index, first in repeats.items():
+        results[index] = IngestResult(event_ids[first], "duplicate")
+    return [r for r in results if r is not None]
+
+
+def _dedupe_key(item: _Prepared) -> tuple[Any, ...]:
+    """What makes two events the same one (the ``events_external`` and ``events_dedupe`` unique indexes)."""
+    e = item.event
+    if e.external_id is not None:
+        return (e.user_id, e.conversation_id, "external", e.external_id)
+    return (e.user_id, e.conversation_id, e.role, e.author or "", item.content_hash, item.occurred_at)
 
 
 def _find_duplicate(tx: Tx, item: _Prepared) -> int | None:

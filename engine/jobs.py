@@ -111,6 +111,20 @@ def enqueue(
     return job_id
 
 
+def enqueue_many(tx: Tx, kind: str, payloads: Sequence[Mapping[str, Any]], *, priority: int = 100) -> list[int]:
+    """Add one job per payload inside the caller's transaction (no dedupe key); returns their ids in order."""
+    job_ids = tx.new_ids("job", len(payloads))
+    tx.executemany(
+        "INSERT INTO jobs(id, kind, payload, status, priority, attempts, max_attempts, run_after, dedupe_key, "
+        "created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, 0, 5, ?, NULL, ?, ?)",
+        [
+            (job_id, kind, json.dumps(dict(payload)), priority, tx.now, tx.now, tx.now)
+            for job_id, payload in zip(job_ids, payloads, strict=True)
+        ],
+    )
+    return job_ids
+
+
 def finish_jobs(tx: Tx, job_ids: Sequence[int]) -> None:
     """Delete finished jobs (their ids are released with them)."""
     for chunk in chunked(job_ids):

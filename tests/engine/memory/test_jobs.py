@@ -121,7 +121,9 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         # a 0.1 s batch is followed by a 0.3 s rest while events arrive: about 5 batches in 2 s, not 20
         assert 2 <= under_load <= 9, under_load
         assert len(starts) == 40
-        quiet_gaps = [b - a for a, b in zip(starts[under_load:], starts[under_load + 1 :], strict=False)]
-        assert quiet_gaps and max(quiet_gaps) < 0.3  # no resting without foreground work
+        # once the last acknowledgement is a window (0.25 s) behind, no more resting
+        settled = starts[under_load + 2 :]
+        quiet_gaps = [b - a for a, b in zip(settled, settled[1:], strict=False)]
+        assert quiet_gaps and max(quiet_gaps) < 0.3
     finally:
         vault.close()
