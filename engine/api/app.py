@@ -31,6 +31,7 @@ from starlette.types import ASGIApp
 from engine.api.auth import TokenFile
 from engine.api.coalesce import IngestCoalescer
 from engine.api.errors import install_error_handlers
+from engine.api.fast_ingest import FastIngest
 from engine.api.guard import Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
 from engine.api.openapi import app_metadata, finish
@@ -58,8 +59,10 @@ class CairnAPI(FastAPI):
         super().__init__(**kwargs)
 
     def build_middleware_stack(self) -> ASGIApp:
-        """Starlette's stack (error handling, exception handlers, routing) inside the guard."""
-        return Guard(super().build_middleware_stack(), self.guard_config)
+        """Starlette's stack (error handling, exception handlers, routing) inside the guard, with the fast path
+        for single-event ingests (:mod:`engine.api.fast_ingest`) between them."""
+        self.fast_ingest = FastIngest(super().build_middleware_stack(), lambda: self.state.ingest)
+        return Guard(self.fast_ingest, self.guard_config)
 
     def openapi(self) -> dict[str, Any]:
         """The OpenAPI document (see :mod:`engine.api.openapi`), built once."""

@@ -119,26 +119,32 @@ class IngestCoalescer:
                     type(exc).__name__,
                 )
             else:
-                for item, result in zip(batch, results, strict=True):
-                    _settle(item, result, None)
+                _settle([(item, result, None) for item, result in zip(batch, results, strict=True)])
                 return
+        answers: list[tuple[_Item, IngestResult | None, BaseException | None]] = []
         for item in batch:
             try:
-                result = self._vault.ingest_event(item.event)
+                answers.append((item, self._vault.ingest_event(item.event), None))
             except Exception as exc:
-                _settle(item, None, exc)
+                answers.append((item, None, exc))
+        _settle(answers)
+
+
+def _settle(answers: Sequence[tuple[_Item, IngestResult | None, BaseException | None]]) -> None:
+    """Answer each request on its own event loop: one wake-up per loop for the whole batch, not one per request."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Item, IngestResult | None, BaseException | None]]] = {}
+    for answer in answers:
+        by_loop.setdefault(answer[0].loop, []).append(answer)
+
+    def apply(group: list[tuple[_Item, IngestResult | None, BaseException | None]]) -> None:
+        for item, result, error in group:
+            if item.future.done():  # the request was cancelled (its client left); nothing to tell
+                continue
+            if error is not None:
+                item.future.set_exception(error)
             else:
-                _settle(item, result, None)
+                item.future.set_result(result)  # type: ignore[arg-type]
 
-
-def _settle(item: _Item, result: IngestResult | None, error: BaseException | None) -> None:
-    def apply() -> None:
-        if item.future.done():  # the request was cancelled (its client left); nothing to tell
-            return
-        if error is not None:
-            item.future.set_exception(error)
-        else:
-            item.future.set_result(result)  # type: ignore[arg-type]
-
-    with contextlib.suppress(RuntimeError):  # the request's loop has closed: nobody is waiting
-        item.loop.call_soon_threadsafe(apply)
+    for loop, group in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the request's loop has closed: nobody is waiting
+            loop.call_soon_threadsafe(apply, group)

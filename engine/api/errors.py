@@ -99,20 +99,26 @@ def _route_template(request: Request) -> str:
 async def _vault_error(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, VaultError):  # pragma: no cover - registered for VaultError only
         return await _internal_error(request, exc)
+    status, payload, headers = vault_error_answer(exc, request.method, _route_template(request))
+    return Response(content=payload, status_code=status, media_type=JSON_MEDIA_TYPE, headers=headers)
+
+
+def vault_error_answer(exc: VaultError, method: str, route: str) -> tuple[int, bytes, dict[str, str]]:
+    """Status, JSON body and headers answering an engine error (logged by type and code, never by content)."""
     level = logging.WARNING if exc.http_status >= 500 else logging.INFO
-    log.log(
-        level,
-        "%s %s answered %s (%s)",
-        request.method,
-        _route_template(request),
-        exc.http_status,
-        exc.code,
-    )
+    log.log(level, "%s %s answered %s (%s)", method, route, exc.http_status, exc.code)
     headers: dict[str, str] = {}
     if exc.http_status == 503 or isinstance(exc, EnvironmentProblem):
         headers["Retry-After"] = str(RETRY_AFTER_UNAVAILABLE_S)
     details: dict[str, Any] = {"fix": exc.fix, **exc.details}
-    return error_response(exc.http_status, exc.code, exc.message, details=details, headers=headers)
+    return exc.http_status, error_payload(exc.code, exc.message, details), headers
+
+
+def internal_error_answer(exc: BaseException, method: str, route: str) -> bytes:
+    """The JSON body of a 500 (logged by the exception's type only)."""
+    # The type only: an exception's message can quote memory content or SQL with parameters.
+    log.error("%s %s failed with %s", method, route, type(exc).__name__)
+    return error_payload("internal_error", _INTERNAL_MESSAGE, {"fix": _INTERNAL_FIX})
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
@@ -183,6 +189,5 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    # The type only: an exception's message can quote memory content or SQL with parameters.
-    log.error("%s %s failed with %s", request.method, _route_template(request), type(exc).__name__)
-    return error_response(500, "internal_error", _INTERNAL_MESSAGE, details={"fix": _INTERNAL_FIX})
+    payload = internal_error_answer(exc, request.method, _route_template(request))
+    return Response(content=payload, status_code=500, media_type=JSON_MEDIA_TYPE)

@@ -177,3 +177,56 @@ def test_request_models_repeat_the_engines_limits() -> None:
     assert typing.get_args(EventType) == EVENT_TYPES
     limits = {m.__class__.__name__: m for m in EventBody.model_fields["content"].metadata}
     assert limits["MaxLen"].max_length == MAX_CONTENT_CHARS
+
+
+def _fast_path_count(client: httpx.Client) -> int:
+    app = typing.cast(typing.Any, client).app
+    app.middleware_stack = app.middleware_stack or app.build_middleware_stack()
+    return int(app.fast_ingest.answered)
+
+
+def test_valid_single_events_take_the_fast_path_and_answer_as_the_route_does(
+    client: httpx.Client, auth: dict[str, str], vault: Vault
+) -> None:
+    first = client.post("/v6/ingest", json=event(external_id="fast-1"), headers=auth)
+    before = _fast_path_count(client)
+    assert before >= 1  # the stack is built on the first request; that one was answered on the fast path
+    again = client.post("/v6/ingest", json=event(external_id="fast-1"), headers=auth)
+    assert _fast_path_count(client) == before + 1
+    assert first.status_code == again.status_code == 202
+    assert first.headers["content-type"] == "application/json"
+    assert again.json() == {"event_id": first.json()["event_id"], "status": "duplicate"}
+    assert "access-control-allow-origin" not in first.headers  # the guard's header filter still applies
+
+
+def test_what_the_fast_path_does_not_accept_goes_to_the_route(
+    client: httpx.Client, auth: dict[str, str], vault: Vault
+) -> None:
+    client.post("/v6/ingest", json=event(), headers=auth)
+    assert vault.wait_idle(20)  # its enrichment is done: the counts below change only if a refusal stored
+    before = _fast_path_count(client)
+    counts = table_counts(vault)
+    missing = client.post("/v6/ingest", json={"content": "no conversation"}, headers=auth)
+    assert_error(missing, 400, "validation_error")
+    assert missing.json()["error"]["details"]["field"] == "conversation_id"  # FastAPI's own answer, field named
+    garbled = client.post(
+        "/v6/ingest", content=b'{"conversation_id": "c", ', headers={**auth, "content-type": "application/json"}
+    )
+    assert_error(garbled, 400)
+    assert _fast_path_count(client) == before
+    assert table_counts(vault) == counts  # nothing stored by either refusal
+
+
+def test_an_engine_refusal_on_the_fast_path_has_the_endpoints_error_shape(
+    client: httpx.Client, auth: dict[str, str], vault: Vault
+) -> None:
+    assert vault.wait_idle(20)
+    before = _fast_path_count(client)
+    counts = table_counts(vault)
+    # blank content passes the body model (one character or more) and is refused by the vault itself
+    response = client.post("/v6/ingest", json=event(content="   "), headers=auth)
+    assert_error(response, 400, "validation_error")
+    body = response.json()["error"]
+    assert "content" in body["message"] and body["details"]["fix"] is not None
+    assert _fast_path_count(client) == before  # refused, so not counted as answered
+    assert table_counts(vault) == counts

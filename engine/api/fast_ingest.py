@@ -1,0 +1,99 @@
+"""``POST /v6/ingest`` answered without FastAPI's layers, for the requests they would accept as they are.
+
+Single-event ingest is what chat clients send on every turn, often from many tabs at once, and each request went
+through a dozen ASGI layers (error middleware, exception handlers, body-limit middleware, routing, dependency
+resolution, response encoding) that cost more interpreter time than storing the event.  This handler sits inside
+the guard (Host, Origin, token, content type and body cap are checked as for every route) and does exactly what
+the FastAPI route does — validate the body as :class:`~engine.api.models.events.EventBody`, hand the event to the
+:class:`~engine.api.coalesce.IngestCoalescer`, answer 202 with an :class:`IngestAck` — and nothing else.
+
+Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
+not a valid event (FastAPI's 400 names the field), any other path or method.  The route stays declared in FastAPI,
+so the OpenAPI document describes it, and engine errors are answered with the same handler output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError as PydanticValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from engine.api.coalesce import IngestCoalescer
+from engine.api.errors import JSON_MEDIA_TYPE, internal_error_answer, vault_error_answer
+from engine.api.models.events import EventBody, IngestAck
+from engine.api.routes.ingest import SOURCE
+from engine.errors import VaultError
+
+INGEST_PATH = "/v6/ingest"
+
+
+class FastIngest:
+    """ASGI middleware: the fast path for valid single-event ingests (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, coalescer: Any) -> None:
+        self.app = app
+        #: A zero-argument callable returning the app's coalescer (it is created after the middleware stack).
+        self._coalescer = coalescer
+        self.answered = 0  # requests answered here (for tests and the load benchmark)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != INGEST_PATH:
+            await self.app(scope, receive, send)
+            return
+        body, ended = await _read_body(receive)
+        if not ended:
+            return  # the client left, or the guard cut the body off and answered 413 itself
+        try:
+            event = EventBody.model_validate_json(body).to_event(SOURCE)
+        except (PydanticValidationError, ValueError):
+            await self.app(scope, _replay(body, receive), send)
+            return
+        coalescer: IngestCoalescer = self._coalescer()
+        try:
+            result = await coalescer.ingest(event)
+        except VaultError as exc:
+            status, payload, headers = vault_error_answer(exc, "POST", INGEST_PATH)
+            await _answer(send, status, payload, headers)
+            return
+        except Exception as exc:
+            await _answer(send, 500, internal_error_answer(exc, "POST", INGEST_PATH), {})
+            return
+        self.answered += 1
+        await _answer(send, 202, IngestAck.of(result).model_dump_json().encode("utf-8"), {})
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The whole request body, and whether it arrived complete (False: a disconnect came first)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"", False
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks), True
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the already-read body once, then whatever the client sends next."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:
+    raw = [
+        (b"content-type", JSON_MEDIA_TYPE.encode("ascii")),
+        (b"content-length", str(len(payload)).encode("ascii")),
+        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})
