@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -123,7 +124,7 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         assert len(starts) == 40
         # once the last acknowledgement is a window (0.25 s) behind, no more resting
         settled = starts[under_load + 2 :]
-        quiet_gaps = [b - a for a, b in zip(settled, settled[1:], strict=False)]
+        quiet_gaps = [b - a for a, b in itertools.pairwise(settled)]
         assert quiet_gaps and max(quiet_gaps) < 0.3
     finally:
         vault.close()
