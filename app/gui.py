@@ -1,45 +1,54 @@
-"""Start-up and shut-down of the desktop app: display, QApplication, vault, endpoint, window, tray.
+"""Start-up and shut-down of the desktop app: display, vault, QApplication, window, endpoint, tray.
 
-The composition itself is :func:`build_main_window`, used by :func:`run_gui` and by the tests, so
-what the tests check is what people run.  Shut-down happens in one order: the window closes and its
-runner finishes the operations in flight, the endpoint stops taking requests, then the vault drains
-its writer and releases its lock.
+Start-up is ordered for the time to the window's first paint, which on a large vault is mostly the
+vault's integrity check and loading code:
 
-Where the desktop has a system tray, a tray icon (:func:`install_tray`) keeps the app running when
-the window is closed: the vault keeps learning and the endpoint keeps serving local chat clients.
-"Quit Cairn" in the tray menu ends it.  Without a tray, closing the window quits, as before.
+0. Python's automatic garbage collection is off (:func:`collection_paused`): loading the code makes
+   some hundred thousand objects that live as long as the process, and collections that traverse
+   them again and again find next to no garbage.  Once Qt and the interface are loaded they are set
+   aside for good (``gc.freeze``), and the GUI-thread collector takes over (:mod:`ui.garbage`).
+1. Once the engine is loaded, the vault opens on a thread of its own (:class:`VaultOpening`).  Most
+   of that time is SQLite's ``PRAGMA quick_check`` over the whole file, C code that releases the
+   interpreter lock, so meanwhile the GUI thread loads Qt and the interface (:mod:`app.desktop`,
+   imported only then) and creates the QApplication.  The check is never skipped.
+2. The window is built on the open vault and shown.
+3. The endpoint (FastAPI, uvicorn, the MCP SDK: slower to load than everything before) starts on a
+   worker thread once the window has been painted (:class:`app.desktop.BackgroundEndpoint`); the
+   window says "Endpoint starting…" until its address, or its problem and fix, arrives.
+
+This module therefore imports neither Qt nor the interface at the top.  The composition of the
+window is :func:`build_main_window`, used by :func:`run_gui` and by the tests, so what the tests
+check is what people run.  Shut-down happens in one order: the window closes and its runner
+finishes the operations in flight, the endpoint stops taking requests (or, still starting, is
+stopped as soon as it is up), then the vault drains its writer and releases its lock.
+
+Where the desktop has a system tray, a tray icon (:func:`app.desktop.install_tray`) keeps the app
+running when the window is closed: the vault keeps learning and the endpoint keeps serving local
+chat clients.  "Quit Cairn" in the tray menu ends it.  Without a tray, closing the window quits.
 """
 
 from __future__ import annotations
 
-import logging
+import functools
+import gc
 import os
-import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon
-
-from engine import Vault
-from engine.errors import EnvironmentProblem, VaultError
-from ui.context import EndpointInfo
-from ui.garbage import MainThreadGarbageCollector
-from ui.main_window import MainWindow
-from ui.ops import BugReporter, OpRunner
-from ui.theme import fixed_icon
-
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from engine import Vault
+    from ui.main_window import MainWindow
+    from ui.ops import BugReporter, OpRunner
 
 NO_DISPLAY_MESSAGE = (
     "No display found. Run `cairn serve` for the headless vault and endpoint, or set QT_QPA_PLATFORM=offscreen."
 )
 APP_NAME = "Cairn"
-SIGNAL_POLL_MS = 200
 
 
 def has_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
@@ -58,77 +67,94 @@ def build_main_window(
     token: str,
     endpoint_problem: str = "",
     endpoint_fix: str = "",
+    endpoint_starting: bool = False,
     report_bug: BugReporter | None = None,
 ) -> tuple[MainWindow, OpRunner]:
     """The main window wired to ``vault`` through a new :class:`OpRunner`.
 
-    Closing the window shuts the runner down (joining its threads); the caller still closes the
-    vault.
+    ``endpoint_starting`` shows the endpoint as starting; :meth:`MainWindow.set_endpoint` shows what
+    became of it.  Closing the window shuts the runner down (joining its threads); the caller still
+    closes the vault.
     """
+    from ui.context import EndpointInfo
+    from ui.main_window import MainWindow
+    from ui.ops import OpRunner
+
     runner = OpRunner(vault, report_bug=report_bug)
-    endpoint = EndpointInfo(address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix)
+    endpoint = EndpointInfo(
+        address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix, starting=endpoint_starting
+    )
     window = MainWindow(runner, endpoint=endpoint, title=f"{APP_NAME} — {vault.paths.root}")
     window.closed.connect(runner.shutdown)
     return window, runner
 
 
-class TrayIcon(QSystemTrayIcon):
-    """Cairn's tray icon: "Show Cairn" and "Quit Cairn"; a click shows the window."""
+class VaultOpening:
+    """A vault being opened on a thread of its own; :meth:`result` waits for it and hands it over.
 
-    def __init__(self, window: MainWindow, parent: QObject | None = None) -> None:
-        super().__init__(fixed_icon("cairn"), parent)
-        self._window = window
-        self._told = False
-        self.menu = QMenu()
-        self.show_action: QAction = self.menu.addAction("Show Cairn")
-        self.show_action.triggered.connect(self.show_window)
-        self.menu.addSeparator()
-        self.quit_action: QAction = self.menu.addAction("Quit Cairn")
-        self.quit_action.triggered.connect(self.quit)
-        self.setContextMenu(self.menu)
-        self.setToolTip(f"{APP_NAME}: the vault and its endpoint are running")
-        self.activated.connect(self._on_activated)
-        window.hidden_to_tray.connect(self._on_hidden)
+    Nothing touches the vault before :meth:`result` returns it, so opening it elsewhere is safe; the
+    gain is that its integrity check (C code, the interpreter lock released) runs while the GUI
+    thread loads the interface.  A vault nobody claimed, because start-up failed before the window,
+    is closed by :meth:`abandon` so that its lock is released.
+    """
 
-    def show_window(self) -> None:
-        """Bring the window back."""
-        self._window.show()
-        self._window.raise_()
-        self._window.activateWindow()
+    def __init__(self, open_vault: Callable[[], Vault]) -> None:
+        self._future: Future[Vault] = Future()
+        self._claimed = False
+        self._thread = threading.Thread(target=self._open, args=(open_vault,), name="vault-open", daemon=True)
+        self._thread.start()
 
-    def quit(self) -> None:
-        """Close the window for good, which quits the app."""
-        self._window.set_close_to_tray(False)
-        self._window.close()
-        self.hide()
+    def _open(self, open_vault: Callable[[], Vault]) -> None:
+        try:
+            vault = open_vault()
+        except BaseException as exc:  # handed to the GUI thread, which reports it as it always did
+            self._future.set_exception(exc)
+        else:
+            self._future.set_result(vault)
 
-    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        if reason in (
-            QSystemTrayIcon.ActivationReason.Trigger,
-            QSystemTrayIcon.ActivationReason.DoubleClick,
-        ):
-            self.show_window()
+    def result(self) -> Vault:
+        """The open vault, once it is; raises what opening it raised (a :class:`VaultError`: locked, damaged…)."""
+        self._claimed = True
+        return self._future.result()
 
-    def _on_hidden(self) -> None:
-        if not self._told and self.supportsMessages():
-            self._told = True  # once per run is a hint; every time would be nagging
-            self.showMessage(
-                APP_NAME,
-                "Cairn is still running, and local apps can still reach the vault. Quit from this icon's menu.",
-                QSystemTrayIcon.MessageIcon.Information,
-                6000,
-            )
+    def abandon(self) -> None:
+        """Close the vault if it was never claimed (waiting for the opening to finish); else do nothing."""
+        if self._claimed:
+            return
+        self._claimed = True
+        try:
+            vault = self._future.result()
+        except BaseException:  # it never opened: nothing to close, and the caller is failing already
+            return
+        vault.close()
 
 
-def install_tray(window: MainWindow, parent: QObject | None = None) -> TrayIcon | None:
-    """Show the tray icon and make closing ``window`` hide it; None when there is no tray."""
-    if not QSystemTrayIcon.isSystemTrayAvailable():
-        return None
-    tray = TrayIcon(window, parent)
-    window.set_close_to_tray(True)
-    tray.show()
-    log.info("tray icon shown: closing the window keeps Cairn running")
-    return tray
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """Automatic garbage collection off for the start-up (see the module docstring), as it was afterwards.
+
+    Objects set aside by ``gc.freeze`` meanwhile are handed back to the collector at the end, so a
+    process that goes on (the tests) can collect them again.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+def start_opening(vault_dir: Path | None) -> VaultOpening:
+    """Open the vault in ``vault_dir`` as the app does (its plugins, its logging), on a thread of its own.
+
+    The engine is imported here, on the calling thread, before the thread starts: the opening thread
+    then goes straight to the integrity check, and the caller's imports run while SQLite checks.
+    """
+    from app.runtime import open_vault
+
+    return VaultOpening(functools.partial(open_vault, vault_dir))
 
 
 def run_gui(vault_dir: Path | None) -> int:
@@ -139,154 +165,11 @@ def run_gui(vault_dir: Path | None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 2
-    from app.runtime import open_vault
+    with collection_paused():
+        opening = start_opening(vault_dir)
+        try:
+            from app.desktop import run_desktop  # Qt and the interface load while the vault is checked
 
-    app = _application()
-    collector = MainThreadGarbageCollector()
-    collector.start()
-    try:
-        with _quit_on_signals(app) as stop_requested:
-            try:
-                vault = open_vault(vault_dir)
-            except VaultError as exc:
-                _show_fatal(exc)
-                return 1
-            try:
-                _run_window(app, vault, stop_requested)
-            finally:
-                vault.close()
-    finally:
-        collector.stop()
-    log.info("the desktop app stopped cleanly")
-    return 0
-
-
-def _run_window(app: QApplication, vault: Vault, stop_requested: Callable[[], bool]) -> None:
-    """Serve the endpoint and show the window until it closes (or a signal asks to stop)."""
-    endpoint, info = _start_endpoint(vault)
-    window: MainWindow | None = None
-    runner: OpRunner | None = None
-    tray: TrayIcon | None = None
-    try:
-        window, runner = build_main_window(
-            vault,
-            endpoint_address=info.address,
-            token=info.token,
-            endpoint_problem=info.problem,
-            endpoint_fix=info.fix,
-        )
-        window.closed.connect(app.quit)
-        tray = install_tray(window, app)
-        window.show()
-        log.info("main window shown")
-        if not stop_requested():  # a signal before the loop starts: app.quit() alone would be lost
-            with _quit_on_window_close(app):
-                app.exec()
-    finally:
-        if tray is not None:
-            tray.hide()
-            tray.deleteLater()
-        if window is not None:
-            window.set_close_to_tray(False)
-            if window.isVisible():
-                window.close()  # a quit by signal still saves the geometry and stops the runner
-            window.deleteLater()  # freed by the collector's last pass, on the GUI thread
-        if endpoint is not None:
-            endpoint.stop()
-        if runner is not None:
-            runner.shutdown()
-
-
-def _application() -> QApplication:
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    app.setApplicationName(APP_NAME)
-    app.setOrganizationName(APP_NAME)
-    app.setApplicationDisplayName(APP_NAME)
-    app.setWindowIcon(fixed_icon("cairn"))
-    return app
-
-
-def _start_endpoint(vault: Vault) -> tuple[Any, EndpointInfo]:
-    """Start the endpoint if the settings want it; on failure the app runs on without it."""
-    from app.runtime import make_endpoint
-
-    token = vault.endpoint_token()
-    if not vault.settings.endpoint.enabled:
-        return None, EndpointInfo(
-            None,
-            token,
-            "Turned off in settings.",
-            "Set endpoint.enabled = true in settings.toml and restart.",
-        )
-    try:
-        server = make_endpoint(vault)
-    except EnvironmentProblem as exc:
-        log.warning("endpoint not started: %s", exc.message)
-        return None, EndpointInfo(None, token, exc.message, exc.fix)
-    except ImportError as exc:
-        # A build without the endpoint's web stack still makes a usable desktop app.
-        log.error("endpoint unavailable: %s", exc)
-        return None, EndpointInfo(
-            None,
-            token,
-            f"The endpoint could not be loaded ({exc}).",
-            "Reinstall Cairn: make run (or pip install -e .).",
-        )
-    try:
-        server.start()
-    except EnvironmentProblem as exc:
-        log.warning("endpoint not started: %s", exc.message)
-        server.stop()  # releases the sockets it had bound
-        return None, EndpointInfo(None, token, exc.message, exc.fix)
-    log.info("endpoint serving at %s", server.address)
-    return server, EndpointInfo(server.address, token)
-
-
-def _show_fatal(error: VaultError) -> None:
-    box = QMessageBox(QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message)
-    if error.fix:
-        box.setInformativeText(f"Fix: {error.fix}")
-    box.setStandardButtons(QMessageBox.StandardButton.Close)
-    box.exec()
-
-
-@contextmanager
-def _quit_on_window_close(app: QApplication) -> Iterator[None]:
-    """Quit when the main window closes, not when the last window (a bug report, say) does."""
-    before = app.quitOnLastWindowClosed()
-    app.setQuitOnLastWindowClosed(False)
-    try:
-        yield
-    finally:
-        app.setQuitOnLastWindowClosed(before)
-
-
-@contextmanager
-def _quit_on_signals(app: QApplication) -> Iterator[Callable[[], bool]]:
-    """Ctrl-C and SIGTERM quit the normal way, so the vault is closed and its lock released.
-
-    Yields a function telling whether a signal has asked to stop.  Python runs a signal handler
-    between any two bytecodes of the main thread, which in a Qt app can be in the middle of a paint
-    (a model's ``rowCount``, say), so the handler only notes the request; a timer acts on it from
-    the event loop, and also hands Python control now and then while the loop runs in C++.
-    """
-    requested: list[int] = []
-
-    def handler(signum: int, _frame: Any) -> None:
-        requested.append(signum)
-
-    def act_on_request() -> None:
-        if requested:
-            app.quit()
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    poll = QTimer()
-    poll.timeout.connect(act_on_request)
-    poll.start(SIGNAL_POLL_MS)
-    try:
-        yield lambda: bool(requested)
-    finally:
-        poll.stop()
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+            return run_desktop(opening)
+        finally:
+            opening.abandon()

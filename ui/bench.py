@@ -9,9 +9,10 @@
   as a chat app would be) POSTs events to the real localhost endpoint at a steady rate (200 a second
   by default), with the Memories view shown: the acknowledgements, the enrichment they start and the
   live refreshes of the view all compete with the event loop.
-* :func:`startup_benchmark` starts a fresh process that opens the vault and the endpoint and shows
-  the main window with the app's own start-up calls, and reports the time from launching that
-  process to the window's first paint event (and to the Overview's numbers).
+* :func:`startup_benchmark` starts a fresh process (:mod:`ui.bench_paint`) that opens the vault,
+  shows the main window and starts the endpoint with the app's own start-up calls in the app's order,
+  and reports the time from launching that process to the window's first paint event (and to the
+  Overview's numbers, and to the endpoint serving).
 
 Run them on a real vault (the app must not have the vault open)::
 
@@ -36,14 +37,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QEventLoop, QObject, QSettings, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from engine import Vault
 from ui.bench_load import READY
+from ui.bench_paint import CONTENT_MARK, ENDPOINT_MARK, PAINT_MARK, STATE_ENV
 from ui.context import EndpointInfo
 from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
@@ -58,8 +60,6 @@ DEFAULT_SECONDS = 10.0
 SENDER_CLIENTS = 16
 STARTUP_RUNS = 3
 STARTUP_TIMEOUT_S = 300.0
-PAINT_MARK = "FIRST_PAINT"
-CONTENT_MARK = "OVERVIEW_SHOWN"
 
 
 def _wait(condition: Callable[[], bool], timeout_ms: int) -> bool:
@@ -282,68 +282,65 @@ def ingest_stall_benchmark(
 # -- start-up ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class StartupReport:
-    """Milliseconds from launching the process to the first paint, and to the Overview's numbers."""
+    """Milliseconds from launching the process to the first paint, to the Overview's numbers and to the endpoint
+    serving (empty when it did not serve)."""
 
     first_paint_ms: list[float]
     content_ms: list[float]
+    endpoint_ms: list[float] = field(default_factory=list)
 
     def line(self) -> str:
         """One line for people."""
         paint = ", ".join(f"{ms:.0f}" for ms in self.first_paint_ms)
         content = ", ".join(f"{ms:.0f}" for ms in self.content_ms)
-        return (
+        line = (
             f"start-up to first paint: median {statistics.median(self.first_paint_ms):.0f} ms ({paint}); "
             f"to the Overview's numbers: median {statistics.median(self.content_ms):.0f} ms ({content})"
         )
+        if self.endpoint_ms:
+            serving = ", ".join(f"{ms:.0f}" for ms in self.endpoint_ms)
+            line += f"; to the endpoint serving: median {statistics.median(self.endpoint_ms):.0f} ms ({serving})"
+        return line
 
 
 def startup_benchmark(vault_dir: Path, *, runs: int = STARTUP_RUNS) -> StartupReport:
-    """Launch ``python -m ui.bench --first-paint`` ``runs`` times on ``vault_dir`` and time each.
+    """Launch ``python -m ui.bench_paint`` ``runs`` times on ``vault_dir`` and time each.
 
     The clock starts just before the process is launched (interpreter start and imports count) and
     stops at the main window's first paint event, as the child reports it.
     """
     paints: list[float] = []
     contents: list[float] = []
+    serving: list[float] = []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="cairn-startup-") as state:
-            command = [sys.executable, "-m", "ui.bench", "--first-paint", "--vault", str(vault_dir)]
-            env["CAIRN_BENCH_UI_STATE"] = state  # a first start: no saved geometry or view
+            command = [sys.executable, "-m", "ui.bench_paint", "--vault", str(vault_dir)]
+            env[STATE_ENV] = state  # a first start: no saved geometry or view
             launched = time.time()
             done = subprocess.run(
                 command, env=env, capture_output=True, text=True, timeout=STARTUP_TIMEOUT_S, check=False
             )
         marks = dict(
-            line.split(" ", 1) for line in done.stdout.splitlines() if line.startswith((PAINT_MARK, CONTENT_MARK))
+            line.split(" ", 1)
+            for line in done.stdout.splitlines()
+            if line.startswith((PAINT_MARK, CONTENT_MARK, ENDPOINT_MARK))
         )
         if done.returncode != 0 or PAINT_MARK not in marks:
             raise RuntimeError(f"the start-up run failed ({done.returncode}): {done.stderr[-2000:]}")
         paints.append((float(marks[PAINT_MARK]) - launched) * 1000)
         contents.append((float(marks.get(CONTENT_MARK, marks[PAINT_MARK])) - launched) * 1000)
-    report = StartupReport(paints, contents)
+        if ENDPOINT_MARK in marks:
+            serving.append((float(marks[ENDPOINT_MARK]) - launched) * 1000)
+    report = StartupReport(paints, contents, serving if len(serving) == runs else [])
     sys.stdout.write(f"{vault_dir}: {report.line()}\n")
     return report
 
 
-class _FirstPaint(QObject):
-    """Notes the time of the first paint event of the watched widget."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.at: float | None = None
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Record the first paint (and let it happen)."""
-        if self.at is None and event.type() == QEvent.Type.Paint:
-            self.at = time.time()
-        return False
-
-
 @contextmanager
 def _served(vault: Vault) -> Iterator[EndpointInfo]:
-    """The vault's endpoint on a free loopback port, as the app starts it before the window."""
+    """The vault's endpoint on a free loopback port, serving before the window is built."""
     from engine.api.app import create_app
     from engine.api.server import EndpointServer
 
@@ -354,50 +351,6 @@ def _served(vault: Vault) -> Iterator[EndpointInfo]:
         yield EndpointInfo(server.address, token)
     finally:
         server.stop()
-
-
-def first_paint(vault_dir: Path) -> int:
-    """The child of :func:`startup_benchmark`: start as ``cairn`` does, print the paint time, exit.
-
-    The same calls as :func:`app.gui.run_gui`, in its order: the vault opened with the app's plugins and logging
-    (:func:`app.runtime.open_vault`), the endpoint started (on a free port rather than the configured one, so a
-    running Cairn does not get in the way), the window built (:func:`app.gui.build_main_window`) and shown.
-    """
-    from app.gui import build_main_window
-    from app.runtime import make_endpoint, open_vault
-
-    state = os.environ.get("CAIRN_BENCH_UI_STATE")
-    if state:
-        QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, state)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    collector = MainThreadGarbageCollector()
-    collector.start()
-    vault = open_vault(vault_dir)
-    server = make_endpoint(vault, 0)
-    server.start()
-    window, runner = build_main_window(vault, endpoint_address=server.address, token=vault.endpoint_token())
-    try:
-        marker = _FirstPaint()
-        window.installEventFilter(marker)
-        window.show()
-        _run_until(lambda: marker.at is not None, SETTLE_TIMEOUT_MS, poll_ms=1)
-        sys.stdout.write(f"{PAINT_MARK} {marker.at}\n")
-        overview = window.view("overview")
-        labels = getattr(overview, "count_labels", {})
-        if "events" in labels:
-            _run_until(lambda: labels["events"].text() not in ("", "–"), SETTLE_TIMEOUT_MS, poll_ms=5)
-            sys.stdout.write(f"{CONTENT_MARK} {time.time()}\n")
-        sys.stdout.flush()
-        window.removeEventFilter(marker)
-        window.close()
-        window.deleteLater()
-    finally:
-        runner.shutdown()
-        server.stop()
-        vault.close()
-        collector.stop()
-    assert app is not None
-    return 0
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -438,7 +391,6 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--ingest-stall", action="store_true", help="GUI stalls while events arrive")
     mode.add_argument("--startup", action="store_true", help="process start to the first paint")
-    mode.add_argument("--first-paint", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="scroll steps")
     parser.add_argument("--rate", type=float, default=DEFAULT_RATE, help="events a second")
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="how long to send")
@@ -446,8 +398,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=STARTUP_RUNS, help="start-up runs")
     parser.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
     args = parser.parse_args(argv)
-    if args.first_paint:
-        return first_paint(args.vault)
     payload: dict[str, object] = {
         "command": " ".join(["python -m ui.bench", *(argv if argv is not None else sys.argv[1:])]),
         "machine": machine(),
@@ -463,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
             "first_paint_median_ms": round(statistics.median(report.first_paint_ms)),
             "overview_numbers_ms": [round(ms) for ms in report.content_ms],
             "overview_numbers_median_ms": round(statistics.median(report.content_ms)),
+            "endpoint_serving_ms": [round(ms) for ms in report.endpoint_ms],
+            "endpoint_serving_median_ms": round(statistics.median(report.endpoint_ms)) if report.endpoint_ms else None,
         }
         _write_json(args.json, payload)
         return 0

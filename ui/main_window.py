@@ -55,7 +55,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.context import FILE_DROPS_PROPERTY, EndpointInfo, ViewContext, ViewSpec
+from ui.context import FILE_DROPS_PROPERTY, EndpointInfo, EndpointState, ViewContext, ViewSpec
 from ui.ops import OpRunner
 from ui.theme import fixed_icon, stylesheet, themed_icon
 from ui.ui_state import ui_settings
@@ -131,7 +131,8 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.message_bar = MessageBar()
 
-        context = ViewContext(runner=runner, endpoint=endpoint, show_status=self.show_status)
+        self.endpoint = EndpointState(endpoint, self)
+        context = ViewContext(runner=runner, endpoint=self.endpoint, show_status=self.show_status)
         for spec in self._specs:
             view = spec.factory(context)
             self._views[spec.key] = view
@@ -146,7 +147,7 @@ class MainWindow(QMainWindow):
         self.navigation.currentRowChanged.connect(self.stack.setCurrentIndex)
 
         self._build_layout()
-        self._build_status_bar(endpoint)
+        self._build_status_bar()
         runner.user_error.connect(self.show_problem)
         runner.bug_reported.connect(self._on_bug_reported)
         runner.busy_changed.connect(self._on_busy_changed)
@@ -186,19 +187,27 @@ class MainWindow(QMainWindow):
         row.addLayout(right, 1)
         self.setCentralWidget(central)
 
-    def _build_status_bar(self, endpoint: EndpointInfo) -> None:
+    def _build_status_bar(self) -> None:
         self._busy_label = QLabel("Working…")
         self._busy_label.hide()
         self._busy_timer = QTimer(self)
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(BUSY_DELAY_MS)
         self._busy_timer.timeout.connect(self._busy_label.show)
-        text = f"Endpoint {endpoint.address}" if endpoint.running else "Endpoint not serving"
-        self.endpoint_status = QLabel(text)
-        self.endpoint_status.setToolTip(endpoint.problem or "Local apps connect here with the token")
+        self.endpoint_status = QLabel()
+        self._show_endpoint(self.endpoint.info)
+        self.endpoint.changed.connect(self._show_endpoint)
         status = self.statusBar()
         status.addPermanentWidget(self._busy_label)
         status.addPermanentWidget(self.endpoint_status)
+
+    def _show_endpoint(self, endpoint: EndpointInfo) -> None:
+        self.endpoint_status.setText(endpoint.status_text)
+        if endpoint.starting:
+            tip = "Local apps can connect once it has started"
+        else:
+            tip = endpoint.problem or "Local apps connect here with the token"
+        self.endpoint_status.setToolTip(tip)
 
     def _navigation_width(self) -> int:
         metrics = self.navigation.fontMetrics()
@@ -363,6 +372,10 @@ class MainWindow(QMainWindow):
     def set_close_to_tray(self, enabled: bool) -> None:
         """With ``enabled``, closing the window hides it (the tray icon keeps the app running)."""
         self._close_to_tray = enabled
+
+    def set_endpoint(self, endpoint: EndpointInfo) -> None:
+        """Show the endpoint's new state (its address once it has started, or why it could not)."""
+        self.endpoint.set_info(endpoint)
 
     def show_status(self, text: str) -> None:
         """A transient line in the status bar."""

@@ -13,7 +13,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit, QSystemTrayIcon
 from pytestqt.qtbot import QtBot
 
-from app.gui import TrayIcon, install_tray, run_gui
+from app.desktop import TrayIcon, install_tray
+from app.gui import run_gui
 from engine import Vault
 from ui.main_window import MainWindow
 from ui.ops import OpRunner

@@ -60,7 +60,8 @@ def _free_port() -> int:
 
 
 def _when_window_ready(qapp: QApplication, check: Callable[[MainWindow], None], *, loaded: bool = True) -> list[str]:
-    """Once the main window shows and its overview has loaded, run ``check``, then close it."""
+    """Once the main window shows, its overview has loaded and its endpoint has started (or failed to), run
+    ``check``, then close it."""
     errors: list[str] = []
 
     def poll() -> None:
@@ -71,7 +72,7 @@ def _when_window_ready(qapp: QApplication, check: Callable[[MainWindow], None], 
         window = windows[0]
         view = window.view("overview")
         assert isinstance(view, OverviewView)
-        if loaded and view.count_labels["events"].text() in ("–", ""):
+        if loaded and (view.count_labels["events"].text() in ("–", "") or window.endpoint.info.starting):
             QTimer.singleShot(30, poll)
             return
         try:

@@ -1,4 +1,8 @@
-"""The endpoint panel: where local apps connect and the token they need (masked; Show, Copy)."""
+"""The endpoint panel: where local apps connect and the token they need (masked; Show, Copy).
+
+The address follows the window's :class:`~ui.context.EndpointState`: "Starting…" while the endpoint
+loads after the window appears, then its address, or why it is not serving and the fix.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.context import EndpointInfo
+from ui.context import EndpointInfo, EndpointState
 from ui.widgets.labels import secondary_label, value_label
 
 TOKEN_HINT = (
@@ -33,20 +37,19 @@ class EndpointPanel(QGroupBox):
 
     def __init__(
         self,
-        endpoint: EndpointInfo,
+        endpoint: EndpointState,
         show_status: Callable[[str], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__("Endpoint", parent)
-        self._endpoint = endpoint
-        self._token = endpoint.token
+        info = endpoint.info
+        self._token = info.token
         self._show_status = show_status
 
-        # When it is not serving, the address row says why, in the person's words rather than a bare
-        # "off".
-        self.address_label = value_label(endpoint.address or endpoint.problem or "Not serving")
+        self.address_label = value_label()
+        self.fix_label = secondary_label("")
 
-        self.token_field = QLineEdit(endpoint.token)
+        self.token_field = QLineEdit(info.token)
         self.token_field.setReadOnly(True)
         self.token_field.setEchoMode(QLineEdit.EchoMode.Password)
         self.token_field.setAccessibleName("Endpoint token")
@@ -71,10 +74,18 @@ class EndpointPanel(QGroupBox):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
         form.addRow("Address", self.address_label)
-        if endpoint.fix:
-            form.addRow("", secondary_label(f"Fix: {endpoint.fix}"))
+        form.addRow("", self.fix_label)
         form.addRow("Token", token_row)
         form.addRow("", secondary_label(TOKEN_HINT))
+        self._form = form
+        self._show_endpoint(info)
+        endpoint.changed.connect(self._show_endpoint)
+
+    def _show_endpoint(self, endpoint: EndpointInfo) -> None:
+        self.address_label.setText(endpoint.address_text)
+        fix = "" if endpoint.running or endpoint.starting else endpoint.fix
+        self.fix_label.setText(f"Fix: {fix}" if fix else "")
+        self._form.setRowVisible(self.fix_label, bool(fix))
 
     @property
     def token(self) -> str:

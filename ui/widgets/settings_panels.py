@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.ai.ollama import OllamaClient, OllamaStatus
-from ui.context import EndpointInfo
+from ui.context import EndpointInfo, EndpointState
 from ui.ops import OpRunner
 from ui.widgets.labels import secondary_label, value_label
 
@@ -122,20 +122,22 @@ class OllamaPanel(QGroupBox):
 
 
 class TokenPanel(QGroupBox):
-    """Where the endpoint serves, and its token: masked, Show, Copy, Rotate."""
+    """Where the endpoint serves (following its state: it may still be starting), and its token: masked, Show,
+    Copy, Rotate."""
 
     def __init__(
         self,
         runner: OpRunner,
         show_status: Callable[[str], None],
-        endpoint: EndpointInfo,
+        endpoint: EndpointState,
         token: str,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__("Address and token", parent)
         self._runner = runner
         self._show_status = show_status
-        serving = endpoint.address or endpoint.problem or "Not serving"
+        self.serving_label = value_label(endpoint.info.address_text)
+        endpoint.changed.connect(self._show_endpoint)
         self.token_field = QLineEdit(token)
         self.token_field.setReadOnly(True)
         self.token_field.setEchoMode(QLineEdit.EchoMode.Password)
@@ -154,7 +156,7 @@ class TokenPanel(QGroupBox):
         row.addWidget(self.copy_button)
         row.addWidget(self.rotate_button)
         form = QFormLayout(self)
-        form.addRow("Serving at", value_label(serving))
+        form.addRow("Serving at", self.serving_label)
         form.addRow("Token", row)
         form.addRow(
             "",
@@ -167,6 +169,9 @@ class TokenPanel(QGroupBox):
     def set_token(self, token: str) -> None:
         """Show ``token``."""
         self.token_field.setText(token)
+
+    def _show_endpoint(self, endpoint: EndpointInfo) -> None:
+        self.serving_label.setText(endpoint.address_text)
 
     def _toggle(self, shown: bool) -> None:
         self.token_field.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)

@@ -1,0 +1,415 @@
+"""The Qt half of the desktop app: QApplication, the window and its endpoint, the tray, signals.
+
+:func:`app.gui.run_gui` imports this module only after the vault has begun opening on its own
+thread, so that loading Qt and the interface overlaps the vault's integrity check (see
+:mod:`app.gui`).  :func:`open_window` builds the window with its endpoint "starting";
+:class:`BackgroundEndpoint` starts the endpoint on a worker thread once the window has been painted
+and hands its address (or its problem and fix) to the window.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
+
+from app.gui import APP_NAME, VaultOpening, build_main_window
+from app.runtime import make_endpoint
+from engine.errors import EnvironmentProblem, VaultError
+from ui.context import EndpointInfo
+from ui.first_paint import FirstPaint
+from ui.garbage import MainThreadGarbageCollector
+from ui.main_window import MainWindow
+from ui.ops import BugReporter, OpRunner
+from ui.theme import fixed_icon
+
+if TYPE_CHECKING:
+    from engine import Vault
+    from engine.api.server import EndpointServer
+
+log = logging.getLogger(__name__)
+
+SIGNAL_POLL_MS = 200
+START_ANYWAY_MS = 3000
+"""Start the endpoint after this long even if the window has not been painted (a window that starts
+hidden, say): local apps must not wait on the screen."""
+STOP_WAIT_S = 30.0
+"""How long shut-down waits for an endpoint that is still starting (loading, then binding and
+serving: :meth:`EndpointServer.start` gives up after 10 s)."""
+
+ServerFactory = Callable[["Vault", "int | None"], "EndpointServer"]
+"""Builds the (not yet serving) endpoint of a vault on a port (None: the configured one)."""
+
+
+# -- the endpoint ----------------------------------------------------------------------------------
+class BackgroundEndpoint(QObject):
+    """The vault's endpoint, loaded and started on a worker thread once the window has been painted.
+
+    Loading the endpoint's web stack takes longer than opening the vault and building the window
+    together, and nothing on the screen needs it, so the window is not kept waiting for it.
+    :attr:`info` is what is known (starting, serving, or not and why); :attr:`ready` carries the
+    outcome of the start, on the GUI thread.  :meth:`stop` stops it whatever its stage: an endpoint
+    still starting is stopped as soon as it is up, never left serving.
+
+    Create it, connect to it and call :meth:`stop` on the GUI thread.
+    """
+
+    ready = Signal(object)
+    """The :class:`EndpointInfo` once the start has ended: the address, or the problem and fix."""
+
+    # Emitted by the worker thread, queued to this object, which lives on the GUI thread.
+    _outcome = Signal(object)
+
+    def __init__(
+        self,
+        vault: Vault,
+        port: int | None = None,
+        *,
+        make_server: ServerFactory = make_endpoint,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._vault = vault
+        self._port = port
+        self._make_server = make_server
+        self._lock = threading.Lock()
+        self._server: EndpointServer | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+        token = vault.endpoint_token()
+        if vault.settings.endpoint.enabled:
+            self.info = EndpointInfo(None, token, starting=True)
+        else:
+            self.info = EndpointInfo(
+                None,
+                token,
+                "Turned off in settings.",
+                "Set endpoint.enabled = true in settings.toml and restart.",
+            )
+        self._fallback = QTimer(self)
+        self._fallback.setSingleShot(True)
+        self._fallback.setInterval(START_ANYWAY_MS)
+        self._fallback.timeout.connect(self.start)
+        self._outcome.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    @property
+    def server(self) -> EndpointServer | None:
+        """The serving endpoint (None while starting, after a failed start, and after :meth:`stop`)."""
+        with self._lock:
+            return self._server
+
+    @property
+    def started(self) -> bool:
+        """True once the start has begun (it may still be under way, or over)."""
+        return self._thread is not None
+
+    def start_after_first_paint(self, window: QWidget) -> None:
+        """Start once ``window`` has been painted for the first time (or after :data:`START_ANYWAY_MS`)."""
+        if not self.info.starting:
+            return
+        # Queued: the paint goes ahead first, then the start.
+        FirstPaint(window).painted.connect(self.start, Qt.ConnectionType.QueuedConnection)
+        self._fallback.start()
+
+    def start(self) -> None:
+        """Begin loading and starting the endpoint on a worker thread (once; never after :meth:`stop`)."""
+        self._fallback.stop()
+        if self._thread is not None or self._stopped or not self.info.starting:
+            return
+        self._thread = threading.Thread(target=self._run, name="endpoint-start", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        server, info = serve_endpoint(self._vault, self._port, self._make_server, self.info.token)
+        with self._lock:
+            abandoned = self._stopped
+            if not abandoned:
+                self._server = server
+        if abandoned:
+            # stop() gave up waiting for this start: what it started is stopped here instead.
+            if server is not None:
+                server.stop()
+            return
+        self._outcome.emit(info)
+
+    def _deliver(self, info: EndpointInfo) -> None:
+        if self._stopped:
+            return
+        self.info = info
+        self.ready.emit(info)
+
+    def stop(self, timeout: float = STOP_WAIT_S) -> None:
+        """Stop serving; an endpoint still starting is waited for (up to ``timeout`` s) and then stopped."""
+        self._fallback.stop()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        with self._lock:
+            self._stopped = True
+            server, self._server = self._server, None
+        if thread is not None and thread.is_alive():
+            log.warning("the endpoint was still starting at shut-down; it is stopped once it is up")
+        if server is not None:
+            server.stop()
+
+
+def serve_endpoint(
+    vault: Vault, port: int | None, make_server: ServerFactory, token: str
+) -> tuple[EndpointServer | None, EndpointInfo]:
+    """Build and start the endpoint (on the calling thread); on failure the app runs on without it.
+
+    Returns the serving server, or None and what to tell the person.  Runs on a worker thread, so
+    every failure becomes an :class:`EndpointInfo` rather than an exception nobody would see.
+    """
+    try:
+        server = make_server(vault, port)
+    except EnvironmentProblem as exc:
+        log.warning("endpoint not started: %s", exc.message)
+        return None, EndpointInfo(None, token, exc.message, exc.fix)
+    except ImportError as exc:
+        # A build without the endpoint's web stack still makes a usable desktop app.
+        log.error("endpoint unavailable: %s", exc)
+        return None, EndpointInfo(
+            None,
+            token,
+            f"The endpoint could not be loaded ({exc}).",
+            "Reinstall Cairn: make run (or pip install -e .).",
+        )
+    except Exception as exc:
+        log.exception("the endpoint could not be built")
+        return None, EndpointInfo(
+            None, token, f"The endpoint could not start ({exc}).", "See the log in the vault's logs/ folder."
+        )
+    try:
+        server.start()
+    except Exception as exc:
+        if isinstance(exc, EnvironmentProblem):
+            log.warning("endpoint not started: %s", exc.message)
+            info = EndpointInfo(None, token, exc.message, exc.fix)
+        else:
+            log.exception("the endpoint could not start")
+            info = EndpointInfo(
+                None, token, f"The endpoint could not start ({exc}).", "See the log in the vault's logs/ folder."
+            )
+        server.stop()  # releases the sockets it had bound
+        return None, info
+    log.info("endpoint serving at %s", server.address)
+    return server, EndpointInfo(server.address, token)
+
+
+def open_window(
+    vault: Vault, *, port: int | None = None, report_bug: BugReporter | None = None
+) -> tuple[MainWindow, OpRunner, BackgroundEndpoint]:
+    """The main window on ``vault``, its endpoint to start once it has been painted (on ``port``; None:
+    the configured one).  The caller shows the window, and stops the endpoint and the runner at the end."""
+    endpoint = BackgroundEndpoint(vault, port)
+    info = endpoint.info
+    window, runner = build_main_window(
+        vault,
+        endpoint_address=info.address,
+        token=info.token,
+        endpoint_problem=info.problem,
+        endpoint_fix=info.fix,
+        endpoint_starting=info.starting,
+        report_bug=report_bug,
+    )
+    endpoint.ready.connect(window.set_endpoint)
+    endpoint.start_after_first_paint(window)
+    return window, runner, endpoint
+
+
+# -- the app ---------------------------------------------------------------------------------------
+def application() -> QApplication:
+    """The QApplication (created on first use) with Cairn's names and icon."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setWindowIcon(fixed_icon("cairn"))
+    return app
+
+
+def start_collector() -> MainThreadGarbageCollector:
+    """Set aside what start-up has loaded so far and let the GUI thread collect garbage from now on.
+
+    Called once Qt and the interface are loaded (inside :func:`app.gui.collection_paused`): the
+    modules, classes and functions loaded by then live as long as the process, so ``gc.freeze``
+    keeps every later collection, on the GUI thread, from traversing them again.
+    """
+    gc.freeze()
+    collector = MainThreadGarbageCollector()
+    collector.start()
+    return collector
+
+
+def run_desktop(opening: VaultOpening) -> int:
+    """Run the app on the vault ``opening`` yields, from the QApplication to the last window's close.
+
+    0 after a normal quit, 1 when the vault cannot be opened.
+    """
+    app = application()
+    collector = start_collector()
+    try:
+        with _quit_on_signals(app) as stop_requested:
+            try:
+                vault = opening.result()
+            except VaultError as exc:
+                _show_fatal(exc)
+                return 1
+            try:
+                _run_window(app, vault, stop_requested)
+            finally:
+                vault.close()
+    finally:
+        collector.stop()
+    log.info("the desktop app stopped cleanly")
+    return 0
+
+
+def _run_window(app: QApplication, vault: Vault, stop_requested: Callable[[], bool]) -> None:
+    """Show the window (the endpoint starts once it is painted) until it closes or a signal asks to stop."""
+    window: MainWindow | None = None
+    runner: OpRunner | None = None
+    endpoint: BackgroundEndpoint | None = None
+    tray: TrayIcon | None = None
+    try:
+        window, runner, endpoint = open_window(vault)
+        window.closed.connect(app.quit)
+        tray = install_tray(window, app)
+        window.show()
+        log.info("main window shown")
+        if not stop_requested():  # a signal before the loop starts: app.quit() alone would be lost
+            with _quit_on_window_close(app):
+                app.exec()
+    finally:
+        if tray is not None:
+            tray.hide()
+            tray.deleteLater()
+        if window is not None:
+            window.set_close_to_tray(False)
+            if window.isVisible():
+                window.close()  # a quit by signal still saves the geometry and stops the runner
+            window.deleteLater()  # freed by the collector's last pass, on the GUI thread
+        if endpoint is not None:
+            endpoint.stop()
+        if runner is not None:
+            runner.shutdown()
+
+
+def _show_fatal(error: VaultError) -> None:
+    box = QMessageBox(QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message)
+    if error.fix:
+        box.setInformativeText(f"Fix: {error.fix}")
+    box.setStandardButtons(QMessageBox.StandardButton.Close)
+    box.exec()
+
+
+@contextmanager
+def _quit_on_window_close(app: QApplication) -> Iterator[None]:
+    """Quit when the main window closes, not when the last window (a bug report, say) does."""
+    before = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)
+    try:
+        yield
+    finally:
+        app.setQuitOnLastWindowClosed(before)
+
+
+@contextmanager
+def _quit_on_signals(app: QApplication) -> Iterator[Callable[[], bool]]:
+    """Ctrl-C and SIGTERM quit the normal way, so the vault is closed and its lock released.
+
+    Yields a function telling whether a signal has asked to stop.  Python runs a signal handler
+    between any two bytecodes of the main thread, which in a Qt app can be in the middle of a paint
+    (a model's ``rowCount``, say), so the handler only notes the request; a timer acts on it from
+    the event loop, and also hands Python control now and then while the loop runs in C++.
+    """
+    requested: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        requested.append(signum)
+
+    def act_on_request() -> None:
+        if requested:
+            app.quit()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    poll = QTimer()
+    poll.timeout.connect(act_on_request)
+    poll.start(SIGNAL_POLL_MS)
+    try:
+        yield lambda: bool(requested)
+    finally:
+        poll.stop()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+# -- the tray --------------------------------------------------------------------------------------
+class TrayIcon(QSystemTrayIcon):
+    """Cairn's tray icon: "Show Cairn" and "Quit Cairn"; a click shows the window."""
+
+    def __init__(self, window: MainWindow, parent: QObject | None = None) -> None:
+        super().__init__(fixed_icon("cairn"), parent)
+        self._window = window
+        self._told = False
+        self.menu = QMenu()
+        self.show_action: QAction = self.menu.addAction("Show Cairn")
+        self.show_action.triggered.connect(self.show_window)
+        self.menu.addSeparator()
+        self.quit_action: QAction = self.menu.addAction("Quit Cairn")
+        self.quit_action.triggered.connect(self.quit)
+        self.setContextMenu(self.menu)
+        self.setToolTip(f"{APP_NAME}: the vault and its endpoint are running")
+        self.activated.connect(self._on_activated)
+        window.hidden_to_tray.connect(self._on_hidden)
+
+    def show_window(self) -> None:
+        """Bring the window back."""
+        self._window.show()
+        self._window.raise_()
+        self._window.activateWindow()
+
+    def quit(self) -> None:
+        """Close the window for good, which quits the app."""
+        self._window.set_close_to_tray(False)
+        self._window.close()
+        self.hide()
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.show_window()
+
+    def _on_hidden(self) -> None:
+        if not self._told and self.supportsMessages():
+            self._told = True  # once per run is a hint; every time would be nagging
+            self.showMessage(
+                APP_NAME,
+                "Cairn is still running, and local apps can still reach the vault. Quit from this icon's menu.",
+                QSystemTrayIcon.MessageIcon.Information,
+                6000,
+            )
+
+
+def install_tray(window: MainWindow, parent: QObject | None = None) -> TrayIcon | None:
+    """Show the tray icon and make closing ``window`` hide it; None when there is no tray."""
+    if not QSystemTrayIcon.isSystemTrayAvailable():
+        return None
+    tray = TrayIcon(window, parent)
+    window.set_close_to_tray(True)
+    tray.show()
+    log.info("tray icon shown: closing the window keeps Cairn running")
+    return tray
