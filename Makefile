@@ -75,12 +75,17 @@ $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Cairn needs Python 3.11 or newer (set PYTHON=python3.12 …)")'
 	$(PYTHON) -m venv $(VENV)
 
+# Bytecode compiled once at install, as pip does for wheels: a start without it recompiles every module (~0.3 s).
+COMPILE := $(BIN)/python -m compileall -q app engine ui plugins
+
 $(STAMP_APP): pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
+	$(COMPILE)
 	@touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(PIP) install -e ".[test]"
+	$(COMPILE)
 	@touch $@ $(STAMP_APP)
 
 clean:
