@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +38,7 @@ from engine.documents.service import DocumentsApi
 from engine.dto import Counts, DoctorReport, VaultInfo
 from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
 from engine.episodes import EpisodeCutter, close_idle
-from engine.errors import NotFound, ValidationError, VaultError
+from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
 from engine.events import EventIn, IngestResult, insert_prepared, prepare_batch, validate
 from engine.facts.api import ConflictsApi, ConflictView, FactsApi
 from engine.facts.catalog import Catalog, load_catalog
@@ -440,13 +441,28 @@ class Vault:
 
     def ingest_events(self, events: Sequence[EventIn]) -> list[IngestResult]:
         """Validate a batch (all or nothing) and store it in one transaction; one result per event, in order."""
+        results: list[IngestResult] = self.submit_events(events).result(600)
+        return results
+
+    def submit_events(self, events: Sequence[EventIn]) -> Future[list[IngestResult]]:
+        """:meth:`ingest_events` without waiting: validated now, stored by the writer; the future is settled after
+        COMMIT (with the results, or the error that stored nothing).
+
+        For callers that keep several batches in flight, so the writer can commit what arrived during the previous
+        commit together with it (the endpoint's coalescer).
+
+        Raises:
+            ValidationError: an event is invalid (named ``events[i].field``); nothing is queued.
+        """
         self._runner.note_foreground()
         prepared = prepare_batch(events, self._settings, time.time())
-        results: list[IngestResult] = self.store.write(
-            lambda tx: insert_prepared(tx, prepared, self._episodes), timeout=600
+        if self.store.writer is None:
+            raise VaultDamaged("This vault was opened read-only.", fix="Open it normally to make changes.")
+        future: Future[list[IngestResult]] = self.store.writer.submit(
+            lambda tx: insert_prepared(tx, prepared, self._episodes)
         )
-        self._runner.notify()
-        return results
+        future.add_done_callback(lambda _done: self._runner.notify())
+        return future
 
     def extract(
         self,

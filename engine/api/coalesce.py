@@ -4,14 +4,16 @@ The vault's writer already commits concurrent writes in one transaction (group c
 write it is handed still costs a savepoint and its own bookkeeping, and every waiting request holds
 a worker thread.  Under many concurrent clients that per-write cost, not the disk, is what limits
 acknowledgements per second.  :class:`IngestCoalescer` hands the vault one
-:meth:`~engine.vault.Vault.ingest_events` call for all the single events that arrived while the
-previous call was being written: no request waits for a timer, a lone request is written at once,
-and a busy endpoint writes bigger batches.
+:meth:`~engine.vault.Vault.submit_events` call for all the single events that arrived since it handed
+over the previous batch, without waiting for that one's COMMIT: the writer commits every batch waiting
+when it is free in one transaction, so the requests that arrive while the disk confirms one commit go
+into the next.  No request waits for a timer, a lone request is written at once, and a busy endpoint
+writes bigger batches.
 
 What a client sees does not change:
 
-* An acknowledgement still means "committed": a request's future is settled only after the batch
-  holding its event returned from the vault, which returns after COMMIT.
+* An acknowledgement still means "committed": a request's future is settled only once the batch
+  holding its event is committed.
 * One bad event never fails another client's request: a batch the vault refuses (a validation
   error, or any other failure) is written again event by event, so each request gets its own
   answer and its own error, with the field named as for a single event (``content``, not
@@ -34,6 +36,7 @@ import queue
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 from engine.events import EventIn, IngestResult
@@ -61,7 +64,9 @@ class IngestCoalescer:
         self._vault = vault
         self._max_batch = max_batch
         self._idle_s = idle_s
-        self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()  # None: only wakes the thread
+        self._retries: queue.SimpleQueue[list[_Item]] = queue.SimpleQueue()
+        self._in_flight = 0  # batches handed to the vault and not yet committed
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         #: Batches written, and events in them (for tests and the load benchmark).
@@ -89,38 +94,71 @@ class IngestCoalescer:
 
     def _run(self) -> None:
         while True:
+            retry = self._take_retries()
+            if retry:
+                self._write_one_by_one(retry)
+                continue
             try:
                 first = self._queue.get(timeout=self._idle_s)
             except queue.Empty:
                 with self._lock:
-                    if self._queue.empty():  # nothing can be queued meanwhile: puts take the lock
-                        self._thread = None
+                    if self._queue.empty() and self._retries.empty() and self._in_flight == 0:
+                        self._thread = None  # nothing can be queued meanwhile: puts take the lock
                         return
                 continue
-            batch = [first]
+            batch = [first] if first is not None else []
             while len(batch) < self._max_batch:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
-            self._write(batch)
+                if item is not None:
+                    batch.append(item)
+            if batch:
+                self._submit(batch)
 
-    def _write(self, batch: Sequence[_Item]) -> None:
+    def _submit(self, batch: list[_Item]) -> None:
+        """Hand ``batch`` to the vault without waiting for its COMMIT.
+
+        The next batch is gathered meanwhile, and the writer commits whatever batches are waiting together: while
+        one commit waits for the disk, the requests arriving form the next one instead of waiting in line.
+        """
         self.batches += 1
         self.events += len(batch)
-        if len(batch) > 1:
-            try:
-                results = self._vault.ingest_events([item.event for item in batch])
-            except Exception as exc:
-                # One transaction: nothing of the batch was stored.  Each event on its own, so
-                # each request gets its own answer.
-                log.debug(
-                    "a coalesced batch was refused (%s); writing it event by event",
-                    type(exc).__name__,
-                )
+        try:
+            future = self._vault.submit_events([item.event for item in batch])
+        except Exception as exc:  # refused before anything was queued (a validation error, a closed vault)
+            log.debug("a coalesced batch was refused (%s); writing it event by event", type(exc).__name__)
+            self._write_one_by_one(batch)
+            return
+        with self._lock:
+            self._in_flight += 1
+
+        def done(finished: Future[list[IngestResult]]) -> None:  # on the writer thread: never write from here
+            error = finished.exception()
+            if error is None:
+                _settle([(item, result, None) for item, result in zip(batch, finished.result(), strict=True)])
             else:
-                _settle([(item, result, None) for item, result in zip(batch, results, strict=True)])
-                return
+                # One transaction: nothing of the batch was stored.  Each event on its own, on the coalescer's
+                # thread, so each request gets its own answer.  Queued before the count drops, so the thread
+                # cannot end in between.
+                log.debug("a coalesced batch was refused (%s); writing it event by event", type(error).__name__)
+                self._retries.put(batch)
+                self._queue.put(None)
+            with self._lock:
+                self._in_flight -= 1
+
+        future.add_done_callback(done)
+
+    def _take_retries(self) -> list[_Item]:
+        items: list[_Item] = []
+        while True:
+            try:
+                items.extend(self._retries.get_nowait())
+            except queue.Empty:
+                return items
+
+    def _write_one_by_one(self, batch: Sequence[_Item]) -> None:
         answers: list[tuple[_Item, IngestResult | None, BaseException | None]] = []
         for item in batch:
             try:

@@ -280,19 +280,21 @@ class Writer:
         for request, op_error in failed:
             request.future.set_exception(op_error)
         changes: list[PendingChange] = []
-        for request, result, tx in done:
+        for _request, _result, tx in done:
             for callback in tx._after_commit:
                 try:
                     callback()
                 except Exception:
                     log.exception("after-commit callback failed")
             changes.extend(tx.changes)
-            request.future.set_result(result)
+        # Published before anyone is answered: a caller that hears "done" finds its change in the feed.
         if changes and self._publish is not None:
             try:
                 self._publish(changes)
             except Exception:
                 log.exception("publishing changes failed")
+        for request, result, _tx in done:
+            request.future.set_result(result)
 
 
 def _translate(exc: BaseException) -> BaseException:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from engine import Vault
+from engine import Settings, Vault
 from engine.api.coalesce import IngestCoalescer
 from engine.errors import ValidationError
 from engine.events import EventIn, IngestResult
@@ -21,23 +22,41 @@ from tests.engine.api.conftest import Served
 
 
 class Gated:
-    """The vault's ingest calls, recorded; the first single write waits for ``gate``."""
+    """The vault's writer held by an operation waiting for ``gate``; the coalescer's calls recorded."""
 
     def __init__(self, vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.vault = vault
         self.gate = threading.Event()
         self.calls: list[tuple[str, int]] = []
-        self._one, self._many = vault.ingest_event, vault.ingest_events
+        self._submit, self._one = vault.submit_events, vault.ingest_event
+        monkeypatch.setattr(vault, "submit_events", self.submit)
         monkeypatch.setattr(vault, "ingest_event", self.one)
-        monkeypatch.setattr(vault, "ingest_events", self.many)
+        assert vault.store.writer is not None
+        self.held = vault.store.writer.submit(lambda tx: self.gate.wait(10))
+        self.commits_before = vault.store.writer.commits
+
+    def submit(self, events: Sequence[EventIn]) -> Any:
+        self.calls.append(("batch", len(events)))
+        return self._submit(events)
 
     def one(self, event: EventIn) -> IngestResult:
-        self.gate.wait(10)
         self.calls.append(("one", 1))
         return self._one(event)
 
-    def many(self, events: Sequence[EventIn]) -> list[IngestResult]:
-        self.calls.append(("many", len(events)))
-        return self._many(events)
+    def commits(self) -> int:
+        """Transactions committed since the writer was held (the holding one included)."""
+        assert self.vault.store.writer is not None
+        return self.vault.store.writer.commits - self.commits_before
+
+
+@pytest.fixture
+def quiet_vault(tmp_path: Path, offline_settings: Settings) -> Iterator[Vault]:
+    """A vault without job workers: every transaction its writer commits is one the test made."""
+    opened = Vault.open(tmp_path / "quiet", settings=offline_settings, start_workers=False)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 def turn(content: str, **fields: Any) -> EventIn:
@@ -47,48 +66,46 @@ def turn(content: str, **fields: Any) -> EventIn:
 async def _behind_a_slow_write(
     coalescer: IngestCoalescer, gated: Gated, events: list[EventIn]
 ) -> list[IngestResult | BaseException]:
-    """Send one event (its write held at the gate), then ``events`` while it is held."""
-    first = asyncio.create_task(coalescer.ingest(turn("The first turn.")))
-    await asyncio.sleep(0.3)  # the first write is running (held)
-    rest = [asyncio.create_task(coalescer.ingest(event)) for event in events]
-    await asyncio.sleep(0.2)  # every one of them is queued
+    """Send ``events`` while the writer is held by another write, then let it go."""
+    sent = [asyncio.create_task(coalescer.ingest(event)) for event in events]
+    await asyncio.sleep(0.3)  # every one of them reached the coalescer and is waiting for the writer
     gated.gate.set()
-    await first
-    return list(await asyncio.gather(*rest, return_exceptions=True))
+    return list(await asyncio.gather(*sent, return_exceptions=True))
 
 
-def test_events_arriving_during_a_write_share_the_next_one(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
-    gated = Gated(vault, monkeypatch)
-    coalescer = IngestCoalescer(vault)
+def test_events_arriving_during_a_write_are_committed_together_after_it(
+    quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gated = Gated(quiet_vault, monkeypatch)
+    coalescer = IngestCoalescer(quiet_vault)
     events = [turn(f"Turn number {n}.") for n in range(10)]
     results = asyncio.run(_behind_a_slow_write(coalescer, gated, events))
-    assert gated.calls == [("one", 1), ("many", 10)]
-    assert (coalescer.batches, coalescer.events) == (2, 11)
+    assert gated.commits() == 2  # the held write's transaction, then one for all ten events
+    assert sum(n for kind, n in gated.calls if kind == "batch") == 10 and ("one", 1) not in gated.calls
     ids = [r.event_id for r in results if isinstance(r, IngestResult)]
     assert len(set(ids)) == 10
     for event_id, event in zip(ids, events, strict=True):  # each answer is its own event's
-        assert vault.conversations.event(event_id).content == event.content
+        assert quiet_vault.conversations.event(event_id).content == event.content
 
 
-def test_one_bad_event_fails_only_its_own_request(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
-    gated = Gated(vault, monkeypatch)
-    coalescer = IngestCoalescer(vault)
+def test_one_bad_event_fails_only_its_own_request(quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    gated = Gated(quiet_vault, monkeypatch)
+    coalescer = IngestCoalescer(quiet_vault)
     events = [turn("Good one."), turn("   "), turn("Good two.")]
     results = asyncio.run(_behind_a_slow_write(coalescer, gated, events))
-    # the batch was refused as a whole (nothing stored), then written event by event
-    assert gated.calls == [("one", 1), ("many", 3), ("one", 1), ("one", 1), ("one", 1)]
     good_one, bad, good_two = results
     assert isinstance(bad, ValidationError) and bad.field == "content"  # not events[1].content
     assert isinstance(good_one, IngestResult) and isinstance(good_two, IngestResult)
-    contents = [e.content for e in vault.conversations.events("coalesce")]
-    assert contents == ["The first turn.", "Good one.", "Good two."]  # each exactly once
+    assert ("one", 1) in gated.calls  # the refused batch was written again event by event
+    contents = [e.content for e in quiet_vault.conversations.events("coalesce")]
+    assert contents == ["Good one.", "Good two."]  # each exactly once
 
 
 def test_identical_turns_stay_two_events_and_a_resent_id_stays_one(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
+    quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gated = Gated(vault, monkeypatch)
-    coalescer = IngestCoalescer(vault)
+    gated = Gated(quiet_vault, monkeypatch)
+    coalescer = IngestCoalescer(quiet_vault)
     events = [
         turn("ok"),
         turn("ok"),
@@ -96,13 +113,13 @@ def test_identical_turns_stay_two_events_and_a_resent_id_stays_one(
         turn("Noted.", external_id="msg-1"),
     ]
     results = asyncio.run(_behind_a_slow_write(coalescer, gated, events))
-    assert gated.calls[1] == ("many", 4)
     plain_a, plain_b, sent, resent = results
     assert isinstance(plain_a, IngestResult) and isinstance(plain_b, IngestResult)
     assert plain_a.event_id != plain_b.event_id  # two turns sent at two moments
     assert (plain_a.status, plain_b.status) == ("queued", "queued")
     assert isinstance(sent, IngestResult) and isinstance(resent, IngestResult)
     assert resent == IngestResult(sent.event_id, "duplicate")
+    assert len(quiet_vault.conversations.events("coalesce")) == 3
 
 
 def test_the_thread_ends_when_idle_and_comes_back(vault: Vault) -> None:
@@ -118,7 +135,8 @@ def test_the_thread_ends_when_idle_and_comes_back(vault: Vault) -> None:
     assert vault.conversations.event(second.event_id).content == "After the pause."
 
 
-def test_a_request_that_left_still_gets_its_event_written(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_request_that_left_still_gets_its_event_written(quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = quiet_vault
     gated = Gated(vault, monkeypatch)
     coalescer = IngestCoalescer(vault)
 
