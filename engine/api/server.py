@@ -21,12 +21,16 @@ import functools
 import logging
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.errors import EnvironmentProblem
+
+#: How long a thread may keep the interpreter while another waits (see :class:`EndpointServer`).
+SWITCH_INTERVAL_S = 0.001
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +105,15 @@ class EndpointServer:
             timeout_graceful_shutdown=5,
             server_header=False,
             date_header=False,
+            # Loopback only, no proxy in front: X-Forwarded-* headers are never to be believed, and the
+            # middleware reading them costs every request.
+            proxy_headers=False,
         )
+        # The event loop answers many short requests while worker threads (enrichment, the writer) run
+        # Python too; with the interpreter's default 5 ms switch interval a request may wait that long for
+        # each busy thread before it is even parsed.
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._server: Any = _server_class()(config)
         self._thread: threading.Thread | None = None
 
