@@ -26,7 +26,7 @@ from app.gui import APP_NAME, VaultOpening, build_main_window
 from app.runtime import make_endpoint
 from engine.errors import EnvironmentProblem, VaultError
 from ui.context import EndpointInfo
-from ui.first_paint import FirstPaint
+from ui.first_paint import AfterFirstPaint
 from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
 from ui.ops import BugReporter, OpRunner
@@ -95,10 +95,6 @@ class BackgroundEndpoint(QObject):
                 "Turned off in settings.",
                 "Set endpoint.enabled = true in settings.toml and restart.",
             )
-        self._fallback = QTimer(self)
-        self._fallback.setSingleShot(True)
-        self._fallback.setInterval(START_ANYWAY_MS)
-        self._fallback.timeout.connect(self.start)
         self._outcome.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @property
@@ -114,15 +110,11 @@ class BackgroundEndpoint(QObject):
 
     def start_after_first_paint(self, window: QWidget) -> None:
         """Start once ``window`` has been painted for the first time (or after :data:`START_ANYWAY_MS`)."""
-        if not self.info.starting:
-            return
-        # Queued: the paint goes ahead first, then the start.
-        FirstPaint(window).painted.connect(self.start, Qt.ConnectionType.QueuedConnection)
-        self._fallback.start()
+        if self.info.starting:
+            AfterFirstPaint(window, self.start, at_the_latest_ms=START_ANYWAY_MS)
 
     def start(self) -> None:
         """Begin loading and starting the endpoint on a worker thread (once; never after :meth:`stop`)."""
-        self._fallback.stop()
         if self._thread is not None or self._stopped or not self.info.starting:
             return
         self._thread = threading.Thread(target=self._run, name="endpoint-start", daemon=True)
@@ -149,7 +141,6 @@ class BackgroundEndpoint(QObject):
 
     def stop(self, timeout: float = STOP_WAIT_S) -> None:
         """Stop serving; an endpoint still starting is waited for (up to ``timeout`` s) and then stopped."""
-        self._fallback.stop()
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
@@ -239,17 +230,20 @@ def application() -> QApplication:
     return app
 
 
-def start_collector() -> MainThreadGarbageCollector:
-    """Set aside what start-up has loaded so far and let the GUI thread collect garbage from now on.
+def collect_after_first_paint(window: QWidget, collector: MainThreadGarbageCollector) -> None:
+    """Once ``window`` has been painted, set aside what start-up made and let ``collector`` take over.
 
-    Called once Qt and the interface are loaded (inside :func:`app.gui.collection_paused`): the
-    modules, classes and functions loaded by then live as long as the process, so ``gc.freeze``
-    keeps every later collection, on the GUI thread, from traversing them again.
+    Until then automatic collection is off (:func:`app.gui.collection_paused`), so no collection
+    traverses the freshly loaded code, the open vault and the new window, objects that live as long as
+    the process and that ``gc.freeze`` keeps every later collection, on the GUI thread, from
+    traversing again; nor does the collector's first pass hold up the first paint.
     """
-    gc.freeze()
-    collector = MainThreadGarbageCollector()
-    collector.start()
-    return collector
+
+    def take_over() -> None:
+        gc.freeze()
+        collector.start()
+
+    AfterFirstPaint(window, take_over, at_the_latest_ms=START_ANYWAY_MS)
 
 
 def run_desktop(opening: VaultOpening) -> int:
@@ -258,7 +252,7 @@ def run_desktop(opening: VaultOpening) -> int:
     0 after a normal quit, 1 when the vault cannot be opened.
     """
     app = application()
-    collector = start_collector()
+    collector = MainThreadGarbageCollector()  # started once the window has been painted
     try:
         with _quit_on_signals(app) as stop_requested:
             try:
@@ -267,7 +261,7 @@ def run_desktop(opening: VaultOpening) -> int:
                 _show_fatal(exc)
                 return 1
             try:
-                _run_window(app, vault, stop_requested)
+                _run_window(app, vault, stop_requested, collector)
             finally:
                 vault.close()
     finally:
@@ -276,14 +270,18 @@ def run_desktop(opening: VaultOpening) -> int:
     return 0
 
 
-def _run_window(app: QApplication, vault: Vault, stop_requested: Callable[[], bool]) -> None:
-    """Show the window (the endpoint starts once it is painted) until it closes or a signal asks to stop."""
+def _run_window(
+    app: QApplication, vault: Vault, stop_requested: Callable[[], bool], collector: MainThreadGarbageCollector
+) -> None:
+    """Show the window (the endpoint and ``collector`` start once it is painted) until it closes or a signal asks
+    to stop."""
     window: MainWindow | None = None
     runner: OpRunner | None = None
     endpoint: BackgroundEndpoint | None = None
     tray: TrayIcon | None = None
     try:
         window, runner, endpoint = open_window(vault)
+        collect_after_first_paint(window, collector)
         window.closed.connect(app.quit)
         tray = install_tray(window, app)
         window.show()

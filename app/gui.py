@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import importlib
 import os
 import sys
 import threading
@@ -150,11 +151,15 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
     """Open the vault in ``vault_dir`` as the app does (its plugins, its logging), on a thread of its own.
 
     The engine is imported here, on the calling thread, before the thread starts: the opening thread
-    then goes straight to the integrity check, and the caller's imports run while SQLite checks.
+    then goes straight to the integrity check, and the caller's imports run while SQLite checks.  The
+    first of them is the Ollama client library, which the opening itself imports right after the
+    check to probe the model server; loaded here, it is ready by then.
     """
     from app.runtime import open_vault
 
-    return VaultOpening(functools.partial(open_vault, vault_dir))
+    opening = VaultOpening(functools.partial(open_vault, vault_dir))
+    importlib.import_module("ollama")
+    return opening
 
 
 def run_gui(vault_dir: Path | None) -> int:

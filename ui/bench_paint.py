@@ -52,17 +52,19 @@ def first_paint(vault_dir: Path) -> int:
 def _show_and_time(opening: VaultOpening) -> int:
     from PySide6.QtCore import QSettings
 
-    from app.desktop import application, open_window, start_collector
+    from app.desktop import application, collect_after_first_paint, open_window
     from ui.first_paint import FirstPaint
+    from ui.garbage import MainThreadGarbageCollector
 
     state = os.environ.get(STATE_ENV)
     if state:
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, state)
     app = application()
-    collector = start_collector()
+    collector = MainThreadGarbageCollector()
     vault = opening.result()
     try:
         window, runner, endpoint = open_window(vault, port=0)
+        collect_after_first_paint(window, collector)
         try:
             painted = FirstPaint(window)
             window.show()

@@ -1,14 +1,16 @@
 """Knowing when a window has first been painted: the moment the person sees the app.
 
-Start-up defers work that nothing on the screen needs (the endpoint) until then, and the start-up
-benchmark stops its clock then, so both use this one definition of "painted".
+Start-up defers work that nothing on the screen needs (the endpoint, the garbage collector's first
+pass) until then (:class:`AfterFirstPaint`), and the start-up benchmark stops its clock then
+(:class:`FirstPaint`), so both use this one definition of "painted".
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 
@@ -33,3 +35,33 @@ class FirstPaint(QObject):
             watched.removeEventFilter(self)
             self.painted.emit()
         return False
+
+
+class AfterFirstPaint(QObject):
+    """Runs ``action`` once, right after ``widget``'s first paint has been drawn, or after ``at_the_latest_ms``
+    should ``widget`` not be painted by then (a window that starts hidden, say).
+
+    It belongs to ``widget``: once ``widget`` is gone, ``action`` does not run.
+    """
+
+    def __init__(self, widget: QWidget, action: Callable[[], None], *, at_the_latest_ms: int | None = None) -> None:
+        super().__init__(widget)
+        self._action: Callable[[], None] | None = action
+        self._deadline = QTimer(self)
+        self._deadline.setSingleShot(True)
+        self._deadline.timeout.connect(self._run)
+        # Queued: the paint goes ahead first, then the action.
+        FirstPaint(widget).painted.connect(self._run, Qt.ConnectionType.QueuedConnection)
+        if at_the_latest_ms is not None:
+            self._deadline.start(at_the_latest_ms)
+
+    @property
+    def done(self) -> bool:
+        """True once ``action`` has run."""
+        return self._action is None
+
+    def _run(self) -> None:
+        action, self._action = self._action, None
+        self._deadline.stop()
+        if action is not None:
+            action()

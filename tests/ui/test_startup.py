@@ -13,12 +13,15 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app import desktop
-from app.desktop import BackgroundEndpoint, open_window
+from app.desktop import BackgroundEndpoint, collect_after_first_paint, open_window
 from app.gui import VaultOpening, build_main_window, collection_paused
 from app.runtime import make_endpoint
 from engine import Settings, Vault
 from engine.api.server import EndpointServer
 from engine.errors import EnvironmentProblem, VaultLocked
+from tests.ui.conftest import ADDRESS, TOKEN
+from ui.first_paint import AfterFirstPaint, FirstPaint
+from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
 from ui.views.overview import OverviewView
@@ -271,3 +274,54 @@ def test_collection_is_paused_for_the_start_up_and_restored_after() -> None:
     finally:
         if not was_enabled:
             gc.disable()
+
+
+def test_an_action_after_the_first_paint_runs_once_the_window_is_drawn(vault: Vault, qtbot: QtBot) -> None:
+    window, runner = build_main_window(vault, endpoint_address=ADDRESS, token=TOKEN)
+    qtbot.addWidget(window)
+    ran: list[float | None] = []
+    painted = FirstPaint(window)
+    after = AfterFirstPaint(window, lambda: ran.append(painted.at))
+    try:
+        qtbot.wait(50)
+        assert ran == [] and not after.done  # not shown, not painted: nothing yet
+        window.show()
+        qtbot.waitUntil(lambda: after.done, timeout=5000)
+        assert ran == [painted.at] and painted.at is not None  # after the paint began, not before
+        window.update()
+        qtbot.wait(50)
+        assert len(ran) == 1  # once
+    finally:
+        window.close()
+        runner.shutdown()
+
+
+def test_an_action_after_the_first_paint_runs_by_its_deadline_if_never_painted(vault: Vault, qtbot: QtBot) -> None:
+    window, runner = build_main_window(vault, endpoint_address=ADDRESS, token=TOKEN)
+    qtbot.addWidget(window)
+    ran: list[str] = []
+    after = AfterFirstPaint(window, lambda: ran.append("ran"), at_the_latest_ms=30)
+    try:
+        qtbot.waitUntil(lambda: after.done, timeout=5000)
+        assert ran == ["ran"] and not window.isVisible()
+    finally:
+        window.close()
+        runner.shutdown()
+
+
+def test_the_collector_takes_over_once_the_window_is_painted(vault: Vault, qtbot: QtBot) -> None:
+    window, runner = build_main_window(vault, endpoint_address=ADDRESS, token=TOKEN)
+    qtbot.addWidget(window)
+    collector = MainThreadGarbageCollector()
+    collect_after_first_paint(window, collector)
+    try:
+        qtbot.wait(50)
+        assert not collector.active and gc.get_freeze_count() == 0
+        window.show()
+        qtbot.waitUntil(lambda: collector.active, timeout=5000)
+        assert gc.get_freeze_count() > 0  # what start-up made is set aside
+    finally:
+        collector.stop()
+        gc.unfreeze()
+        window.close()
+        runner.shutdown()
