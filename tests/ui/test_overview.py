@@ -222,6 +222,25 @@ def test_findings_model_words_status_and_shows_fixes(qtbot: QtBot) -> None:
     assert table.isColumnHidden(3)  # no fixes: no empty column
 
 
+def test_findings_table_fits_its_rows_once_per_change(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = FindingsModel()
+    table = FindingsTable(model)
+    qtbot.addWidget(table)
+    table.resize(600, 200)
+    table.show()
+    fits: list[int] = []
+    measure = table.resizeRowsToContents
+    monkeypatch.setattr(table, "resizeRowsToContents", lambda: (fits.append(1), measure()))
+    long_fix = "Choose another port: CAIRN_ENDPOINT_PORT=NNNN or endpoint.port in settings.toml. " * 3
+    model.set_findings([Finding("endpoint", "warn", "port 8642 is used by another program", long_fix)])
+    assert table.fitting
+    qtbot.waitUntil(lambda: not table.fitting, timeout=2000)
+    assert fits == [1]  # the column changes of the reset are fitted together
+    rows = sum(table.rowHeight(row) for row in range(model.rowCount()))
+    assert table.height() == table.horizontalHeader().height() + 2 * table.frameWidth() + rows
+    assert table.rowHeight(0) > table.fontMetrics().height() * 2  # the long fix wraps
+
+
 def test_screenshot_of_the_overview(
     add_event: AddEvent, composed: tuple[MainWindow, OpRunner], qtbot: QtBot, tmp_path: Path
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -116,7 +116,14 @@ class FindingsTable(QTableView):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.sectionResized.connect(self._fit_rows)
+        # Wrapped rows get taller when columns get narrower, so the rows are fitted again after every
+        # column resize too; a reset resizes several columns at once, so the fitting waits for the
+        # event loop and happens once (measuring every wrapped cell is not cheap).
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_rows)
+        header.sectionResized.connect(self._fit_soon)
         model.modelReset.connect(self._on_reset)
         self._on_reset()
 
@@ -125,11 +132,19 @@ class FindingsTable(QTableView):
         model = self.model()
         has_fix = any(model.index(row, 3).data() for row in range(model.rowCount()))
         self.setColumnHidden(3, not has_fix)
-        self._fit_rows()
+        self._fit_soon()
 
-    def _fit_rows(self, *_args: object) -> None:
-        # Wrapped rows get taller when columns get narrower, so this runs on every column resize
-        # too.
+    def _fit_soon(self, *_args: object) -> None:
+        self._fit_timer.start()
+
+    @property
+    def fitting(self) -> bool:
+        """True while the rows wait to be fitted to a change."""
+        return self._fit_timer.isActive()
+
+    def fit_rows(self) -> None:
+        """Fit each row's height to its wrapped text, and the table's height to its rows."""
+        self._fit_timer.stop()
         self.resizeRowsToContents()
         height = self.horizontalHeader().height() + 2 * self.frameWidth()
         for row in range(self.model().rowCount()):
