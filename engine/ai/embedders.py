@@ -14,10 +14,11 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import os
 import re
-import threading
 import zlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -142,10 +143,19 @@ class OnnxEmbedder:
 
     Mean pooling over the attention mask and L2 normalisation reproduce the original model's
     vectors.  Inputs are sorted by length and padded per batch, which is several times faster than
-    padding everything to 256 tokens.
+    padding everything to 256 tokens; a single text is not padded at all.
+
+    Threads: each inference runs on the thread that asks for it (one intra-op thread, no spinning),
+    and a long list of texts is split into batches that run side by side, one per worker.  The
+    session's own thread pool helped neither case: a recall query (one short text, ~4 ms) gained
+    little from splitting its small matrices, while the pool's threads kept spinning after every run
+    and took the second core from the recall channels that start right after the query is embedded;
+    parallel batches keep bulk embedding as fast as the pool made it.  ``InferenceSession.run`` is
+    safe to call from several threads at once, so a query never waits behind a bulk batch either.
     """
 
     def __init__(self, folder: Path, *, batch_size: int = 64, max_tokens: int = 256, threads: int = 0) -> None:
+        """``threads``: how many batches of a long list run at once (0: one per core)."""
         model_path, tokenizer_path = folder / "model.onnx", folder / "tokenizer.json"
         if not model_path.exists() or not tokenizer_path.exists():
             raise EnvironmentProblem(
@@ -156,8 +166,11 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(
             str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -167,13 +180,15 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
         self._batch_size = batch_size
-        self._lock = threading.Lock()
+        self._workers = threads or os.cpu_count() or 1
         probe = self._run(["probe"])
         self.dim = int(probe.shape[1])
         self.model_id = f"onnx:{folder.name}"
 
     def _run(self, texts: Sequence[str]) -> Matrix:
-        encodings = self._tokenizer.encode_batch(list(texts))
+        # a query (one text) skips the batch machinery
+        single = len(texts) == 1
+        encodings = [self._tokenizer.encode(texts[0])] if single else self._tokenizer.encode_batch(list(texts))
         width = max((len(e.ids) for e in encodings), default=1) or 1
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -183,21 +198,33 @@ class OnnxEmbedder:
         feeds: dict[str, npt.NDArray[np.int64]] = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        with self._lock:  # one inference at a time: onnxruntime already uses every core
-            hidden = self._session.run(None, feeds)[0]
+        hidden = self._session.run(None, feeds)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalise(pooled)
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed ``texts`` in length-sorted batches."""
+        """Embed ``texts`` in length-sorted batches, several at once when there are several."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1:
+            return self._run(texts)
+        return self._sorted_batches(texts, self._workers)
+
+    def _sorted_batches(self, texts: Sequence[str], workers: int) -> Matrix:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        chunks = [order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
+
+        def run(chunk: list[int]) -> None:
             out[chunk] = self._run([texts[i] for i in chunk])
+
+        if workers <= 1 or len(chunks) == 1:
+            for chunk in chunks:
+                run(chunk)
+        else:
+            with ThreadPoolExecutor(max_workers=min(workers, len(chunks)), thread_name_prefix="embed") as pool:
+                list(pool.map(run, chunks))  # list(): re-raise the first failure here
         return out
 
 

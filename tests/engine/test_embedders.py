@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,21 @@ def test_onnx_embedder_mean_pools_and_normalises(tmp_path: Path) -> None:
         assert np.allclose(row, expected, atol=1e-5)
     assert np.allclose(out[0], out[3])
     assert emb.embed([]).shape == (0, 8)
+
+
+def test_onnx_embedder_runs_batches_side_by_side_with_the_same_result(tmp_path: Path) -> None:
+    """Long lists run batch by batch on several threads, and callers may embed at once (no lock between them)."""
+    folder = tmp_path / "tiny-model"
+    words = build_tiny_onnx_model(folder)
+    texts = [" ".join(words[2 + (i + j) % 8] for j in range(1 + i % 5)) for i in range(41)]
+    serial = OnnxEmbedder(folder, batch_size=4, threads=1)
+    parallel = OnnxEmbedder(folder, batch_size=4, threads=3)
+    expected = np.vstack([serial.embed([t]) for t in texts])
+    assert np.allclose(serial.embed(texts), expected, atol=1e-6)
+    assert np.allclose(parallel.embed(texts), expected, atol=1e-6)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _n: parallel.embed(texts), range(4)))
+    assert all(np.allclose(r, expected, atol=1e-6) for r in results)
 
 
 def test_onnx_embedder_without_files_says_how_to_get_them(tmp_path: Path) -> None:
