@@ -29,6 +29,7 @@ from engine.facts.catalog import Catalog
 from engine.prompts import load_prompt
 from engine.recall.types import Mode, TimeWindow
 from engine.temporal import find_mentions
+from engine.vectors.ops import matvec
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 STOP = frozenset(
@@ -198,7 +199,7 @@ class QueryAnalyzer:
         if query_vector is not None and len(found) < cap - 1:
             names, matrix = self._predicate_index()
             if names:
-                sims = matrix @ query_vector
+                sims = matvec(matrix, query_vector)
                 for index in np.argsort(-sims)[:nearest]:
                     if float(sims[index]) >= floor and names[index] not in found:
                         found.append(names[index])

@@ -3,7 +3,13 @@
 sqlite-vec's vec0 scans at ~0.5 µs per vector on these machines (47 ms at 100k, 430 ms at 1M), while a numpy matrix
 product over the same float32 vectors runs at memory bandwidth (~10× faster).  The store stays the source of truth:
 the mirror is loaded from it (in the background after a vault opens), updated only after a write commits, and can be
-rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's.
+rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's; large shelves add a
+first pass whose recall is measured (:mod:`engine.vectors.reduced`).
+
+A rebuild reads the store for a while (seconds at 200k vectors) while writes keep committing: those writes are
+recorded meanwhile and replayed onto the rebuilt copy, so none is lost.  A fitted first pass outlives a rebuild or a
+compaction (its basis still describes the kind's vectors); fitting is one at a time, so two callers (the vault's
+loader and a benchmark, say) never fit the same shelf twice side by side.
 
 Vectors are grouped per kind (fact, event, episode, span, …) so a search pays only for the kinds it asks for.
 """
@@ -11,15 +17,19 @@ Vectors are grouped per kind (fact, event, episode, span, …) so a search pays 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.vectors.ops import matvec
 from engine.vectors.reduced import MIN_VECTORS, ReducedStats, Reducer
 
 F32 = npt.NDArray[np.float32]
+Row = tuple[int, str, str, F32]
+_Op = tuple[Literal["upsert"], list[Row]] | tuple[Literal["delete"], list[int]]
 
 
 @dataclass(slots=True)
@@ -46,12 +56,18 @@ class MatrixMirror:
         self._shelves: dict[str, _Shelf] = {}
         self._users: dict[str, int] = {}
         self._lock = threading.RLock()
+        self._maintaining = threading.Lock()
+        self._rebuilding = threading.Lock()
+        self._journal: list[_Op] | None = None  # writes seen while a rebuild reads the store
         self.loaded = False
 
     # -- writing -------------------------------------------------------------------------------------------------
-    def upsert(self, rows: Iterable[tuple[int, str, str, F32]]) -> None:
+    def upsert(self, rows: Iterable[Row]) -> None:
         """Insert or replace ``(object_id, kind, user_id, vector)`` rows."""
         with self._lock:
+            if self._journal is not None:
+                rows = list(rows)
+                self._journal.append(("upsert", rows))
             for object_id, kind, user_id, vector in rows:
                 shelf = self._shelf(kind)
                 row = shelf.row_of.get(object_id)
@@ -63,7 +79,7 @@ class MatrixMirror:
                     shelf.row_of[object_id] = row
                 shelf.vecs[row] = vector
                 if shelf.reducer is not None and shelf.reduced is not None:
-                    shelf.reduced[row] = shelf.reducer.project(np.asarray(vector, dtype=np.float32)[None, :])[0]
+                    shelf.reduced[row] = shelf.reducer.project_one(np.asarray(vector, dtype=np.float32))
                 shelf.ids[row] = object_id
                 code = self._user_code(user_id)
                 shelf.users[row] = code
@@ -72,6 +88,8 @@ class MatrixMirror:
     def delete(self, object_ids: Collection[int]) -> None:
         """Forget the vectors of ``object_ids`` (any kind)."""
         with self._lock:
+            if self._journal is not None:
+                self._journal.append(("delete", list(object_ids)))
             for shelf in self._shelves.values():
                 for object_id in object_ids:
                     row = shelf.row_of.pop(object_id, None)
@@ -84,12 +102,41 @@ class MatrixMirror:
                 if shelf.dead > 1024 and shelf.dead > shelf.n // 4:
                     self._compact(shelf)
 
-    def replace_all(self, rows: Iterable[tuple[int, str, str, F32]]) -> None:
-        """Rebuild from scratch (used at load and after a forget)."""
+    def rebuild(self, read: Callable[[], Iterable[Row]]) -> None:
+        """Rebuild from the rows ``read()`` returns (the store's), losing no write that commits meanwhile.
+
+        Writes are recorded from before ``read`` starts and replayed onto the rebuilt copy (upserts and deletes are
+        idempotent, so replaying one the read already saw is harmless).  Rebuilds run one at a time.
+        """
+        with self._rebuilding:
+            with self._lock:
+                self._journal = []
+            try:
+                self.replace_all(read())
+            finally:
+                with self._lock:
+                    self._journal = None
+
+    def replace_all(self, rows: Iterable[Row]) -> None:
+        """Rebuild from scratch (used at load and after a forget), keeping each kind's fitted first pass."""
         fresh = MatrixMirror(self.dim)
         fresh.upsert(rows)
         with self._lock:
+            fitted = {kind: s.reducer for kind, s in self._shelves.items() if s.reducer is not None}
+        for kind, reducer in fitted.items():
+            shelf = fresh._shelves.get(kind)
+            if shelf is not None:
+                reduced = np.zeros((shelf.vecs.shape[0], reducer.projection.shape[1]), dtype=np.float32)
+                reduced[: shelf.n] = reducer.project(shelf.vecs[: shelf.n])
+                shelf.reducer, shelf.reduced = reducer, reduced
+        with self._lock:
+            for op in self._journal or ():
+                if op[0] == "upsert":
+                    fresh.upsert(op[1])
+                else:
+                    fresh.delete(op[1])
             self._shelves, self._users = fresh._shelves, fresh._users
+            self._journal = None
             self.loaded = True
 
     # -- reading -------------------------------------------------------------------------------------------------
@@ -130,7 +177,7 @@ class MatrixMirror:
                 vecs, ids, users = all_vecs[rows], all_ids[rows], all_users[rows]
             else:
                 vecs, ids, users = all_vecs, all_ids, all_users
-            sims = vecs @ q
+            sims = matvec(vecs, q)
             # Masks cost as much as the product itself on large shelves: build one only when something must go.
             mask = None
             if has_dead:
@@ -161,32 +208,44 @@ class MatrixMirror:
             for shelf in self._shelves.values():
                 rows = [(oid, shelf.row_of[oid]) for oid in object_ids if oid in shelf.row_of]
                 if rows:
-                    sims = shelf.vecs[[r for _, r in rows]] @ q
+                    sims = matvec(shelf.vecs[[r for _, r in rows]], q)
                     out.update({oid: float(s) for (oid, _), s in zip(rows, sims, strict=True)})
         return out
 
     def maintain(self) -> list[ReducedStats]:
         """Fit the reduced first pass of every large shelf that lacks one or outgrew it (off the request path).
 
-        See :mod:`engine.vectors.reduced`: a shelf gets one only when its measured recall reaches the target.
+        See :mod:`engine.vectors.reduced`: a shelf gets one only when its measured recall reaches the target.  Calls
+        run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed
+        on the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
         """
         fitted: list[ReducedStats] = []
-        with self._lock:
-            todo = [
-                (s, s.generation, s.n)
-                for s in self._shelves.values()
-                if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)
-            ]
-        for shelf, generation, n in todo:
-            vecs = shelf.vecs[:n].copy()
-            reducer = Reducer.fit(vecs)
-            if reducer is None:
-                continue
-            reduced = np.zeros((shelf.vecs.shape[0], reducer.projection.shape[1]), dtype=np.float32)
-            reduced[:n] = reducer.project(vecs)
+        with self._maintaining:
             with self._lock:
-                if shelf.generation != generation:
-                    continue
+                todo = [
+                    (kind, s.vecs[: s.n].copy())
+                    for kind, s in self._shelves.items()
+                    if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)
+                ]
+            for kind, vecs in todo:
+                reducer = Reducer.fit(vecs)
+                if reducer is not None and self._install(kind, reducer):
+                    fitted.append(reducer.stats)
+        return fitted
+
+    def _install(self, kind: str, reducer: Reducer) -> bool:
+        """Give the current shelf of ``kind`` the first pass ``reducer``, projecting its rows outside the lock."""
+        for _attempt in range(3):
+            with self._lock:
+                shelf = self._shelves.get(kind)
+                if shelf is None:
+                    return False
+                generation, n, vecs = shelf.generation, shelf.n, shelf.vecs
+            reduced = np.zeros((vecs.shape[0], reducer.projection.shape[1]), dtype=np.float32)
+            reduced[:n] = reducer.project(vecs[:n])
+            with self._lock:
+                if self._shelves.get(kind) is not shelf or shelf.generation != generation:
+                    continue  # replaced or compacted while projecting: row numbers changed, project again
                 if shelf.vecs.shape[0] != reduced.shape[0]:  # grew meanwhile
                     bigger = np.zeros((shelf.vecs.shape[0], reduced.shape[1]), dtype=np.float32)
                     bigger[:n] = reduced[:n]
@@ -194,8 +253,8 @@ class MatrixMirror:
                 if shelf.n > n:  # rows added meanwhile
                     reduced[n : shelf.n] = reducer.project(shelf.vecs[n : shelf.n])
                 shelf.reducer, shelf.reduced = reducer, reduced
-                fitted.append(reducer.stats)
-        return fitted
+                return True
+        return False
 
     def reduced_stats(self) -> dict[str, ReducedStats]:
         """The fitted first pass of each shelf that has one (diagnostics, benchmarks)."""
@@ -252,7 +311,11 @@ class MatrixMirror:
         vecs[: len(live)] = shelf.vecs[live]
         ids[: len(live)] = shelf.ids[live]
         users[: len(live)] = shelf.users[live]
+        if shelf.reduced is not None:  # the fitted basis still applies: keep the projected rows of the live ones
+            reduced = np.zeros((cap, shelf.reduced.shape[1]), dtype=np.float32)
+            reduced[: len(live)] = shelf.reduced[live]
+            shelf.reduced = reduced
         shelf.vecs, shelf.ids, shelf.users, shelf.n, shelf.dead = vecs, ids, users, len(live), 0
-        shelf.reducer, shelf.reduced, shelf.generation = None, None, shelf.generation + 1
+        shelf.generation += 1
         shelf.user_codes = {int(u) for u in np.unique(users[: len(live)])}
         shelf.row_of = {int(oid): row for row, oid in enumerate(ids[: len(live)])}

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine.vectors.ops import matvec
+
 F32 = npt.NDArray[np.float32]
 
 #: Shelves smaller than this are scanned exactly (fast enough, nothing to gain).
@@ -52,13 +54,23 @@ class Reducer:
         """Rows in the reduced space."""
         return np.ascontiguousarray(vecs @ self.projection, dtype=np.float32)
 
+    def project_one(self, vector: F32) -> F32:
+        """One vector in the reduced space (the query, or a row written after the fit)."""
+        out: F32 = np.einsum("ij,i->j", self.projection, vector)
+        return out
+
     def candidates(self, reduced: F32, query: F32, k: int) -> npt.NDArray[np.int64]:
-        """Row numbers of the best first-pass scores (a pool well beyond ``k``)."""
-        coarse = reduced @ (self.projection.T @ query)
-        pool = min(reduced.shape[0], max(self.pool, k * 30))
-        if pool >= reduced.shape[0]:
-            return np.arange(reduced.shape[0], dtype=np.int64)
-        return np.argpartition(-coarse, pool - 1)[:pool].astype(np.int64)
+        """Row numbers of the best first-pass scores (a pool well beyond ``k``).
+
+        The products run on the calling thread (:func:`engine.vectors.ops.matvec` says why); the pool is taken
+        from the top of the unnegated scores, which spares a copy of them.
+        """
+        coarse = matvec(reduced, self.project_one(query))
+        n = reduced.shape[0]
+        pool = min(n, max(self.pool, k * 30))
+        if pool >= n:
+            return np.arange(n, dtype=np.int64)
+        return np.argpartition(coarse, n - pool)[n - pool :].astype(np.int64)
 
     @classmethod
     def fit(cls, vecs: F32, *, seed: int = 7) -> Reducer | None:
@@ -84,7 +96,7 @@ class Reducer:
             hits = 0
             for q, threshold in zip(queries, exact, strict=True):
                 rows = reducer.candidates(reduced, q, RECALL_K)
-                sims = vecs[rows] @ q
+                sims = matvec(vecs[rows], q)
                 best = sims[np.argpartition(-sims, RECALL_K - 1)[:RECALL_K]]
                 hits += int((best >= threshold).sum())
             recall = hits / (RECALL_K * len(queries))

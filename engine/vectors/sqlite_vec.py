@@ -32,11 +32,18 @@ class SqliteVecIndex:
     def load_mirror(self) -> int:
         """Read every vector of this space into the in-memory mirror; returns how many."""
         if not self.table:
-            self.mirror.replace_all([])
+            self.mirror.rebuild(list)
             return 0
-        rows = self._store.query(f"SELECT rowid, kind, user_id, embedding FROM {self.table}")
-        self.mirror.replace_all((int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)) for r in rows)
-        return len(rows)
+        count = 0
+
+        def read() -> list[tuple[int, str, str, npt.NDArray[np.float32]]]:
+            nonlocal count
+            rows = self._store.query(f"SELECT rowid, kind, user_id, embedding FROM {self.table}")
+            count = len(rows)
+            return [(int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)) for r in rows]
+
+        self.mirror.rebuild(read)
+        return count
 
     def similarities(self, query: npt.NDArray[np.float32], object_ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each stored vector among ``object_ids``."""

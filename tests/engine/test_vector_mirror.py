@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from engine import Vault
 from engine.vectors import VectorItem
 from engine.vectors.matrix import MatrixMirror
+from engine.vectors.ops import matvec
 from engine.vectors.reduced import Reducer
 
 
 def unit(m: np.ndarray) -> np.ndarray:
-    return (m / np.linalg.norm(m, axis=-1, keepdims=True)).astype(np.float32)
+    out: np.ndarray = (m / np.linalg.norm(m, axis=-1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def clustered(n: int, dim: int = 64, clusters: int = 40, seed: int = 1) -> np.ndarray:
@@ -88,3 +92,45 @@ def test_mirror_follows_the_store(vault: Vault) -> None:
     except RuntimeError:
         pass
     assert ids[1] not in [h.object_id for h in vault.vectors.search(vectors[1], 3)], "rollback leaves no trace"
+
+
+def test_matvec_equals_the_matrix_product() -> None:
+    data = clustered(5000)
+    q = data[3]
+    assert np.allclose(matvec(data, q), data @ q, atol=1e-5)
+
+
+def test_rebuild_replays_writes_that_commit_while_it_reads() -> None:
+    data = clustered(10)
+    mirror = MatrixMirror(64)
+    mirror.upsert((i, "fact", "u", data[i]) for i in range(3))
+
+    def read() -> list[tuple[int, str, str, np.ndarray]]:
+        rows = [(i, "fact", "u", data[i]) for i in range(3)]  # the store as the read saw it
+        mirror.upsert([(7, "event", "u", data[7])])  # committed while the read was running
+        mirror.delete([1])
+        return rows
+
+    mirror.rebuild(read)
+    found = {i for i, _k, _s in mirror.search(data[0], 10)}
+    assert found == {0, 2, 7}
+    mirror.upsert([(8, "fact", "u", data[8])])  # after the rebuild: applied directly, not recorded
+    assert mirror._journal is None and 8 in {i for i, _k, _s in mirror.search(data[8], 1)}
+
+
+def test_first_pass_survives_rebuild_and_compaction_and_is_fitted_once() -> None:
+    data = clustered(45_000, seed=5)
+    mirror = MatrixMirror(64)
+    rows = [(i, "span", "u", data[i]) for i in range(45_000)]
+    mirror.upsert(rows)
+    with ThreadPoolExecutor(2) as pool:  # the vault's loader and a second caller at once
+        fits = list(pool.map(lambda _n: mirror.maintain(), range(2)))
+    assert sorted(len(f) for f in fits) == [0, 1], "fitted once: the second caller waits and finds it done"
+    mirror.rebuild(lambda: rows)
+    assert "span" in mirror.reduced_stats(), "a reload (after a forget, or a second loader) keeps the fitted basis"
+    mirror.delete(range(0, 45_000, 2))  # enough dead rows to compact
+    assert "span" in mirror.reduced_stats()
+    q = unit(data[1] + data[3])
+    live = np.arange(1, 45_000, 2)
+    exact = live[np.argsort(-(data[live] @ q))[:10]]
+    assert [i for i, _k, _s in mirror.search(q, 10, kinds=["span"])] == list(exact)
