@@ -200,22 +200,58 @@ def serve_endpoint(
 def open_window(
     vault: Vault, *, port: int | None = None, report_bug: BugReporter | None = None
 ) -> tuple[MainWindow, OpRunner, BackgroundEndpoint]:
-    """The main window on ``vault``, its endpoint to start once it has been painted (on ``port``; None:
+    """The main window on the open ``vault``, its endpoint to start once it has been painted (on ``port``; None:
     the configured one).  The caller shows the window, and stops the endpoint and the runner at the end."""
-    endpoint = BackgroundEndpoint(vault, port)
-    info = endpoint.info
     window, runner = build_main_window(
-        vault,
-        endpoint_address=info.address,
-        token=info.token,
-        endpoint_problem=info.problem,
-        endpoint_fix=info.fix,
-        endpoint_starting=info.starting,
-        report_bug=report_bug,
+        vault, endpoint_address=None, token=vault.endpoint_token(), endpoint_starting=True, report_bug=report_bug
     )
+    return window, runner, attach_endpoint(window, vault, port)
+
+
+def attach_endpoint(window: MainWindow, vault: Vault, port: int | None = None) -> BackgroundEndpoint:
+    """``vault``'s endpoint for ``window``: shown as starting (or turned off) now, started once ``window`` has been
+    painted, its outcome shown when it is known."""
+    endpoint = BackgroundEndpoint(vault, port)
+    window.set_endpoint(endpoint.info)
     endpoint.ready.connect(window.set_endpoint)
     endpoint.start_after_first_paint(window)
-    return window, runner, endpoint
+    return endpoint
+
+
+def start_window(
+    opening: VaultOpening,
+    collector: MainThreadGarbageCollector,
+    *,
+    port: int | None = None,
+    report_bug: BugReporter | None = None,
+) -> tuple[MainWindow, OpRunner, Vault, BackgroundEndpoint]:
+    """The main window, built while the vault is still opening, then given the open vault's endpoint; not shown.
+
+    The window's first queries wait for the vault on the runner's threads.  Once the window has been
+    painted the endpoint starts and ``collector`` takes over (:func:`collect_after_first_paint`).
+    The caller shows the window, and stops the endpoint and the runner and closes the vault at the end.
+
+    Raises:
+        VaultError: the vault could not be opened (the window is discarded unseen).
+    """
+    window, runner = build_main_window(
+        opening, endpoint_address=None, token="", endpoint_starting=True, report_bug=report_bug
+    )
+    try:
+        vault = opening.result()
+    except BaseException:
+        runner.shutdown()
+        window.deleteLater()  # never shown, never closed: its saved geometry stays as it was
+        raise
+    try:
+        endpoint = attach_endpoint(window, vault, port)
+    except BaseException:
+        runner.shutdown()
+        window.deleteLater()
+        vault.close()
+        raise
+    collect_after_first_paint(window, collector)
+    return window, runner, vault, endpoint
 
 
 # -- the app ---------------------------------------------------------------------------------------
@@ -256,12 +292,12 @@ def run_desktop(opening: VaultOpening) -> int:
     try:
         with _quit_on_signals(app) as stop_requested:
             try:
-                vault = opening.result()
+                window, runner, vault, endpoint = start_window(opening, collector)
             except VaultError as exc:
                 _show_fatal(exc)
                 return 1
             try:
-                _run_window(app, vault, stop_requested, collector)
+                _run_window(app, window, runner, endpoint, stop_requested)
             finally:
                 vault.close()
     finally:
@@ -271,17 +307,15 @@ def run_desktop(opening: VaultOpening) -> int:
 
 
 def _run_window(
-    app: QApplication, vault: Vault, stop_requested: Callable[[], bool], collector: MainThreadGarbageCollector
+    app: QApplication,
+    window: MainWindow,
+    runner: OpRunner,
+    endpoint: BackgroundEndpoint,
+    stop_requested: Callable[[], bool],
 ) -> None:
-    """Show the window (the endpoint and ``collector`` start once it is painted) until it closes or a signal asks
-    to stop."""
-    window: MainWindow | None = None
-    runner: OpRunner | None = None
-    endpoint: BackgroundEndpoint | None = None
+    """Show the window until it closes or a signal asks to stop; then stop its endpoint and runner."""
     tray: TrayIcon | None = None
     try:
-        window, runner, endpoint = open_window(vault)
-        collect_after_first_paint(window, collector)
         window.closed.connect(app.quit)
         tray = install_tray(window, app)
         window.show()
@@ -293,15 +327,12 @@ def _run_window(
         if tray is not None:
             tray.hide()
             tray.deleteLater()
-        if window is not None:
-            window.set_close_to_tray(False)
-            if window.isVisible():
-                window.close()  # a quit by signal still saves the geometry and stops the runner
-            window.deleteLater()  # freed by the collector's last pass, on the GUI thread
-        if endpoint is not None:
-            endpoint.stop()
-        if runner is not None:
-            runner.shutdown()
+        window.set_close_to_tray(False)
+        if window.isVisible():
+            window.close()  # a quit by signal still saves the geometry and stops the runner
+        window.deleteLater()  # freed by the collector's last pass, on the GUI thread
+        endpoint.stop()
+        runner.shutdown()
 
 
 def _show_fatal(error: VaultError) -> None:

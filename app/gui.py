@@ -11,7 +11,8 @@ vault's integrity check and loading code:
    of that time is SQLite's ``PRAGMA quick_check`` over the whole file, C code that releases the
    interpreter lock, so meanwhile the GUI thread loads Qt and the interface (:mod:`app.desktop`,
    imported only then) and creates the QApplication.  The check is never skipped.
-2. The window is built on the open vault and shown.
+2. The window is built meanwhile too, on the vault still opening (its first queries wait for it on
+   the runner's threads), and shown once the vault is open.
 3. The endpoint (FastAPI, uvicorn, the MCP SDK: slower to load than everything before) starts on a
    worker thread once the window has been painted (:class:`app.desktop.BackgroundEndpoint`); the
    window says "Endpoint starting…" until its address, or its problem and fix, arrives.
@@ -62,7 +63,7 @@ def has_display(env: Mapping[str, str] | None = None, platform: str | None = Non
 
 
 def build_main_window(
-    vault: Vault,
+    vault: Vault | VaultOpening,
     *,
     endpoint_address: str | None,
     token: str,
@@ -71,7 +72,7 @@ def build_main_window(
     endpoint_starting: bool = False,
     report_bug: BugReporter | None = None,
 ) -> tuple[MainWindow, OpRunner]:
-    """The main window wired to ``vault`` through a new :class:`OpRunner`.
+    """The main window wired to ``vault`` (open, or still opening) through a new :class:`OpRunner`.
 
     ``endpoint_starting`` shows the endpoint as starting; :meth:`MainWindow.set_endpoint` shows what
     became of it.  Closing the window shuts the runner down (joining its threads); the caller still
@@ -81,11 +82,16 @@ def build_main_window(
     from ui.main_window import MainWindow
     from ui.ops import OpRunner
 
-    runner = OpRunner(vault, report_bug=report_bug)
+    if isinstance(vault, VaultOpening):
+        runner = OpRunner(vault.future, report_bug=report_bug)
+        root = vault.root
+    else:
+        runner = OpRunner(vault, report_bug=report_bug)
+        root = vault.paths.root
     endpoint = EndpointInfo(
         address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix, starting=endpoint_starting
     )
-    window = MainWindow(runner, endpoint=endpoint, title=f"{APP_NAME} — {vault.paths.root}")
+    window = MainWindow(runner, endpoint=endpoint, title=f"{APP_NAME} — {root}")
     window.closed.connect(runner.shutdown)
     return window, runner
 
@@ -93,13 +99,16 @@ def build_main_window(
 class VaultOpening:
     """A vault being opened on a thread of its own; :meth:`result` waits for it and hands it over.
 
-    Nothing touches the vault before :meth:`result` returns it, so opening it elsewhere is safe; the
-    gain is that its integrity check (C code, the interpreter lock released) runs while the GUI
-    thread loads the interface.  A vault nobody claimed, because start-up failed before the window,
-    is closed by :meth:`abandon` so that its lock is released.
+    Nothing uses the vault before it is open (the window's runner waits for :attr:`future` on its own
+    threads), so opening it elsewhere is safe; the gain is that its integrity check (C code, the
+    interpreter lock released) runs while the GUI thread loads the interface and builds the window.
+    A vault nobody claimed, because start-up failed before the window, is closed by :meth:`abandon`
+    so that its lock is released.
     """
 
-    def __init__(self, open_vault: Callable[[], Vault]) -> None:
+    def __init__(self, root: Path, open_vault: Callable[[], Vault]) -> None:
+        self.root = root
+        """The vault's folder."""
         self._future: Future[Vault] = Future()
         self._claimed = False
         self._thread = threading.Thread(target=self._open, args=(open_vault,), name="vault-open", daemon=True)
@@ -112,6 +121,11 @@ class VaultOpening:
             self._future.set_exception(exc)
         else:
             self._future.set_result(vault)
+
+    @property
+    def future(self) -> Future[Vault]:
+        """The vault, for code that waits for it elsewhere (the runner's threads); does not claim it."""
+        return self._future
 
     def result(self) -> Vault:
         """The open vault, once it is; raises what opening it raised (a :class:`VaultError`: locked, damaged…)."""
@@ -156,8 +170,10 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
     check to probe the model server; loaded here, it is ready by then.
     """
     from app.runtime import open_vault
+    from engine import paths
 
-    opening = VaultOpening(functools.partial(open_vault, vault_dir))
+    root = paths.resolve_vault_dir(vault_dir)
+    opening = VaultOpening(root, functools.partial(open_vault, root))
     importlib.import_module("ollama")
     return opening
 

@@ -2,10 +2,10 @@
 
 ``python -m ui.bench_paint --vault PATH`` goes through the desktop app's own start-up calls in the
 order of :func:`app.gui.run_gui`: the vault begins opening on its own thread
-(:func:`app.gui.start_opening`), Qt and the interface load meanwhile (:mod:`app.desktop`), then the
-QApplication, the window built and shown (:func:`app.desktop.open_window`), and the endpoint started
-once the window has been painted — on a free port rather than the configured one, so that a running
-Cairn does not get in the way.  It prints, in seconds since the epoch::
+(:func:`app.gui.start_opening`); Qt and the interface load meanwhile (:mod:`app.desktop`), then the
+QApplication and the window, shown once the vault is open (:func:`app.desktop.start_window`); the
+endpoint starts once the window has been painted — on a free port rather than the configured one,
+so that a running Cairn does not get in the way.  It prints, in seconds since the epoch::
 
     FIRST_PAINT <time>       the main window's first paint event
     OVERVIEW_SHOWN <time>    the Overview's numbers on screen
@@ -52,7 +52,7 @@ def first_paint(vault_dir: Path) -> int:
 def _show_and_time(opening: VaultOpening) -> int:
     from PySide6.QtCore import QSettings
 
-    from app.desktop import application, collect_after_first_paint, open_window
+    from app.desktop import application, start_window
     from ui.first_paint import FirstPaint
     from ui.garbage import MainThreadGarbageCollector
 
@@ -61,40 +61,36 @@ def _show_and_time(opening: VaultOpening) -> int:
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, state)
     app = application()
     collector = MainThreadGarbageCollector()
-    vault = opening.result()
+    marks: dict[str, float] = {}
+    window, runner, vault, endpoint = start_window(opening, collector, port=0)
     try:
-        window, runner, endpoint = open_window(vault, port=0)
-        collect_after_first_paint(window, collector)
-        try:
-            painted = FirstPaint(window)
-            window.show()
-            overview = window.view("overview")
-            labels = getattr(overview, "count_labels", {})
-            marks: dict[str, float] = {}
+        painted = FirstPaint(window)
+        window.show()
+        overview = window.view("overview")
+        labels = getattr(overview, "count_labels", {})
 
-            def note() -> bool:
-                if PAINT_MARK not in marks and painted.at is not None:
-                    marks[PAINT_MARK] = painted.at
-                numbers = "events" in labels and labels["events"].text() not in ("", "–")
-                if CONTENT_MARK not in marks and PAINT_MARK in marks and numbers:  # on screen: painted, too
-                    marks[CONTENT_MARK] = time.time()
-                if ENDPOINT_MARK not in marks and endpoint.info.running:
-                    marks[ENDPOINT_MARK] = time.time()
-                shown = CONTENT_MARK in marks or "events" not in labels
-                return PAINT_MARK in marks and shown and not endpoint.info.starting
+        def note() -> bool:
+            if PAINT_MARK not in marks and painted.at is not None:
+                marks[PAINT_MARK] = painted.at
+            numbers = "events" in labels and labels["events"].text() not in ("", "–")
+            if CONTENT_MARK not in marks and PAINT_MARK in marks and numbers:  # on screen: painted, too
+                marks[CONTENT_MARK] = time.time()
+            if ENDPOINT_MARK not in marks and endpoint.info.running:
+                marks[ENDPOINT_MARK] = time.time()
+            shown = CONTENT_MARK in marks or "events" not in labels
+            return PAINT_MARK in marks and shown and not endpoint.info.starting
 
-            _process_until(note, TIMEOUT_S)
-            for mark, at in marks.items():
-                sys.stdout.write(f"{mark} {at}\n")
-            if endpoint.info.problem:
-                sys.stdout.write(f"endpoint not serving: {endpoint.info.problem}\n")
-            sys.stdout.flush()
-            window.close()
-            window.deleteLater()
-        finally:
-            endpoint.stop()
-            runner.shutdown()
+        _process_until(note, TIMEOUT_S)
+        for mark, at in marks.items():
+            sys.stdout.write(f"{mark} {at}\n")
+        if endpoint.info.problem:
+            sys.stdout.write(f"endpoint not serving: {endpoint.info.problem}\n")
+        sys.stdout.flush()
+        window.close()
+        window.deleteLater()
     finally:
+        endpoint.stop()
+        runner.shutdown()
         vault.close()
         collector.stop()
     assert app is not None

@@ -22,6 +22,11 @@ with the traceback — never a crash.
 
 The runner also bridges the engine's change feed, whose callbacks arrive on the engine's writer
 thread, to :attr:`OpRunner.changes_arrived`, emitted on the GUI thread, so views refresh live.
+
+The runner can be made before the vault is open, on a :class:`~concurrent.futures.Future` of it:
+the app builds its window while the vault opens.  Operations submitted meanwhile wait for the vault
+on their worker threads (never on the GUI thread) and then run; should it fail to open, they fail
+with its error.
 """
 
 from __future__ import annotations
@@ -82,7 +87,7 @@ class OpRunner(QObject):
 
     def __init__(
         self,
-        vault: Vault,
+        vault: Vault | Future[Vault],
         parent: QObject | None = None,
         *,
         report_bug: BugReporter | None = None,
@@ -91,6 +96,10 @@ class OpRunner(QObject):
         super().__init__(parent)
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)  # for the whole process: see SWITCH_INTERVAL_S
+        if not isinstance(vault, Future):
+            opened: Future[Vault] = Future()
+            opened.set_result(vault)
+            vault = opened
         self._vault = vault
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-write")
         self._readers = ThreadPoolExecutor(max_workers=readers, thread_name_prefix="ui-read")
@@ -102,7 +111,8 @@ class OpRunner(QObject):
         self._in_flight = 0
         self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         self._feed_arrived.connect(self._relay_changes, Qt.ConnectionType.QueuedConnection)
-        self._unsubscribe = vault.changes.subscribe(self._on_feed)
+        self._unsubscribe: Callable[[], None] | None = None
+        vault.add_done_callback(self._follow_changes)  # at once when the vault is open already
 
     # -- submitting --------------------------------------------------------------------------------
     def read(
@@ -142,10 +152,14 @@ class OpRunner(QObject):
                 cancelled: Future[T] = Future()
                 cancelled.cancel()
                 return cancelled
-            future = executor.submit(op, self._vault)
+            future = executor.submit(self._call, op)
         self._set_in_flight(+1)
         future.add_done_callback(lambda done: self._post((on_done, on_error, done)))
         return future
+
+    def _call(self, op: Callable[[Vault], T]) -> T:
+        """Run ``op`` on this worker thread once the vault is open (at once, almost always)."""
+        return op(self._vault.result())
 
     def _post(self, item: tuple[Any, Any, Future[Any]]) -> None:
         """Hand a finished future to the GUI thread (called on the worker that finished it)."""
@@ -197,6 +211,14 @@ class OpRunner(QObject):
             self.busy_changed.emit(self._in_flight > 0)
 
     # -- the change feed ---------------------------------------------------------------------------
+    def _follow_changes(self, opened: Future[Vault]) -> None:
+        """Subscribe to the vault's changes once it is open (on the thread that opened it, or here)."""
+        if opened.cancelled() or opened.exception() is not None:
+            return
+        with self._submit_lock:
+            if not self._closed:
+                self._unsubscribe = opened.result().changes.subscribe(self._on_feed)
+
     def _on_feed(self, changes: Sequence[Change]) -> None:
         """Called by the engine on its writer thread: only hand the batch over, never block it."""
         if self._closed:
@@ -253,7 +275,9 @@ class OpRunner(QObject):
             if self._closed:
                 return
             self._closed = True
-        self._unsubscribe()
+            unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
         self._readers.shutdown(wait=True, cancel_futures=True)
         self._writer.shutdown(wait=True, cancel_futures=False)
         for box in list(self._bug_dialogs.values()):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app import desktop
-from app.desktop import BackgroundEndpoint, collect_after_first_paint, open_window
+from app.desktop import BackgroundEndpoint, collect_after_first_paint, open_window, start_window
 from app.gui import VaultOpening, build_main_window, collection_paused
 from app.runtime import make_endpoint
 from engine import Settings, Vault
@@ -237,7 +237,7 @@ def test_the_vault_opens_on_its_own_thread(tmp_path: Path, offline_settings: Set
         threads.append(threading.current_thread().name)
         return Vault.open(tmp_path / "vault", settings=offline_settings)
 
-    opening = VaultOpening(open_here)
+    opening = VaultOpening(tmp_path / "vault", open_here)
     vault = opening.result()
     try:
         assert threads == ["vault-open"]
@@ -248,14 +248,14 @@ def test_the_vault_opens_on_its_own_thread(tmp_path: Path, offline_settings: Set
 
 
 def test_a_vault_nobody_claimed_is_closed(tmp_path: Path, offline_settings: Settings) -> None:
-    opening = VaultOpening(lambda: Vault.open(tmp_path / "vault", settings=offline_settings))
+    opening = VaultOpening(tmp_path / "vault", lambda: Vault.open(tmp_path / "vault", settings=offline_settings))
     opening.abandon()
     with Vault.open(tmp_path / "vault", settings=offline_settings) as again:  # the lock was released
         assert again.counts().events == 0
 
 
 def test_what_opening_raised_is_raised_by_result(vault: Vault, offline_settings: Settings) -> None:
-    opening = VaultOpening(lambda: Vault.open(vault.paths.root, settings=offline_settings))
+    opening = VaultOpening(vault.paths.root, lambda: Vault.open(vault.paths.root, settings=offline_settings))
     with pytest.raises(VaultLocked):
         opening.result()
     opening.abandon()  # nothing to close
@@ -325,3 +325,70 @@ def test_the_collector_takes_over_once_the_window_is_painted(vault: Vault, qtbot
         gc.unfreeze()
         window.close()
         runner.shutdown()
+
+
+def test_the_window_is_built_while_the_vault_opens_and_queries_wait_for_it(
+    tmp_path: Path, offline_settings: Settings, qtbot: QtBot
+) -> None:
+    gate = threading.Event()
+    root = tmp_path / "vault"
+
+    def slow_open() -> Vault:
+        gate.wait(10)
+        return Vault.open(root, settings=offline_settings)
+
+    opening = VaultOpening(root, slow_open)
+    window, runner = build_main_window(opening, endpoint_address=None, token="", endpoint_starting=True)
+    qtbot.addWidget(window)
+    try:
+        assert str(root) in window.windowTitle()
+        counted = runner.read(lambda v: v.counts().events)  # waits on a reader thread, not here
+        qtbot.wait(50)
+        assert not counted.done() and not opening.future.done()
+        gate.set()
+        vault = opening.result()
+        assert counted.result(timeout=10) == 0
+        with qtbot.waitSignal(runner.changes_arrived, timeout=10_000):  # the change feed is followed
+            vault.update_settings({"episodes.idle_gap_minutes": 45})
+    finally:
+        window.close()
+        runner.shutdown()
+        opening.abandon()
+        if opening.future.done() and not opening.future.exception():
+            opening.future.result().close()
+
+
+def test_start_window_gives_the_open_vault_its_window_and_endpoint(
+    tmp_path: Path, offline_settings: Settings, qtbot: QtBot
+) -> None:
+    root = tmp_path / "vault"
+    opening = VaultOpening(root, lambda: Vault.open(root, settings=offline_settings))
+    collector = MainThreadGarbageCollector()
+    window, runner, vault, endpoint = start_window(opening, collector, port=0)
+    qtbot.addWidget(window)
+    try:
+        assert str(root) in window.windowTitle()
+        assert window.endpoint_status.text() == "Endpoint starting…"
+        assert _overview(window).endpoint_panel.token == vault.endpoint_token() == endpoint.info.token
+        window.show()
+        qtbot.waitUntil(lambda: endpoint.info.running and collector.active, timeout=20_000)
+        assert window.endpoint_status.text() == f"Endpoint {endpoint.info.address}"
+    finally:
+        window.close()
+        endpoint.stop()
+        runner.shutdown()
+        vault.close()
+        collector.stop()
+        gc.unfreeze()
+
+
+def test_start_window_on_a_vault_that_cannot_open_discards_the_window_unseen(
+    vault: Vault, offline_settings: Settings, qtbot: QtBot, qsettings_dir: Path
+) -> None:
+    root = vault.paths.root  # open here: locked
+    opening = VaultOpening(root, lambda: Vault.open(root, settings=offline_settings))
+    collector = MainThreadGarbageCollector()
+    with pytest.raises(VaultLocked):
+        start_window(opening, collector)
+    assert not any(qsettings_dir.rglob("*.ini"))  # not closed: no geometry saved over the last one
+    assert not collector.active

@@ -44,6 +44,7 @@ class EndpointPanel(QGroupBox):
         super().__init__("Endpoint", parent)
         info = endpoint.info
         self._token = info.token
+        self._start_token = info.token
         self._show_status = show_status
 
         self.address_label = value_label()
@@ -82,6 +83,11 @@ class EndpointPanel(QGroupBox):
         endpoint.changed.connect(self._show_endpoint)
 
     def _show_endpoint(self, endpoint: EndpointInfo) -> None:
+        if endpoint.token != self._start_token:
+            # The token became known (a window built while the vault was opening has none before);
+            # a rotation since is shown by set_token, and later states carry the same start token.
+            self._start_token = endpoint.token
+            self.set_token(endpoint.token)
         self.address_label.setText(endpoint.address_text)
         fix = "" if endpoint.running or endpoint.starting else endpoint.fix
         self.fix_label.setText(f"Fix: {fix}" if fix else "")
