@@ -202,59 +202,101 @@ def open_window(
 ) -> tuple[MainWindow, OpRunner, BackgroundEndpoint]:
     """The main window on the open ``vault``, its endpoint to start once it has been painted (on ``port``; None:
     the configured one).  The caller shows the window, and stops the endpoint and the runner at the end."""
-    window, runner = build_main_window(
-        vault, endpoint_address=None, token=vault.endpoint_token(), endpoint_starting=True, report_bug=report_bug
-    )
-    return window, runner, attach_endpoint(window, vault, port)
-
-
-def attach_endpoint(window: MainWindow, vault: Vault, port: int | None = None) -> BackgroundEndpoint:
-    """``vault``'s endpoint for ``window``: shown as starting (or turned off) now, started once ``window`` has been
-    painted, its outcome shown when it is known."""
     endpoint = BackgroundEndpoint(vault, port)
-    window.set_endpoint(endpoint.info)
+    info = endpoint.info
+    window, runner = build_main_window(
+        vault,
+        endpoint_address=info.address,
+        token=info.token,
+        endpoint_problem=info.problem,
+        endpoint_fix=info.fix,
+        endpoint_starting=info.starting,
+        report_bug=report_bug,
+    )
     endpoint.ready.connect(window.set_endpoint)
     endpoint.start_after_first_paint(window)
-    return endpoint
+    return window, runner, endpoint
 
 
-def start_window(
-    opening: VaultOpening,
-    collector: MainThreadGarbageCollector,
-    *,
-    port: int | None = None,
-    report_bug: BugReporter | None = None,
-) -> tuple[MainWindow, OpRunner, Vault, BackgroundEndpoint]:
-    """The main window, built while the vault is still opening, then given the open vault's endpoint; not shown.
+class StartingWindow(QObject):
+    """The main window built and shown while the vault is still opening; then given the vault and its endpoint.
 
-    The window's first queries wait for the vault on the runner's threads.  Once the window has been
-    painted the endpoint starts and ``collector`` takes over (:func:`collect_after_first_paint`).
-    The caller shows the window, and stops the endpoint and the runner and closes the vault at the end.
+    The window's first queries wait for the vault on the runner's threads, so it can be painted as
+    soon as it is built: the vault's integrity check, and the rest of its opening, happen meanwhile.
+    Once the vault is open (:attr:`vault_opened`), the window shows its endpoint, which starts once
+    the window has been painted; ``collector`` takes over then too (:func:`collect_after_first_paint`).
+    Should the vault fail to open, :attr:`vault_failed` carries the error and the runner is stopped.
+    :meth:`stop` stops everything and closes the vault, whatever the stage.
 
-    Raises:
-        VaultError: the vault could not be opened (the window is discarded unseen).
+    Create it, connect to it and call :meth:`stop` on the GUI thread.
     """
-    window, runner = build_main_window(
-        opening, endpoint_address=None, token="", endpoint_starting=True, report_bug=report_bug
-    )
-    try:
-        vault = opening.result()
-    except BaseException:
-        runner.shutdown()
-        window.deleteLater()  # never shown, never closed: its saved geometry stays as it was
-        raise
-    try:
-        endpoint = attach_endpoint(window, vault, port)
-    except BaseException:
-        runner.shutdown()
-        window.deleteLater()
-        vault.close()
-        raise
-    collect_after_first_paint(window, collector)
-    return window, runner, vault, endpoint
+
+    vault_opened = Signal()
+    vault_failed = Signal(object)
+    """The exception opening the vault raised (a :class:`VaultError`: locked, damaged…, unless a bug)."""
+
+    # Emitted from the opening thread (or from here), queued to this object on the GUI thread.
+    _opening_done = Signal()
+
+    def __init__(
+        self,
+        opening: VaultOpening,
+        collector: MainThreadGarbageCollector,
+        *,
+        port: int | None = None,
+        report_bug: BugReporter | None = None,
+    ) -> None:
+        super().__init__()
+        self._opening = opening
+        self._port = port
+        self._painted = False
+        self._stopped = False
+        self.vault: Vault | None = None
+        self.endpoint: BackgroundEndpoint | None = None
+        self.error: BaseException | None = None
+        self.window, self.runner = build_main_window(
+            opening, endpoint_address=None, token="", endpoint_starting=True, report_bug=report_bug
+        )
+        AfterFirstPaint(self.window, self._on_painted, at_the_latest_ms=START_ANYWAY_MS)
+        collect_after_first_paint(self.window, collector)
+        self._opening_done.connect(self._on_opening_done, Qt.ConnectionType.QueuedConnection)
+        opening.future.add_done_callback(lambda _future: self._opening_done.emit())
+
+    def _on_painted(self) -> None:
+        self._painted = True
+        if self.endpoint is not None:
+            self.endpoint.start()
+
+    def _on_opening_done(self) -> None:
+        if self._stopped:
+            return
+        try:
+            vault = self._opening.result()
+        except BaseException as exc:
+            self.error = exc
+            self.runner.shutdown()  # the queries waiting for the vault end; nothing more is asked
+            self.vault_failed.emit(exc)
+            return
+        self.vault = vault
+        self.endpoint = BackgroundEndpoint(vault, self._port)
+        self.window.set_endpoint(self.endpoint.info)
+        self.endpoint.ready.connect(self.window.set_endpoint)
+        if self._painted:
+            self.endpoint.start()
+        self.vault_opened.emit()
+
+    def stop(self) -> None:
+        """Stop the endpoint and the runner, and close the vault (waiting for it if it is still opening)."""
+        self._stopped = True
+        if self.endpoint is not None:
+            self.endpoint.stop()
+        self.runner.shutdown()
+        if self.vault is not None:
+            self.vault.close()
+        else:
+            self._opening.abandon()
 
 
-# -- the app ---------------------------------------------------------------------------------------
 def application() -> QApplication:
     """The QApplication (created on first use) with Cairn's names and icon."""
     existing = QApplication.instance()
@@ -291,31 +333,32 @@ def run_desktop(opening: VaultOpening) -> int:
     collector = MainThreadGarbageCollector()  # started once the window has been painted
     try:
         with _quit_on_signals(app) as stop_requested:
-            try:
-                window, runner, vault, endpoint = start_window(opening, collector)
-            except VaultError as exc:
-                _show_fatal(exc)
-                return 1
-            try:
-                _run_window(app, window, runner, endpoint, stop_requested)
-            finally:
-                vault.close()
+            starting = StartingWindow(opening, collector)
+            _run_window(app, starting, stop_requested)
     finally:
         collector.stop()
+    if starting.error is not None:
+        if not isinstance(starting.error, VaultError):
+            raise starting.error
+        return 1
     log.info("the desktop app stopped cleanly")
     return 0
 
 
-def _run_window(
-    app: QApplication,
-    window: MainWindow,
-    runner: OpRunner,
-    endpoint: BackgroundEndpoint,
-    stop_requested: Callable[[], bool],
-) -> None:
-    """Show the window until it closes or a signal asks to stop; then stop its endpoint and runner."""
+def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Callable[[], bool]) -> None:
+    """Show the window until it closes, a signal asks to stop, or the vault cannot be opened; then stop it all."""
+    window = starting.window
     tray: TrayIcon | None = None
+
+    def on_failed(error: BaseException) -> None:
+        if isinstance(error, VaultError):
+            _show_fatal(error, window)
+        window.set_close_to_tray(False)
+        window.close()
+        app.quit()
+
     try:
+        starting.vault_failed.connect(on_failed)
         window.closed.connect(app.quit)
         tray = install_tray(window, app)
         window.show()
@@ -331,12 +374,13 @@ def _run_window(
         if window.isVisible():
             window.close()  # a quit by signal still saves the geometry and stops the runner
         window.deleteLater()  # freed by the collector's last pass, on the GUI thread
-        endpoint.stop()
-        runner.shutdown()
+        starting.stop()
 
 
-def _show_fatal(error: VaultError) -> None:
-    box = QMessageBox(QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message)
+def _show_fatal(error: VaultError, parent: QWidget | None = None) -> None:
+    box = QMessageBox(
+        QMessageBox.Icon.Critical, f"{APP_NAME} — the vault could not be opened", error.message, parent=parent
+    )
     if error.fix:
         box.setInformativeText(f"Fix: {error.fix}")
     box.setStandardButtons(QMessageBox.StandardButton.Close)

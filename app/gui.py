@@ -5,17 +5,20 @@ vault's integrity check and loading code:
 
 0. Python's automatic garbage collection is off (:func:`collection_paused`): loading the code makes
    some hundred thousand objects that live as long as the process, and collections that traverse
-   them again and again find next to no garbage.  Once Qt and the interface are loaded they are set
-   aside for good (``gc.freeze``), and the GUI-thread collector takes over (:mod:`ui.garbage`).
+   them again and again find next to no garbage.  Once the window has been painted, what start-up
+   made is set aside for good (``gc.freeze``) and the GUI-thread collector takes over
+   (:mod:`ui.garbage`).
 1. Once the engine is loaded, the vault opens on a thread of its own (:class:`VaultOpening`).  Most
    of that time is SQLite's ``PRAGMA quick_check`` over the whole file, C code that releases the
    interpreter lock, so meanwhile the GUI thread loads Qt and the interface (:mod:`app.desktop`,
    imported only then) and creates the QApplication.  The check is never skipped.
-2. The window is built meanwhile too, on the vault still opening (its first queries wait for it on
-   the runner's threads), and shown once the vault is open.
+2. The window is built and shown meanwhile too, on the vault still opening (its first queries wait
+   for it on the runner's threads): the first paint does not wait for the check.  A vault that
+   cannot be opened is explained over the window, which then closes.
 3. The endpoint (FastAPI, uvicorn, the MCP SDK: slower to load than everything before) starts on a
-   worker thread once the window has been painted (:class:`app.desktop.BackgroundEndpoint`); the
-   window says "Endpoint starting…" until its address, or its problem and fix, arrives.
+   worker thread once the vault is open and the window has been painted
+   (:class:`app.desktop.BackgroundEndpoint`); the window says "Endpoint starting…" until its
+   address, or its problem and fix, arrives.
 
 This module therefore imports neither Qt nor the interface at the top.  The composition of the
 window is :func:`build_main_window`, used by :func:`run_gui` and by the tests, so what the tests
@@ -32,7 +35,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import importlib
 import os
 import sys
 import threading
@@ -165,17 +167,13 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
     """Open the vault in ``vault_dir`` as the app does (its plugins, its logging), on a thread of its own.
 
     The engine is imported here, on the calling thread, before the thread starts: the opening thread
-    then goes straight to the integrity check, and the caller's imports run while SQLite checks.  The
-    first of them is the Ollama client library, which the opening itself imports right after the
-    check to probe the model server; loaded here, it is ready by then.
+    then goes straight to the integrity check, and the caller's imports run while SQLite checks.
     """
     from app.runtime import open_vault
     from engine import paths
 
     root = paths.resolve_vault_dir(vault_dir)
-    opening = VaultOpening(root, functools.partial(open_vault, root))
-    importlib.import_module("ollama")
-    return opening
+    return VaultOpening(root, functools.partial(open_vault, root))
 
 
 def run_gui(vault_dir: Path | None) -> int:

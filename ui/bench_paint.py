@@ -3,9 +3,9 @@
 ``python -m ui.bench_paint --vault PATH`` goes through the desktop app's own start-up calls in the
 order of :func:`app.gui.run_gui`: the vault begins opening on its own thread
 (:func:`app.gui.start_opening`); Qt and the interface load meanwhile (:mod:`app.desktop`), then the
-QApplication and the window, shown once the vault is open (:func:`app.desktop.start_window`); the
-endpoint starts once the window has been painted — on a free port rather than the configured one,
-so that a running Cairn does not get in the way.  It prints, in seconds since the epoch::
+QApplication and the window, shown while the vault is still opening (:class:`app.desktop.StartingWindow`);
+the endpoint starts once the vault is open and the window has been painted — on a free port rather
+than the configured one, so that a running Cairn does not get in the way.  It prints, in seconds since the epoch::
 
     FIRST_PAINT <time>       the main window's first paint event
     OVERVIEW_SHOWN <time>    the Overview's numbers on screen
@@ -52,7 +52,7 @@ def first_paint(vault_dir: Path) -> int:
 def _show_and_time(opening: VaultOpening) -> int:
     from PySide6.QtCore import QSettings
 
-    from app.desktop import application, start_window
+    from app.desktop import StartingWindow, application
     from ui.first_paint import FirstPaint
     from ui.garbage import MainThreadGarbageCollector
 
@@ -62,7 +62,8 @@ def _show_and_time(opening: VaultOpening) -> int:
     app = application()
     collector = MainThreadGarbageCollector()
     marks: dict[str, float] = {}
-    window, runner, vault, endpoint = start_window(opening, collector, port=0)
+    starting = StartingWindow(opening, collector, port=0)
+    window = starting.window
     try:
         painted = FirstPaint(window)
         window.show()
@@ -75,26 +76,28 @@ def _show_and_time(opening: VaultOpening) -> int:
             numbers = "events" in labels and labels["events"].text() not in ("", "–")
             if CONTENT_MARK not in marks and PAINT_MARK in marks and numbers:  # on screen: painted, too
                 marks[CONTENT_MARK] = time.time()
-            if ENDPOINT_MARK not in marks and endpoint.info.running:
+            endpoint = starting.endpoint
+            if ENDPOINT_MARK not in marks and endpoint is not None and endpoint.info.running:
                 marks[ENDPOINT_MARK] = time.time()
             shown = CONTENT_MARK in marks or "events" not in labels
-            return PAINT_MARK in marks and shown and not endpoint.info.starting
+            settled = endpoint is not None and not endpoint.info.starting
+            return (PAINT_MARK in marks and shown and settled) or starting.error is not None
 
         _process_until(note, TIMEOUT_S)
         for mark, at in marks.items():
             sys.stdout.write(f"{mark} {at}\n")
-        if endpoint.info.problem:
-            sys.stdout.write(f"endpoint not serving: {endpoint.info.problem}\n")
+        if starting.error is not None:
+            sys.stdout.write(f"the vault did not open: {starting.error}\n")
+        elif starting.endpoint is not None and starting.endpoint.info.problem:
+            sys.stdout.write(f"endpoint not serving: {starting.endpoint.info.problem}\n")
         sys.stdout.flush()
         window.close()
         window.deleteLater()
     finally:
-        endpoint.stop()
-        runner.shutdown()
-        vault.close()
+        starting.stop()
         collector.stop()
     assert app is not None
-    return 0 if PAINT_MARK in marks else 1
+    return 0 if PAINT_MARK in marks and starting.error is None else 1
 
 
 def _process_until(condition: Callable[[], bool], timeout_s: float) -> bool:

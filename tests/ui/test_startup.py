@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app import desktop
-from app.desktop import BackgroundEndpoint, collect_after_first_paint, open_window, start_window
+from app.desktop import BackgroundEndpoint, StartingWindow, collect_after_first_paint, open_window
 from app.gui import VaultOpening, build_main_window, collection_paused
 from app.runtime import make_endpoint
 from engine import Settings, Vault
@@ -358,37 +358,78 @@ def test_the_window_is_built_while_the_vault_opens_and_queries_wait_for_it(
             opening.future.result().close()
 
 
-def test_start_window_gives_the_open_vault_its_window_and_endpoint(
+def test_the_window_is_painted_before_the_vault_is_open_then_gets_its_endpoint(
     tmp_path: Path, offline_settings: Settings, qtbot: QtBot
 ) -> None:
+    gate = threading.Event()
     root = tmp_path / "vault"
-    opening = VaultOpening(root, lambda: Vault.open(root, settings=offline_settings))
+
+    def slow_open() -> Vault:
+        gate.wait(10)  # the integrity check of a large vault, say
+        return Vault.open(root, settings=offline_settings)
+
+    opening = VaultOpening(root, slow_open)
     collector = MainThreadGarbageCollector()
-    window, runner, vault, endpoint = start_window(opening, collector, port=0)
+    starting = StartingWindow(opening, collector, port=0)
+    window = starting.window
     qtbot.addWidget(window)
     try:
+        painted = FirstPaint(window)
+        window.show()
+        qtbot.waitUntil(lambda: painted.at is not None, timeout=5000)
+        assert starting.vault is None and not opening.future.done()
         assert str(root) in window.windowTitle()
         assert window.endpoint_status.text() == "Endpoint starting…"
-        assert _overview(window).endpoint_panel.token == vault.endpoint_token() == endpoint.info.token
-        window.show()
-        qtbot.waitUntil(lambda: endpoint.info.running and collector.active, timeout=20_000)
-        assert window.endpoint_status.text() == f"Endpoint {endpoint.info.address}"
+        assert _overview(window).count_labels["events"].text() == "–"
+        with qtbot.waitSignal(starting.vault_opened, timeout=10_000):
+            gate.set()
+        vault = starting.vault
+        assert vault is not None and starting.endpoint is not None
+        assert _overview(window).endpoint_panel.token == vault.endpoint_token()
+        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=10_000)
+        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=20_000)
+        assert window.endpoint_status.text() == f"Endpoint {starting.endpoint.info.address}"
+        qtbot.waitUntil(lambda: collector.active, timeout=5000)
     finally:
         window.close()
-        endpoint.stop()
-        runner.shutdown()
-        vault.close()
+        starting.stop()
         collector.stop()
         gc.unfreeze()
+    assert vault.closed
 
 
-def test_start_window_on_a_vault_that_cannot_open_discards_the_window_unseen(
-    vault: Vault, offline_settings: Settings, qtbot: QtBot, qsettings_dir: Path
+def test_a_vault_that_cannot_open_is_reported_and_the_window_stops(
+    vault: Vault, offline_settings: Settings, qtbot: QtBot
 ) -> None:
     root = vault.paths.root  # open here: locked
     opening = VaultOpening(root, lambda: Vault.open(root, settings=offline_settings))
-    collector = MainThreadGarbageCollector()
-    with pytest.raises(VaultLocked):
-        start_window(opening, collector)
-    assert not any(qsettings_dir.rglob("*.ini"))  # not closed: no geometry saved over the last one
-    assert not collector.active
+    starting = StartingWindow(opening, MainThreadGarbageCollector())
+    qtbot.addWidget(starting.window)
+    try:
+        with qtbot.waitSignal(starting.vault_failed, timeout=10_000) as failed:
+            pass
+        assert isinstance(failed.args[0], VaultLocked) and starting.error is failed.args[0]
+        assert starting.runner.is_shut_down and starting.vault is None and starting.endpoint is None
+    finally:
+        starting.stop()
+
+
+def test_stopping_before_the_vault_is_open_closes_it_once_open(
+    tmp_path: Path, offline_settings: Settings, qtbot: QtBot
+) -> None:
+    gate = threading.Event()
+    root = tmp_path / "vault"
+
+    def slow_open() -> Vault:
+        gate.wait(10)
+        return Vault.open(root, settings=offline_settings)
+
+    opening = VaultOpening(root, slow_open)
+    starting = StartingWindow(opening, MainThreadGarbageCollector())
+    qtbot.addWidget(starting.window)
+    starting.window.show()
+    starting.window.close()  # closed at once, the vault still opening
+    threading.Timer(0.1, gate.set).start()
+    starting.stop()
+    with Vault.open(root, settings=offline_settings) as again:  # closed and its lock released
+        assert again.counts().events == 0
