@@ -2,9 +2,9 @@
 
 :func:`app.gui.run_gui` imports this module only after the vault has begun opening on its own
 thread, so that loading Qt and the interface overlaps the vault's integrity check (see
-:mod:`app.gui`).  :func:`open_window` builds the window with its endpoint "starting";
-:class:`BackgroundEndpoint` starts the endpoint on a worker thread once the window has been painted
-and hands its address (or its problem and fix) to the window.
+:mod:`app.gui`).  :class:`StartingWindow` builds and shows the window while the vault opens;
+:class:`BackgroundEndpoint` starts the endpoint on a worker thread once the vault is open and the
+window has been painted, and hands its address (or its problem and fix) to the window.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ui.context import EndpointInfo
 from ui.first_paint import AfterFirstPaint
 from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
-from ui.ops import BugReporter, OpRunner
+from ui.ops import BugReporter
 from ui.theme import fixed_icon
 
 if TYPE_CHECKING:
@@ -55,7 +55,8 @@ class BackgroundEndpoint(QObject):
     """The vault's endpoint, loaded and started on a worker thread once the window has been painted.
 
     Loading the endpoint's web stack takes longer than opening the vault and building the window
-    together, and nothing on the screen needs it, so the window is not kept waiting for it.
+    together, and nothing on the screen needs it, so the window is not kept waiting for it: the
+    owner calls :meth:`start` once the window has been painted (:class:`StartingWindow`).
     :attr:`info` is what is known (starting, serving, or not and why); :attr:`ready` carries the
     outcome of the start, on the GUI thread.  :meth:`stop` stops it whatever its stage: an endpoint
     still starting is stopped as soon as it is up, never left serving.
@@ -107,11 +108,6 @@ class BackgroundEndpoint(QObject):
     def started(self) -> bool:
         """True once the start has begun (it may still be under way, or over)."""
         return self._thread is not None
-
-    def start_after_first_paint(self, window: QWidget) -> None:
-        """Start once ``window`` has been painted for the first time (or after :data:`START_ANYWAY_MS`)."""
-        if self.info.starting:
-            AfterFirstPaint(window, self.start, at_the_latest_ms=START_ANYWAY_MS)
 
     def start(self) -> None:
         """Begin loading and starting the endpoint on a worker thread (once; never after :meth:`stop`)."""
@@ -197,34 +193,14 @@ def serve_endpoint(
     return server, EndpointInfo(server.address, token)
 
 
-def open_window(
-    vault: Vault, *, port: int | None = None, report_bug: BugReporter | None = None
-) -> tuple[MainWindow, OpRunner, BackgroundEndpoint]:
-    """The main window on the open ``vault``, its endpoint to start once it has been painted (on ``port``; None:
-    the configured one).  The caller shows the window, and stops the endpoint and the runner at the end."""
-    endpoint = BackgroundEndpoint(vault, port)
-    info = endpoint.info
-    window, runner = build_main_window(
-        vault,
-        endpoint_address=info.address,
-        token=info.token,
-        endpoint_problem=info.problem,
-        endpoint_fix=info.fix,
-        endpoint_starting=info.starting,
-        report_bug=report_bug,
-    )
-    endpoint.ready.connect(window.set_endpoint)
-    endpoint.start_after_first_paint(window)
-    return window, runner, endpoint
-
-
 class StartingWindow(QObject):
     """The main window built and shown while the vault is still opening; then given the vault and its endpoint.
 
     The window's first queries wait for the vault on the runner's threads, so it can be painted as
     soon as it is built: the vault's integrity check, and the rest of its opening, happen meanwhile.
     Once the vault is open (:attr:`vault_opened`), the window shows its endpoint, which starts once
-    the window has been painted; ``collector`` takes over then too (:func:`collect_after_first_paint`).
+    the window has been painted; ``collector`` takes over then too (:func:`collect_after_first_paint`;
+    None leaves garbage collection as it is).
     Should the vault fail to open, :attr:`vault_failed` carries the error and the runner is stopped.
     :meth:`stop` stops everything and closes the vault, whatever the stage.
 
@@ -241,7 +217,7 @@ class StartingWindow(QObject):
     def __init__(
         self,
         opening: VaultOpening,
-        collector: MainThreadGarbageCollector,
+        collector: MainThreadGarbageCollector | None,
         *,
         port: int | None = None,
         report_bug: BugReporter | None = None,
@@ -258,7 +234,8 @@ class StartingWindow(QObject):
             opening, endpoint_address=None, token="", endpoint_starting=True, report_bug=report_bug
         )
         AfterFirstPaint(self.window, self._on_painted, at_the_latest_ms=START_ANYWAY_MS)
-        collect_after_first_paint(self.window, collector)
+        if collector is not None:
+            collect_after_first_paint(self.window, collector)
         self._opening_done.connect(self._on_opening_done, Qt.ConnectionType.QueuedConnection)
         opening.future.add_done_callback(lambda _future: self._opening_done.emit())
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app import desktop
-from app.desktop import BackgroundEndpoint, StartingWindow, collect_after_first_paint, open_window
+from app.desktop import BackgroundEndpoint, StartingWindow, collect_after_first_paint
 from app.gui import VaultOpening, build_main_window, collection_paused
 from app.runtime import make_endpoint
 from engine import Settings, Vault
@@ -60,10 +60,18 @@ def _fixes(window: MainWindow) -> list[str]:
     return [label.text() for label in panel.findChildren(QLabel) if label.text().startswith("Fix:")]
 
 
+def _starting(vault: Vault, qtbot: QtBot) -> StartingWindow:
+    """The app's start-up window on a vault that is open already (the garbage collection left to the tests)."""
+    starting = StartingWindow(VaultOpening(vault.paths.root, lambda: vault), None, port=0)
+    qtbot.addWidget(starting.window)
+    qtbot.waitUntil(lambda: starting.endpoint is not None, timeout=5000)
+    return starting
+
+
 @pytest.fixture
 def started(qtbot: QtBot) -> Iterator[Callable[..., tuple[MainWindow, OpRunner, BackgroundEndpoint]]]:
-    """A window with a background endpoint, built as :func:`app.desktop.open_window` does, with the server
-    factory given; the endpoint and the runner stopped after the test."""
+    """A window with a background endpoint wired as :class:`app.desktop.StartingWindow` wires it, with the
+    server factory given (its start is up to the test); the endpoint and the runner stopped after the test."""
     made: list[tuple[MainWindow, OpRunner, BackgroundEndpoint]] = []
 
     def build(
@@ -86,8 +94,9 @@ def started(qtbot: QtBot) -> Iterator[Callable[..., tuple[MainWindow, OpRunner, 
 
 
 def test_the_window_shows_the_endpoint_starting_then_its_address(vault: Vault, qtbot: QtBot) -> None:
-    window, runner, endpoint = open_window(vault, port=0)
-    qtbot.addWidget(window)
+    starting = _starting(vault, qtbot)
+    window, endpoint = starting.window, starting.endpoint
+    assert endpoint is not None
     try:
         settings = _settings(qtbot, window)
         assert window.endpoint_status.text() == "Endpoint starting…"
@@ -107,8 +116,7 @@ def test_the_window_shows_the_endpoint_starting_then_its_address(vault: Vault, q
         assert httpx.get(f"{address}/v6/health", timeout=5).status_code == 200
     finally:
         window.close()
-        endpoint.stop()
-        runner.shutdown()
+        starting.stop()
     assert endpoint.server is None
     assert _refused(address)
 
@@ -117,16 +125,14 @@ def test_a_window_that_is_never_painted_still_gets_its_endpoint(
     vault: Vault, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(desktop, "START_ANYWAY_MS", 50)
-    window, runner, endpoint = open_window(vault, port=0)
-    qtbot.addWidget(window)
+    starting = _starting(vault, qtbot)
     try:
-        qtbot.waitUntil(lambda: endpoint.info.running, timeout=20_000)
-        assert not window.isVisible()
-        assert window.endpoint_status.text() == f"Endpoint {endpoint.info.address}"
+        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=20_000)
+        assert not starting.window.isVisible()
+        assert starting.window.endpoint_status.text() == f"Endpoint {starting.endpoint.info.address}"
     finally:
-        window.close()
-        endpoint.stop()
-        runner.shutdown()
+        starting.window.close()
+        starting.stop()
 
 
 def test_closing_the_window_before_the_endpoint_is_up_stops_it(
@@ -142,8 +148,7 @@ def test_closing_the_window_before_the_endpoint_is_up_stops_it(
         return server
 
     window, _runner, endpoint = started(vault, slow)
-    endpoint.start_after_first_paint(window)
-    window.show()
+    endpoint.start()
     qtbot.waitUntil(lambda: endpoint.started, timeout=5000)
     window.close()
     threading.Timer(0.2, gate.set).start()
@@ -213,21 +218,22 @@ def test_an_unexpected_failure_to_start_is_logged_and_shown(
 
 def test_an_endpoint_turned_off_never_starts(tmp_path: Path, offline_settings: Settings, qtbot: QtBot) -> None:
     settings = offline_settings.updated({"endpoint.enabled": False})
-    with Vault.open(tmp_path / "off", settings=settings) as off:
-        window, runner, endpoint = open_window(off, port=0)
-        qtbot.addWidget(window)
-        try:
-            window.show()
-            endpoint.start()
-            qtbot.wait(50)
-            assert not endpoint.started
-            assert window.endpoint_status.text() == "Endpoint not serving"
-            assert _overview(window).endpoint_panel.address_label.text() == "Turned off in settings."
-            assert _fixes(window) == ["Fix: Set endpoint.enabled = true in settings.toml and restart."]
-        finally:
-            window.close()
-            endpoint.stop()
-            runner.shutdown()
+    off = Vault.open(tmp_path / "off", settings=settings)
+    starting = _starting(off, qtbot)
+    window, endpoint = starting.window, starting.endpoint
+    assert endpoint is not None
+    try:
+        window.show()
+        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=10_000)
+        endpoint.start()
+        assert not endpoint.started
+        assert window.endpoint_status.text() == "Endpoint not serving"
+        assert _overview(window).endpoint_panel.address_label.text() == "Turned off in settings."
+        assert _fixes(window) == ["Fix: Set endpoint.enabled = true in settings.toml and restart."]
+    finally:
+        window.close()
+        starting.stop()
+    assert off.closed
 
 
 def test_the_vault_opens_on_its_own_thread(tmp_path: Path, offline_settings: Settings) -> None:
