@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import httpx
@@ -439,3 +440,16 @@ def test_stopping_before_the_vault_is_open_closes_it_once_open(
     starting.stop()
     with Vault.open(root, settings=offline_settings) as again:  # closed and its lock released
         assert again.counts().events == 0
+
+
+def test_queries_on_a_vault_that_cannot_open_fail_with_its_error(qtbot: QtBot) -> None:
+    failed: Future[Vault] = Future()
+    runner = OpRunner(failed)
+    errors: list[BaseException] = []
+    try:
+        runner.read(lambda v: v.counts(), on_error=errors.append)
+        failed.set_exception(VaultLocked("This vault is already open in another Cairn.", fix="Close the other one."))
+        qtbot.waitUntil(lambda: bool(errors), timeout=5000)
+        assert isinstance(errors[0], VaultLocked)
+    finally:
+        runner.shutdown()
