@@ -40,8 +40,9 @@ log = logging.getLogger(__name__)
 
 SIGNAL_POLL_MS = 200
 START_ANYWAY_MS = 3000
-"""Start the endpoint after this long even if the window has not been painted (a window that starts
-hidden, say): local apps must not wait on the screen."""
+"""What waits for the window's first paint (the endpoint, the collector taking over) goes ahead after
+this long even if the window has not been painted (a window that starts hidden, say): local apps
+must not wait on the screen."""
 STOP_WAIT_S = 30.0
 """How long shut-down waits for an endpoint that is still starting (loading, then binding and
 serving: :meth:`EndpointServer.start` gives up after 10 s)."""
@@ -289,9 +290,9 @@ def collect_after_first_paint(window: QWidget, collector: MainThreadGarbageColle
     """Once ``window`` has been painted, set aside what start-up made and let ``collector`` take over.
 
     Until then automatic collection is off (:func:`app.gui.collection_paused`), so no collection
-    traverses the freshly loaded code, the open vault and the new window, objects that live as long as
-    the process and that ``gc.freeze`` keeps every later collection, on the GUI thread, from
-    traversing again; nor does the collector's first pass hold up the first paint.
+    traverses the freshly loaded code and the new window, objects that live as long as the process
+    and that ``gc.freeze`` keeps every later collection, on the GUI thread, from traversing again;
+    nor does the collector's first pass hold up the first paint.
     """
 
     def take_over() -> None:
