@@ -168,12 +168,16 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
 
     The engine is imported here, on the calling thread, before the thread starts: the opening thread
     then goes straight to the integrity check, and the caller's imports run while SQLite checks.
+    Logging is set up here too, so that everything logged from now on, on any thread, is in the
+    vault's log.
     """
+    from app.logs import setup_logging
     from app.runtime import open_vault
     from engine import paths
 
     root = paths.resolve_vault_dir(vault_dir)
-    return VaultOpening(root, functools.partial(open_vault, root))
+    setup_logging(paths.VaultPaths(root).logs)
+    return VaultOpening(root, functools.partial(open_vault, root, set_up_logging=False))
 
 
 def run_gui(vault_dir: Path | None) -> int:

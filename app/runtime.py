@@ -13,10 +13,14 @@ from engine.api.server import EndpointServer
 log = logging.getLogger(__name__)
 
 
-def open_vault(vault_dir: Path | None, *, verbose: bool = False, start_workers: bool = True) -> Vault:
-    """Set up logging in the vault's ``logs/`` and open it with the built-in and installed plugins."""
+def open_vault(
+    vault_dir: Path | None, *, verbose: bool = False, start_workers: bool = True, set_up_logging: bool = True
+) -> Vault:
+    """Set up logging in the vault's ``logs/`` (unless the caller has: ``set_up_logging=False``) and open the
+    vault with the built-in and installed plugins."""
     root = paths.resolve_vault_dir(vault_dir)
-    setup_logging(paths.VaultPaths(root).logs, verbose=verbose)
+    if set_up_logging:
+        setup_logging(paths.VaultPaths(root).logs, verbose=verbose)
     vault = Vault.open(root, plugins=build_plugin_manager(), start_workers=start_workers)
     SECRETS.add(vault.endpoint_token())
     return vault
