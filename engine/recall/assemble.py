@@ -95,10 +95,12 @@ def build(
     outline_keys = {(b.kind, b.id) for b in outline}
     ranked: list[Block] = []
     challenged: list[Fact] = []
-    for position, anchor in enumerate(anchors):
+    short = [t for a in anchors[:NEIGHBOUR_BLOCKS] if (t := _needs_neighbours(a, hydrated)) is not None]
+    around_turns = neighbour_turns(store, short, hydrated["event"])
+    for anchor in anchors:
         if anchor.key in outline_keys:
             continue
-        block = _block(store, anchor, hydrated, with_neighbours=position < NEIGHBOUR_BLOCKS)
+        block = _block(anchor, hydrated, around_turns)
         if block is None:
             continue
         ranked.append(block)
@@ -141,7 +143,16 @@ def result(parts: Parts, routing: Routing, timings: dict[str, float]) -> RecallR
 
 
 # -- blocks -------------------------------------------------------------------------------------------------------
-def _block(store: Reader, anchor: Any, hydrated: dict[str, dict[int, Any]], *, with_neighbours: bool) -> Block | None:
+def _needs_neighbours(anchor: Any, hydrated: dict[str, dict[int, Any]]) -> Turn | None:
+    """The turn of one of the first anchors that is too short (or a question) to stand without its neighbours."""
+    kind, object_id = anchor.key
+    turn: Turn | None = hydrated["event"].get(object_id) if kind == "event" else None
+    if turn is not None and (len(turn.content) < SHORT_TURN or turn.content.rstrip().endswith("?")):
+        return turn
+    return None
+
+
+def _block(anchor: Any, hydrated: dict[str, dict[int, Any]], around_turns: dict[int, list[Turn]]) -> Block | None:
     kind, object_id = anchor.key
     channels = tuple(sorted(anchor.channels))
     score = round(anchor.score, 6)
@@ -151,8 +162,7 @@ def _block(store: Reader, anchor: Any, hydrated: dict[str, dict[int, Any]], *, w
         if turn is None:
             return None
         evidence = [_turn_evidence(turn, best)]
-        if with_neighbours and (len(turn.content) < SHORT_TURN or turn.content.rstrip().endswith("?")):
-            evidence += [_turn_evidence(t, None) for t in neighbour_turns(store, turn)]
+        evidence += [_turn_evidence(t, None) for t in around_turns.get(turn.id, ())]
         meta: dict[str, Any] = {
             "turn_id": turn.id,
             "external_id": turn.external_id,

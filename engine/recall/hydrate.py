@@ -166,17 +166,16 @@ def adjacent_ids(store: Reader, event_ids: list[int]) -> dict[int, tuple[int | N
     return {int(r[0]): (r[1], r[2]) for r in rows}
 
 
-def neighbour_turns(store: Reader, turn: Turn, *, before: int = 1, after: int = 1) -> list[Turn]:
-    """The turns right around ``turn`` in its conversation (time order)."""
-    at = turn.at.timestamp()
-    earlier = store.query(
-        f"SELECT {TURN_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND (occurred_at < ? OR "
-        "(occurred_at = ? AND id < ?)) AND role != 'system' ORDER BY occurred_at DESC, id DESC LIMIT ?",
-        (turn.conversation_id, turn.user_id, at, at, turn.id, before),
-    )
-    later = store.query(
-        f"SELECT {TURN_COLUMNS} FROM events WHERE conversation_id = ? AND user_id = ? AND (occurred_at > ? OR "
-        "(occurred_at = ? AND id > ?)) AND role != 'system' ORDER BY occurred_at, id LIMIT ?",
-        (turn.conversation_id, turn.user_id, at, at, turn.id, after),
-    )
-    return [*(turn_from_row(r) for r in reversed(earlier)), *(turn_from_row(r) for r in later)]
+def neighbour_turns(store: Reader, turns: Iterable[Turn], known: dict[int, Turn]) -> dict[int, list[Turn]]:
+    """For each of ``turns``, the turns right before and after it in its conversation (time order).
+
+    Two queries for all of them (adjacent ids, then the turns not already in ``known``) rather than two per turn.
+    """
+    wanted = {turn.id: turn for turn in turns}
+    adjacent = adjacent_ids(store, sorted(wanted))
+    missing = {int(i) for pair in adjacent.values() for i in pair if i is not None and int(i) not in known}
+    loaded = {**known, **load_turns(store, missing)} if missing else known
+    return {
+        turn_id: [loaded[int(i)] for i in adjacent.get(turn_id, (None, None)) if i is not None and int(i) in loaded]
+        for turn_id in wanted
+    }

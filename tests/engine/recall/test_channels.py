@@ -13,6 +13,7 @@ from engine.recall.channels import (
     profile_channel,
     vector_channel,
 )
+from engine.recall.hydrate import load_turns, neighbour_turns
 from engine.recall.service import neighbours
 from tests.engine.recall.support import analysis, channel_input, ingest
 
@@ -195,3 +196,21 @@ def test_neighbours_are_the_turns_around_the_best_hits_in_hit_order(vault: Vault
     assert neighbours(vault.store, {("fact", fact.id): 1.0}) == [("event", t1), ("event", t3)]
     # only the best `hits` turns get neighbours
     assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}, hits=1) == [("event", t3), ("event", t5)]
+
+
+def test_neighbour_turns_of_several_turns_at_once(vault: Vault) -> None:
+    t1, t2, t3 = ingest(
+        vault,
+        "m",
+        ("2024-05-01T10:00:00Z", "Guess where I am moving next month?"),
+        ("2024-05-01T10:01:00Z", "Hanoi?"),
+        ("2024-05-01T10:02:00Z", "Yes, for the street food."),
+    )
+    (other,) = ingest(vault, "elsewhere", ("2024-05-01T10:01:30Z", "An unrelated chat at the same time."))
+    turns = load_turns(vault.store, [t1, t2, t3, other])
+    known = {t2: turns[t2]}  # turns already loaded are reused, the rest are read
+    around = neighbour_turns(vault.store, [turns[t2], turns[t1], turns[other]], known)
+    assert [t.id for t in around[t2]] == [t1, t3], "before, then after"
+    assert [t.id for t in around[t1]] == [t2], "the first turn has nothing before it"
+    assert around[other] == [], "alone in its conversation"
+    assert around[t1][0] is known[t2]
