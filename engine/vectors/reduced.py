@@ -29,6 +29,30 @@ TARGET_RECALL = 0.99
 RECALL_K = 30
 #: (fraction of the dimensions kept, first-pass pool); 384-d vectors try 64, 96, 128 and 192 dimensions.
 CHOICES = ((6, 3000), (4, 3000), (3, 3000), (2, 4000))
+#: Every SAMPLE_STEP-th first-pass score estimates the pool's threshold (see :func:`_top_by_sampled_threshold`).
+SAMPLE_STEP = 16
+
+
+def _top_by_sampled_threshold(coarse: F32, pool: int) -> npt.NDArray[np.int64] | None:
+    """The rows of the ``pool`` highest scores, found without partitioning all of ``coarse``; None to fall back.
+
+    A full ``argpartition`` of 100k scores costs ~0.8 ms per shelf and query, more than the first pass itself.  A
+    strided sample (every 16th score) gives a threshold a little below the pool's lowest score; one comparison keeps
+    the rows above it (≈1.3 × ``pool``), and a partition of those few thousand picks the exact top ``pool`` — the
+    same rows a full partition picks.  When the estimate overshoots (fewer than ``pool`` rows pass) the caller
+    partitions everything, so the answer never depends on the sample.
+    """
+    sample = coarse[::SAMPLE_STEP]
+    keep = pool * 5 // (4 * SAMPLE_STEP) + 8
+    if keep >= sample.size:
+        return None
+    threshold = np.partition(sample, sample.size - keep)[sample.size - keep]
+    rows = np.flatnonzero(coarse >= threshold)
+    if rows.size < pool:
+        return None
+    if rows.size > pool:
+        rows = rows[np.argpartition(coarse[rows], rows.size - pool)[rows.size - pool :]]
+    return rows.astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +94,10 @@ class Reducer:
         pool = min(n, max(self.pool, k * 30))
         if pool >= n:
             return np.arange(n, dtype=np.int64)
+        if n >= SAMPLE_STEP * pool // 2:
+            rows = _top_by_sampled_threshold(coarse, pool)
+            if rows is not None:
+                return rows
         return np.argpartition(coarse, n - pool)[n - pool :].astype(np.int64)
 
     @classmethod

@@ -10,7 +10,7 @@ from engine import Vault
 from engine.vectors import VectorItem
 from engine.vectors.matrix import MatrixMirror
 from engine.vectors.ops import matvec
-from engine.vectors.reduced import Reducer
+from engine.vectors.reduced import Reducer, _top_by_sampled_threshold
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -48,6 +48,33 @@ def test_reduced_first_pass_is_fitted_only_when_recall_holds() -> None:
     assert reducer is not None and reducer.stats.recall >= 0.99 and reducer.stats.dims < 64
     noise = unit(np.random.default_rng(3).standard_normal((40_000, 64)))
     assert Reducer.fit(noise) is None, "isotropic noise has no principal directions: keep scanning exactly"
+
+
+def test_sampled_threshold_picks_exactly_the_rows_a_full_partition_picks() -> None:
+    """The cheap pool selection is the full partition's answer, or declines (never a different set)."""
+    rng = np.random.default_rng(3)
+    pool = 3000
+    shapes = {
+        "normal": rng.standard_normal(100_000),
+        "skewed": rng.exponential(size=100_000) ** 3,
+        "clustered": np.repeat(rng.standard_normal(50), 2_000),
+    }
+    answered = 0
+    for name, scores in shapes.items():
+        coarse = scores.astype(np.float32)
+        rows = _top_by_sampled_threshold(coarse, pool)
+        full = np.argpartition(coarse, coarse.size - pool)[coarse.size - pool :]
+        if rows is None:
+            continue
+        answered += 1
+        assert rows.size == pool, name
+        assert np.sort(coarse[rows]).tolist() == np.sort(coarse[full]).tolist(), name
+    assert answered >= 2
+    # When the sampled scores are unrepresentative (here: every sampled row is high, the rest low) too few rows pass
+    # the estimated threshold, and it declines rather than return a short pool.
+    biased = np.zeros(40_000, dtype=np.float32)
+    biased[::16] = 1.0
+    assert _top_by_sampled_threshold(biased, pool) is None
 
 
 def test_mirror_with_first_pass_returns_the_exact_top_results() -> None:
