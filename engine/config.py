@@ -15,10 +15,11 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import pydantic
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.errors import ValidationError
 
@@ -70,16 +71,40 @@ class EmbedderSettings(_Section):
 
 
 class VectorSettings(_Section):
-    """Where vectors are stored and searched.
+    """Where vectors are searched.
 
-    sqlite-vec is the one backend: vectors live in ``vault.db``, written in the same transaction as their rows.
-    A ``chroma`` value (and ``chroma_url``) is refused by :meth:`Settings.from_dict` with its own message: this
-    version has no Chroma backend, and accepting the value would report Chroma while sqlite-vec does the work.
+    Vectors are always recorded in ``vault.db`` (sqlite-vec), in the same transaction as their rows: that is what
+    makes acknowledgements durable and forgetting complete.  ``sqlite-vec`` also searches them there, through an
+    in-memory mirror; ``chroma`` pushes them, once committed, to a Chroma collection that answers searches (an
+    HNSW index whose search time grows slowly with size; on a server, the vault process holds no vectors in memory).
+    See :mod:`engine.vectors.chroma`.
     """
 
-    backend: Literal["sqlite-vec"] = Field(
-        "sqlite-vec", description="sqlite-vec keeps vectors in vault.db, next to the rows they belong to."
+    backend: Literal["sqlite-vec", "chroma"] = Field(
+        "sqlite-vec",
+        description="sqlite-vec searches vault.db through an in-memory mirror; chroma searches a Chroma collection "
+        "(needs the chroma extra).",
     )
+    chroma_url: str = Field(
+        "",
+        description="With backend chroma: a Chroma server such as http://127.0.0.1:8000 (from `chroma run`); empty "
+        "keeps Chroma embedded in the vault folder.  Only vectors and their kind and user reach it, never text.",
+    )
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _url_shape(cls, value: str) -> str:
+        """Refuse a URL the Chroma client would fail on later, far from the setting that caused it."""
+        if not value:
+            return value
+        parts = urlsplit(value)
+        try:
+            parts.port  # noqa: B018 - a port that is not a number raises ValueError
+        except ValueError:
+            raise ValueError("the port is not a number") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+            raise ValueError("expected http://host:port, such as http://127.0.0.1:8000")
+        return value.rstrip("/")
 
 
 class EndpointSettings(_Section):
@@ -212,7 +237,6 @@ class Settings(_Section):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, origin: str = "settings") -> Settings:
         """Validate a nested mapping into Settings, naming the first bad field."""
-        _refuse_chroma(data, origin)
         try:
             return cls.model_validate(data)
         except pydantic.ValidationError as exc:
@@ -247,29 +271,6 @@ def applies_live(name: str) -> bool:
     if name in LIVE_SETTINGS:
         return True
     return name.partition(".")[0] in LIVE_SECTIONS and name not in STARTUP_SETTINGS
-
-
-def _refuse_chroma(data: Mapping[str, Any], origin: str) -> None:
-    """Refuse the Chroma settings with what to do instead, rather than pydantic's bare "should be 'sqlite-vec'".
-
-    Earlier versions listed ``chroma`` as a choice without a backend behind it, so a settings file may carry it.
-    """
-    vectors = data.get("vectors")
-    if not isinstance(vectors, Mapping):
-        return
-    if vectors.get("backend") == "chroma":
-        name = "vectors.backend"
-    elif "chroma_url" in vectors:
-        name = "vectors.chroma_url"
-    else:
-        return
-    raise ValidationError(
-        name,
-        f"Chroma is not available in this version of Cairn; vectors are stored with sqlite-vec in vault.db "
-        f"(from {origin})",
-        fix='Remove backend = "chroma" and chroma_url from the [vectors] section of settings.toml and unset '
-        "CAIRN_VECTORS_BACKEND; sqlite-vec needs no setting.",
-    )
 
 
 def describe(settings: Settings) -> Iterator[tuple[str, Any, str]]:

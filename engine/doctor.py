@@ -44,6 +44,7 @@ def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vaul
     findings.append(_vault(vault_paths, vault))
     findings.extend(_ollama(settings))
     findings.append(_embedder(settings, vault))
+    findings.append(_vectors(settings, vault))
     findings.append(_endpoint(settings, vault_paths))
     findings.append(_token(vault_paths))
     return DoctorReport(tuple(findings))
@@ -169,6 +170,39 @@ def _embedder(settings: Settings, vault: Vault | None) -> Finding:
         "warn",
         f"hashing-v1-{cfg.hashing_dim} (no Ollama embedding model, no ONNX model in {folder}); works, lower quality",
         "make models   (exports all-MiniLM-L6-v2 to ONNX offline), or `ollama pull " + cfg.ollama_model + "`",
+    )
+
+
+def _vectors(settings: Settings, vault: Vault | None) -> Finding:
+    """Where vectors are searched; with Chroma, whether its package is installed and its server answers."""
+    if vault is not None:
+        return Finding("vectors", "ok", vault.vectors.backend)
+    cfg = settings.vectors
+    if cfg.backend == "sqlite-vec":
+        return Finding("vectors", "ok", "sqlite-vec in vault.db (searched through an in-memory mirror)")
+    try:
+        import chromadb  # noqa: F401
+    except ImportError:
+        return Finding(
+            "vectors",
+            "error",
+            "vectors.backend is chroma, but the chromadb package is not installed",
+            "pip install 'cairn[chroma]'   (or set vectors.backend = \"sqlite-vec\")",
+            essential=True,
+        )
+    if not cfg.chroma_url:
+        return Finding("vectors", "ok", "Chroma embedded in the vault folder (vectors recorded in vault.db too)")
+    try:
+        answered = httpx.get(f"{cfg.chroma_url}/api/v2/heartbeat", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        answered = False
+    if answered:
+        return Finding("vectors", "ok", f"Chroma server {cfg.chroma_url} answers")
+    return Finding(
+        "vectors",
+        "warn",
+        f"the Chroma server {cfg.chroma_url} does not answer; searches use sqlite-vec in vault.db until it does",
+        f"Start it: chroma run --host 127.0.0.1 --port {cfg.chroma_url.rsplit(':', 1)[-1]} --path <folder>",
     )
 
 

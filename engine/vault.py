@@ -57,6 +57,7 @@ from engine.subjects import SubjectsApi
 from engine.temporal import parse_datetime
 from engine.token import read_or_create_token, rotate_token
 from engine.vectors import SqliteVecIndex
+from engine.vectors.chroma import ChromaIndex, chroma_target
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
 
@@ -214,7 +215,7 @@ class Vault:
                 embedder_choice = EmbedderChoice(embedder, "given by the caller")
             else:
                 embedder_choice = resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status)
-            vectors = SqliteVecIndex(store, embedder_choice.embedder.model_id, embedder_choice.embedder.dim)
+            vectors = _vector_index(store, settings, vault_paths, embedder_choice.embedder)
             vault = cls(
                 root,
                 settings=settings,
@@ -249,16 +250,17 @@ class Vault:
         self._timer.start()
 
     def _load_vectors(self) -> None:
-        """Fill the in-memory vector mirror; until it is ready, searches use sqlite-vec directly."""
+        """Ready the search side of the vectors (the in-memory mirror, or the Chroma collection catching up);
+        until it is ready, searches use sqlite-vec directly."""
         try:
             count = self.vectors.load_mirror()
-            log.info("vector mirror loaded (%s vectors)", count)
+            log.info("vectors ready to search: %s (%s vectors)", self.vectors.backend, count)
             self._maintain_vectors()
         except Exception:
-            log.exception("loading the vector mirror failed; searches keep using sqlite-vec")
+            log.exception("readying the vector search failed; searches keep using sqlite-vec")
 
     def _maintain_vectors(self) -> None:
-        for stats in self.vectors.mirror.maintain():
+        for stats in self.vectors.maintain():
             log.info(
                 "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors",
                 stats.dims,
@@ -280,7 +282,7 @@ class Vault:
                     self.store.write(decay_sweep)
                 if ticks % 120 == 0:
                     self.store.optimize()
-                if ticks % 10 == 0 and self.vectors.mirror.loaded:
+                if ticks % 10 == 0:
                     self._maintain_vectors()
                 backups = self._settings.backups
                 if (
@@ -312,6 +314,7 @@ class Vault:
         self.documents.close()
         if self._timer is not None:
             self._timer.join(5)
+        self.vectors.close()
         self.store.close()
         if self.ollama is not None:
             self.ollama.close()
@@ -696,8 +699,12 @@ class Vault:
         return count
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Wait until no job is queued or running; False if ``timeout`` passed first."""
-        return self._runner.wait_idle(timeout)
+        """Wait until no job is queued or running and searches see every stored vector; False if ``timeout``
+        passed first."""
+        started = time.monotonic()
+        if not self._runner.wait_idle(timeout):
+            return False
+        return self.vectors.flush(max(0.0, timeout - (time.monotonic() - started)))
 
     def queue_depth(self) -> int:
         """Jobs waiting or running."""
@@ -711,8 +718,8 @@ class Vault:
     def forget(self, scope: ForgetScope) -> Receipt:
         """Forget everything in ``scope`` (``dry_run`` only counts) and return the receipt."""
         receipt = forget_scope(self.store, scope, self.paths.backups)
-        if not scope.dry_run and self.vectors.mirror.loaded:
-            self.vectors.load_mirror()  # cascaded deletions bypass the mirror; rebuild it from the store
+        if not scope.dry_run:
+            self.vectors.after_forget()  # cascaded deletions bypass the search side; rebuild it from the store
         return receipt
 
     def receipt(self, receipt_id: int) -> Receipt:
@@ -790,7 +797,7 @@ class Vault:
             llm_reason=self._llm_choice.reason,
             embedder=self.embedder.model_id,
             embedder_reason=self._embedder_choice.reason,
-            vector_backend=self._settings.vectors.backend,
+            vector_backend=self.vectors.backend,
             queue_depth=self.queue_depth(),
             counts=self.counts(),
             warnings=warnings,
@@ -846,3 +853,13 @@ def _probe_ollama(settings: Settings) -> tuple[OllamaClient | None, OllamaStatus
         settings.llm.ollama_host, timeout_s=settings.llm.timeout_s, connect_timeout_s=settings.llm.connect_timeout_s
     )
     return client, client.probe()
+
+
+def _vector_index(
+    store: Store, settings: Settings, vault_paths: paths.VaultPaths, embedder: Embedder
+) -> SqliteVecIndex:
+    """The vector index the settings choose; both record vectors in ``vault.db`` (see :mod:`engine.vectors.chroma`)."""
+    if settings.vectors.backend == "chroma":
+        target = chroma_target(settings.vectors.chroma_url, vault_paths.chroma)
+        return ChromaIndex(store, embedder.model_id, embedder.dim, target)
+    return SqliteVecIndex(store, embedder.model_id, embedder.dim)

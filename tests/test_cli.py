@@ -101,11 +101,11 @@ def test_user_errors_print_message_and_fix_without_traceback(tmp_path: Path) -> 
     assert "Traceback" not in proc.stderr
 
 
-def test_a_chroma_vector_backend_is_refused_before_anything_starts(tmp_path: Path) -> None:
-    """No Chroma backend exists: serving would otherwise report Chroma in /v6/health while sqlite-vec did the work."""
+def test_a_bad_chroma_address_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    """A setting the Chroma client would trip over later is named, with its fix, before the vault is touched."""
     vault_dir = tmp_path / "v"
     vault_dir.mkdir()
-    (vault_dir / "settings.toml").write_text('[vectors]\nbackend = "chroma"\nchroma_url = "http://127.0.0.1:8000"\n')
+    (vault_dir / "settings.toml").write_text('[vectors]\nbackend = "chroma"\nchroma_url = "localhost:8000"\n')
     env = dict(os.environ, CAIRN_LLM_PROVIDER="simple", CAIRN_EMBEDDER_PROVIDER="hashing")
     proc = subprocess.run(
         [sys.executable, "-m", "app", "serve", "--vault", str(vault_dir), "--port", "0"],
@@ -115,13 +115,12 @@ def test_a_chroma_vector_backend_is_refused_before_anything_starts(tmp_path: Pat
         env=env,
     )
     assert proc.returncode == 1
-    assert "vectors.backend: Chroma is not available in this version of Cairn" in proc.stderr
-    assert 'fix: Remove backend = "chroma"' in proc.stderr
+    assert "vectors.chroma_url" in proc.stderr and "http://127.0.0.1:8000" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (vault_dir / "vault.db").exists()
     doctor = runner.invoke(app, ["doctor", "--vault", str(vault_dir)], env={**env, "COLUMNS": "300"})
     assert doctor.exit_code == 1
-    assert "Chroma is not available" in doctor.output
+    assert "vectors.chroma_url" in doctor.output
 
 
 # -- cairn import ---------------------------------------------------------------------------------------------------

@@ -108,6 +108,10 @@ class EndpointServer:
             # Loopback only, no proxy in front: X-Forwarded-* headers are never to be believed, and the
             # middleware reading them costs every request.
             proxy_headers=False,
+            # The plain asyncio loop and the h11 parser whatever else is installed (the chroma extra brings uvloop
+            # and httptools): the server that is tested is the one that ships.
+            loop="asyncio",
+            http="h11",
         )
         # The event loop answers many short requests while worker threads (enrichment, the writer) run
         # Python too; with the interpreter's default 5 ms switch interval a request may wait that long for

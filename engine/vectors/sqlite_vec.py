@@ -16,7 +16,8 @@ import numpy.typing as npt
 from engine.store.store import Store
 from engine.store.writer import Tx, chunked
 from engine.vectors.base import VectorHit, VectorItem
-from engine.vectors.matrix import MatrixMirror
+from engine.vectors.matrix import MatrixMirror, Row
+from engine.vectors.reduced import ReducedStats
 
 
 class SqliteVecIndex:
@@ -103,7 +104,8 @@ class SqliteVecIndex:
             [(i.object_id, _blob(i.vector, self.dim), i.kind, i.user_id) for i in items],
         )
         rows = [(i.object_id, i.kind, i.user_id, np.asarray(i.vector, dtype=np.float32)) for i in items]
-        tx.after_commit(lambda: self.mirror.upsert(rows))
+        hashes = {i.object_id: i.content_hash for i in items}
+        tx.after_commit(lambda: self._committed_upsert(rows, hashes))
 
     def delete(self, tx: Tx, object_ids: Collection[int]) -> None:
         """Remove the vectors of ``object_ids`` inside ``tx`` (the trigger clears the vec0 rows)."""
@@ -111,7 +113,38 @@ class SqliteVecIndex:
             marks = ",".join("?" * len(chunk))
             tx.execute(f"DELETE FROM embeddings WHERE space_id = ? AND object_id IN ({marks})", (self.space_id, *chunk))
         ids = list(object_ids)
-        tx.after_commit(lambda: self.mirror.delete(ids))
+        tx.after_commit(lambda: self._committed_delete(ids))
+
+    def _committed_upsert(self, rows: list[Row], hashes: dict[int, str]) -> None:
+        """After COMMIT: the search side learns the vectors just stored (here the in-memory mirror)."""
+        del hashes  # the mirror has no use for them; the Chroma index keeps them to compare with the store
+        self.mirror.upsert(rows)
+
+    def _committed_delete(self, object_ids: list[int]) -> None:
+        """After COMMIT: the search side forgets the vectors just deleted."""
+        self.mirror.delete(object_ids)
+
+    def maintain(self) -> list[ReducedStats]:
+        """Periodic upkeep off the request path: fit the mirror's first pass where a shelf has grown."""
+        return self.mirror.maintain() if self.mirror.loaded else []
+
+    def after_forget(self) -> None:
+        """Cascaded deletions bypass :meth:`delete`: rebuild the search side from the store."""
+        if self.mirror.loaded:
+            self.load_mirror()
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until searches see every committed write (the mirror is updated at COMMIT: at once)."""
+        del timeout
+        return True
+
+    def close(self) -> None:
+        """Release what the index holds besides the store (nothing here)."""
+
+    @property
+    def backend(self) -> str:
+        """What answers searches, for ``cairn doctor`` and health."""
+        return "sqlite-vec (in-memory mirror)" if self.mirror.loaded else "sqlite-vec"
 
     def search(
         self,

@@ -46,7 +46,10 @@ class Health(BaseModel):
     schema_version: int = Field(description="Schema version of the vault database.")
     llm_engine: str = Field(description="'ollama:<model>' or 'simple' (the rule path).")
     embedder: str = Field(description="Identity of the embedding model in use.")
-    vector_backend: str = Field(description="Where vectors are stored: 'sqlite-vec' (inside vault.db).")
+    vector_backend: str = Field(
+        description="What searches vectors: 'sqlite-vec' (inside vault.db) or 'chroma' (a Chroma collection kept "
+        "in step with vault.db).",
+    )
     queue_depth: int = Field(description="Background jobs waiting or running.")
 
 
