@@ -110,3 +110,26 @@ def test_auto_resolution_prefers_onnx_files_over_hashing(tmp_path: Path) -> None
 def test_explicit_onnx_without_files_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(EnvironmentProblem, match="No ONNX model"):
         resolve_embedder(Settings().updated({"embedder.provider": "onnx"}), tmp_path)
+
+
+def test_onnx_batches_hold_texts_of_near_equal_token_length(tmp_path: Path) -> None:
+    """Padding costs as much as real tokens: a batch's rows are within ~10 % (+2 tokens) of its shortest one."""
+    folder = tmp_path / "tiny-model"
+    words = build_tiny_onnx_model(folder)
+    texts = [" ".join(words[2 + (i + j) % 8] for j in range(1 + (i * 7) % 23)) for i in range(120)]
+    emb = OnnxEmbedder(folder, batch_size=16, threads=2)
+    seen: list[list[int]] = []
+    infer = emb._infer
+
+    def recording(encodings):  # type: ignore[no-untyped-def]
+        seen.append([len(e.ids) for e in encodings])
+        return infer(encodings)
+
+    emb._infer = recording  # type: ignore[method-assign]
+    out = emb.embed(texts)
+    expected = np.vstack([emb._run([t]) for t in texts])
+    assert np.allclose(out, expected, atol=1e-6)
+    batches = seen[: len(seen) - len(texts)]  # the single-text runs above come last
+    assert sum(len(b) for b in batches) == len(texts)
+    assert all(len(b) <= 16 and max(b) <= min(b) * 1.1 + 2 for b in batches)
+    assert any(len(b) > 1 for b in batches), "equal lengths still share a run"
