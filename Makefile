@@ -11,7 +11,7 @@ JSON ?=
 EMBEDDER ?= hashing
 
 .PHONY: run test check lint typecheck bench bench-locomo bench-recall bench-enrich bench-documents \
-        bench-endpoint bench-durability bench-gui models screenshots demo serve doctor system-deps clean
+        bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
 	$(BIN)/cairn
@@ -57,6 +57,9 @@ bench-durability: $(STAMP_TEST)
 
 bench-gui: $(STAMP_TEST) system-deps
 	$(BIN)/python -m bench.gui
+
+bench-chroma: $(STAMP_TEST)
+	$(BIN)/python -m bench.chroma_speed
 
 # Export all-MiniLM-L6-v2 to ONNX without network, in a throwaway venv (torch never enters .venv).
 models: $(STAMP_APP)

@@ -20,6 +20,7 @@ RUNS = (
     ("locomo_onnx", ["-m", "bench.locomo", "--embedder", "onnx"]),
     ("recall_speed_hashing", ["-m", "bench.recall_speed", "--embedder", "hashing"]),
     ("recall_speed_onnx", ["-m", "bench.recall_speed", "--embedder", "onnx"]),
+    ("chroma_speed", ["-m", "bench.chroma_speed"]),
     ("documents", ["-m", "bench.documents"]),
     ("endpoint", ["-m", "bench.endpoint"]),
     ("durability", ["-m", "bench.durability", "--rounds", "100"]),

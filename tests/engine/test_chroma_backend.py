@@ -189,7 +189,7 @@ def test_a_forget_leaves_nothing_of_the_forgotten_in_the_collection(
         assert forgotten
         vault.forget(ForgetScope(user_id="ann"))
         index = _in_step(vault)
-        held = {int(i) for i in index._ensure_collection().get(include=[])["ids"]}
+        held = set(index.chroma_ids())
         assert held and not (held & forgotten)
         assert index.chroma_count() == index.count()
 
@@ -247,3 +247,25 @@ def test_the_chroma_backend_without_its_package_is_a_clear_error(
     # the vault's lock is released: the same folder opens with the default backend
     with Vault.open(tmp_path / "vault", settings=offline_settings) as vault:
         assert vault.settings.vectors.backend == "sqlite-vec"
+
+
+def test_searches_never_cross_users_or_kinds(tmp_path: Path, offline_settings: Settings) -> None:
+    """With one user the user filter is skipped (it costs a metadata scan); from the second user on it is sent."""
+    with Vault.open(tmp_path / "vault", settings=_settings(offline_settings)) as vault:
+        index = _in_step(vault)
+        vectors = _unit(6, index.dim, seed=21)
+        ids = vault.store.write(lambda tx: tx.new_ids("fact", 6))
+        ann = [VectorItem(ids[n], "fact" if n < 2 else "event", "ann", vectors[n], f"a{n}") for n in range(3)]
+        vault.store.write(lambda tx: index.add(tx, ann))
+        assert index.flush(30)
+        assert [h.object_id for h in index.search(vectors[0], 5, user_id="ann")][:1] == [ids[0]]
+        assert index.search(vectors[0], 5, user_id="bob") == []  # bob has nothing yet
+        bob = [VectorItem(ids[n], "fact", "bob", vectors[n - 3], f"b{n}") for n in range(3, 6)]  # same directions
+        vault.store.write(lambda tx: index.add(tx, bob))
+        assert index.flush(30) and not index.stale
+        found_ann = {h.object_id for h in index.search(vectors[0], 10, user_id="ann")}
+        found_bob = {h.object_id for h in index.search(vectors[0], 10, user_id="bob")}
+        assert found_ann == set(ids[:3]) and found_bob == set(ids[3:])
+        assert {h.object_id for h in index.search(vectors[2], 10, kinds=["event"], user_id="ann")} == {ids[2]}
+        assert {h.kind for h in index.search(vectors[0], 10)} == {"fact", "event"}
+        assert len(index.search(vectors[0], 10)) == 6
