@@ -165,6 +165,10 @@ class LibraryTreeModel(QAbstractItemModel):
         self._icons: dict[str, QIcon] = {}
         self._loading = False
         self._loaded_once = False
+        #: Loads started so far, and the number of the one shown: a view waiting for a node it just created
+        #: knows when a load that started after the creation has arrived.
+        self.loads_started = 0
+        self.load_shown = 0
         self._throttle = Throttle(REFRESH_INTERVAL_MS, self.reload, self)
         self._rebuild()
         runner.changes_arrived.connect(self._on_changes)
@@ -191,10 +195,13 @@ class LibraryTreeModel(QAbstractItemModel):
             self._throttle.trigger()
             return
         self._loading = True
-        self._runner.read(load_library, self._arrived, on_error=self._failed)
+        self.loads_started += 1
+        number = self.loads_started
+        self._runner.read(load_library, lambda library: self._arrived(library, number), on_error=self._failed)
 
-    def _arrived(self, library: Library) -> None:
+    def _arrived(self, library: Library, number: int) -> None:
         self._loading = False
+        self.load_shown = number
         self.set_library(library)
 
     def _failed(self, error: BaseException) -> None:

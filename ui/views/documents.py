@@ -82,7 +82,7 @@ class DocumentsView(QWidget):
         self._started = False
         self._chosen_key: NodeKey | None = None
         self._pending_key: NodeKey | None = None
-        self._pending_tries = 0
+        self._pending_after = 0  # the pending node is given up only once a load started after this one arrived
         self._collapsed: set[NodeKey] = {(QUARANTINE, None, None)}
         self._icons: dict[str, QIcon] = {}
         self.question: QMessageBox | None = None
@@ -247,9 +247,9 @@ class DocumentsView(QWidget):
         index = QModelIndex()
         if self._pending_key is not None:
             index = self.model.index_of(self._pending_key)
-            self._pending_tries -= 1
-            # the load may have started before the change that adds the node: allow one more
-            if index.isValid() or self._pending_tries <= 0:
+            # Loads that started before the request (change-feed reloads of other changes, say) may arrive first
+            # without the node; only a load that started after it can say the node is not there.
+            if index.isValid() or self.model.load_shown > self._pending_after:
                 self._pending_key = None
         wanted = self._chosen_key
         if not index.isValid() and wanted is not None:
@@ -296,9 +296,8 @@ class DocumentsView(QWidget):
         if index.isValid() and self.model.is_loaded:
             self._select(index)
         else:
-            self._pending_key, self._pending_tries = key, 2
-            if not self.model.is_loading:
-                self.refresh()
+            self._pending_key, self._pending_after = key, self.model.loads_started
+            self.refresh()  # one load after this request (while one is in flight, the model queues another)
 
     def select_document(self, document_id: int) -> None:
         """Show a document (under "All documents")."""
