@@ -55,9 +55,10 @@ BATCH = 2_000
 RETRY_S = 30.0
 #: Nearest neighbours asked of Chroma beyond ``k``, so hits dropped by the store check still leave ``k``.
 SPARE = 8
-#: Each collection is asked for this many times ``k`` neighbours: HNSW searches at least that wide, which finds
-#: more of the true top ``k``.
+#: Each collection is asked for this many times ``k`` neighbours, up to OVERFETCH_CAP: HNSW searches at least that
+#: wide, which finds more of the true top ``k``; recall's wide searches (k of 60 and more) are wide already.
 OVERFETCH = 4
+OVERFETCH_CAP = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +243,9 @@ class ChromaIndex(SqliteVecIndex):
         No metadata filter when it would keep everything: a ``where`` clause makes Chroma scan its metadata
         (~150 ms at 60k vectors, against ~1 ms for the index alone), so each kind has its own collection and the
         user filter is sent only when the vault holds more than one user's vectors.  Each collection is asked
-        for ``OVERFETCH`` × ``k`` neighbours — a wider search finds more of the true top ``k`` — and the merged
-        hits keep only rows the store still has, of the right user.
+        for ``OVERFETCH`` × ``k`` neighbours (at most OVERFETCH_CAP, at least ``k`` + SPARE) — a wider search
+        finds more of the true top ``k`` — and the merged hits keep only rows the store still has, of the right
+        user.
         """
         if not self.table or k <= 0:
             return []
@@ -259,7 +261,7 @@ class ChromaIndex(SqliteVecIndex):
             for kind in wanted:
                 answer = self._collection(kind).query(
                     query_embeddings=vector,
-                    n_results=max(k * OVERFETCH, k + SPARE),
+                    n_results=max(min(k * OVERFETCH, OVERFETCH_CAP), k + SPARE),
                     where=where,
                     include=["distances", "metadatas"],
                 )
