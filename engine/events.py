@@ -101,7 +101,10 @@ class ConversationInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class _Prepared:
+class PreparedEvent:
+    """An event validated and passed through the privacy firewall: what the writer stores, computed before the
+    writer is asked, so the one writer thread spends nothing on it."""
+
     event: EventIn
     content: str
     occurred_at: float
@@ -139,7 +142,7 @@ def event_from_row(row: Sequence[Any]) -> Event:
     )
 
 
-def validate(event: EventIn, settings: Settings, now: float, *, where: str = "") -> _Prepared:
+def validate(event: EventIn, settings: Settings, now: float, *, where: str = "") -> PreparedEvent:
     """Check every field; raise :class:`ValidationError` naming the first bad one.  Applies the firewall."""
 
     def bad(name: str, message: str, fix: str = "") -> ValidationError:
@@ -199,17 +202,17 @@ def validate(event: EventIn, settings: Settings, now: float, *, where: str = "")
     else:
         status = "queued"
     digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-    return _Prepared(event, content, occurred, valid, digest, metadata_json, status)
+    return PreparedEvent(event, content, occurred, valid, digest, metadata_json, status)
 
 
-def prepare_batch(events: Sequence[EventIn], settings: Settings, now: float) -> list[_Prepared]:
+def prepare_batch(events: Sequence[EventIn], settings: Settings, now: float) -> list[PreparedEvent]:
     """Validate a whole batch first, so a bad event stores nothing (its index is in the field name)."""
     if not events:
         raise ValidationError("events", "must contain at least one event")
     return [validate(e, settings, now, where=f"events[{i}].") for i, e in enumerate(events)]
 
 
-def insert_prepared(tx: Tx, items: Sequence[_Prepared], episodes: Any) -> list[IngestResult]:
+def insert_prepared(tx: Tx, items: Sequence[PreparedEvent], episodes: Any) -> list[IngestResult]:
     """Insert validated events (skipping duplicates) with their enrichment jobs; returns one result each.
 
     ``episodes`` assigns each new event to its conversation's open episode (see :mod:`engine.episodes`).  The new
@@ -279,7 +282,7 @@ def insert_prepared(tx: Tx, items: Sequence[_Prepared], episodes: Any) -> list[I
     return [r for r in results if r is not None]
 
 
-def _dedupe_key(item: _Prepared) -> tuple[Any, ...]:
+def _dedupe_key(item: PreparedEvent) -> tuple[Any, ...]:
     """What makes two events the same one (the ``events_external`` and ``events_dedupe`` unique indexes)."""
     e = item.event
     if e.external_id is not None:
@@ -287,7 +290,7 @@ def _dedupe_key(item: _Prepared) -> tuple[Any, ...]:
     return (e.user_id, e.conversation_id, e.role, e.author or "", item.content_hash, item.occurred_at)
 
 
-def _find_duplicate(tx: Tx, item: _Prepared) -> int | None:
+def _find_duplicate(tx: Tx, item: PreparedEvent) -> int | None:
     e = item.event
     if e.external_id is not None:
         found = tx.scalar(

@@ -39,7 +39,7 @@ from engine.dto import Counts, DoctorReport, VaultInfo
 from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
 from engine.episodes import EpisodeCutter, close_idle
 from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
-from engine.events import EventIn, IngestResult, insert_prepared, prepare_batch, validate
+from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
 from engine.facts.api import ConflictsApi, ConflictView, FactsApi
 from engine.facts.catalog import Catalog, load_catalog
 from engine.facts.decide import Decider, stage_traces
@@ -458,7 +458,19 @@ class Vault:
             ValidationError: an event is invalid (named ``events[i].field``); nothing is queued.
         """
         self._runner.note_foreground()
-        prepared = prepare_batch(events, self._settings, time.time())
+        return self._submit_prepared(prepare_batch(events, self._settings, time.time()))
+
+    def submit_event(self, event: EventIn) -> Future[list[IngestResult]]:
+        """:meth:`submit_events` for one event, refused as :meth:`ingest_event` refuses it (the field named as
+        ``content``, not ``events[0].content``): the coalescer's way of answering each request of a refused batch.
+
+        Raises:
+            ValidationError: the event is invalid; nothing is queued.
+        """
+        self._runner.note_foreground()
+        return self._submit_prepared([validate(event, self._settings, time.time())])
+
+    def _submit_prepared(self, prepared: list[PreparedEvent]) -> Future[list[IngestResult]]:
         if self.store.writer is None:
             raise VaultDamaged("This vault was opened read-only.", fix="Open it normally to make changes.")
         future: Future[list[IngestResult]] = self.store.writer.submit(

@@ -20,6 +20,7 @@ token.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -145,6 +146,7 @@ def create_app(
 
     app = CairnAPI(
         guard=guard,
+        **_no_telemetry(),
         **app_metadata(),
         docs_url=None,
         redoc_url=None,
@@ -162,6 +164,18 @@ def create_app(
         app.include_router(router)
     app.router.routes.extend(mcp_routes)
     return app
+
+
+def _no_telemetry() -> dict[str, Any]:
+    """FastAPI's native OpenTelemetry instrumentation, off, where this FastAPI has it.
+
+    Cairn sends nothing anywhere: instrumentation would at best measure into the void, and with
+    ``FASTAPI_OTEL_AUTO_CONFIGURE`` set in the environment it would configure an exporter.  Off, it
+    also stops costing every request a look at the global providers.
+    """
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}}
 
 
 def _mcp_routes(routes: list[BaseRoute]) -> list[BaseRoute]:

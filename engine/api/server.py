@@ -108,10 +108,12 @@ class EndpointServer:
             # Loopback only, no proxy in front: X-Forwarded-* headers are never to be believed, and the
             # middleware reading them costs every request.
             proxy_headers=False,
-            # The plain asyncio loop and the h11 parser whatever else is installed (the chroma extra brings uvloop
-            # and httptools): the server that is tested is the one that ships.
+            # httptools parses HTTP in C: with the pure-Python h11 parser, parsing and answering a single-event
+            # ingest cost more interpreter time than storing it (1,771 vs 2,200 acknowledgements/s at 32 clients,
+            # BENCHMARKS.md).  The plain asyncio loop whatever else is installed (the chroma extra brings uvloop,
+            # which measured no faster here): the server that is tested is the one that ships.
             loop="asyncio",
-            http="h11",
+            http="httptools",
         )
         # The event loop answers many short requests while worker threads (enrichment, the writer) run
         # Python too; with the interpreter's default 5 ms switch interval a request may wait that long for

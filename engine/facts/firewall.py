@@ -201,11 +201,24 @@ def _ibans(text: str) -> Iterator[_Candidate]:
 
 
 # -- secrets ---------------------------------------------------------------------------------------
-_SECRET_PRECHECK = re.compile(
-    r"sk-|[sr]k_|gh[pousr]_|github_pat_|xox|xapp-|AKIA|ASIA|AIza|glpat-|hf_|npm_|pypi-|eyJ"
-    r"|-----BEGIN|bearer|key|token|secret",
-    re.IGNORECASE,
+#: Text holding none of these (in any letter case) holds no secret of the named kinds below, so their patterns
+#: need not run.  Substring tests on the lower-cased text: a case-insensitive regex alternation took ~20 µs for a
+#: chat turn, the endpoint's biggest single cost per ingested event.
+_SECRET_PRECHECK = tuple(
+    needle.lower()
+    for needle in (
+        *("sk-", "sk_", "rk_", "github_pat_", "xox", "xapp-", "AKIA", "ASIA", "AIza", "glpat-", "hf_", "npm_"),
+        *("pypi-", "eyJ", "-----BEGIN", "bearer", "key", "token", "secret"),
+        *(f"gh{letter}_" for letter in "pousr"),
+    )
 )
+
+
+def _may_hold_named_secret(text: str) -> bool:
+    lowered = text.lower()
+    return any(needle in lowered for needle in _SECRET_PRECHECK)
+
+
 _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern))
     for name, pattern in (
@@ -271,7 +284,7 @@ def _has_letter_and_digit(value: str) -> bool:
 
 
 def _secrets(text: str) -> Iterator[_Candidate]:
-    if _SECRET_PRECHECK.search(text):
+    if _may_hold_named_secret(text):
         for detector, pattern in _SECRET_PATTERNS:
             for m in pattern.finditer(text):
                 yield _Candidate(Detection("secret", m.start(), m.end(), detector), _RANK_SECRET)

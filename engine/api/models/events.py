@@ -6,6 +6,7 @@ the engine still validates everything itself, and a test keeps the two in step.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from typing import Any, Literal
 
@@ -119,13 +120,15 @@ class EventBody(RequestModel):
     )
 
     def to_event(self, source: str) -> EventIn:
-        """The engine's :class:`~engine.events.EventIn`, stamped with where it came from."""
+        """The engine's :class:`~engine.events.EventIn`, stamped with where it came from, and with its arrival time
+        when the client gave no ``occurred_at`` (as the vault would stamp it; done here, the event need not be
+        copied to be stamped later)."""
         return EventIn(
             conversation_id=self.conversation_id,
             content=self.content,
             role=self.role,
             type=self.type,
-            occurred_at=self.occurred_at,
+            occurred_at=self.occurred_at if self.occurred_at is not None else time.time(),
             valid_time=self.valid_time,
             author=self.author,
             metadata=dict(self.metadata),

@@ -28,9 +28,9 @@ class Gated:
         self.vault = vault
         self.gate = threading.Event()
         self.calls: list[tuple[str, int]] = []
-        self._submit, self._one = vault.submit_events, vault.ingest_event
+        self._submit, self._one = vault.submit_events, vault.submit_event
         monkeypatch.setattr(vault, "submit_events", self.submit)
-        monkeypatch.setattr(vault, "ingest_event", self.one)
+        monkeypatch.setattr(vault, "submit_event", self.one)
         assert vault.store.writer is not None
         self.held = vault.store.writer.submit(lambda tx: self.gate.wait(10))
         self.commits_before = vault.store.writer.commits
@@ -39,7 +39,7 @@ class Gated:
         self.calls.append(("batch", len(events)))
         return self._submit(events)
 
-    def one(self, event: EventIn) -> IngestResult:
+    def one(self, event: EventIn) -> Any:
         self.calls.append(("one", 1))
         return self._one(event)
 
@@ -122,17 +122,46 @@ def test_identical_turns_stay_two_events_and_a_resent_id_stays_one(
     assert len(quiet_vault.conversations.events("coalesce")) == 3
 
 
-def test_the_thread_ends_when_idle_and_comes_back(vault: Vault) -> None:
-    coalescer = IngestCoalescer(vault, idle_s=0.1)
-    assert not coalescer.running
-    first = asyncio.run(coalescer.ingest(turn("Before the pause.")))
-    deadline = time.monotonic() + 5
-    while coalescer.running:
-        assert time.monotonic() < deadline, "the idle thread did not end"
-        time.sleep(0.02)
-    second = asyncio.run(coalescer.ingest(turn("After the pause.")))
-    assert second.event_id > first.event_id
-    assert vault.conversations.event(second.event_id).content == "After the pause."
+def test_requests_from_different_event_loops_are_each_answered_on_their_own(vault: Vault) -> None:
+    coalescer = IngestCoalescer(vault)
+    first = asyncio.run(coalescer.ingest(turn("From the first loop.")))  # that loop is closed afterwards
+    answers: list[IngestResult] = []
+
+    def other_loop() -> None:
+        async def go() -> None:
+            answers.extend(await asyncio.gather(*(coalescer.ingest(turn(f"Other loop {n}.")) for n in range(3))))
+
+        asyncio.run(go())
+
+    thread = threading.Thread(target=other_loop)
+    thread.start()
+    second = asyncio.run(coalescer.ingest(turn("From a third loop, meanwhile.")))
+    thread.join(20)
+    assert len(answers) == 3 and second.event_id > first.event_id
+    contents = {vault.conversations.event(a.event_id).content for a in answers}
+    assert contents == {f"Other loop {n}." for n in range(3)}
+    assert vault.conversations.event(second.event_id).content == "From a third loop, meanwhile."
+    assert coalescer.pending() == 0
+
+
+def test_at_most_two_batches_are_in_flight_and_the_rest_wait_for_one_batch(
+    quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gated = Gated(quiet_vault, monkeypatch)
+    coalescer = IngestCoalescer(quiet_vault)
+
+    async def go() -> list[IngestResult]:
+        waves = []
+        for wave in range(4):  # four turns of the loop, each with its own arrivals
+            waves += [asyncio.create_task(coalescer.ingest(turn(f"Wave {wave} turn {n}."))) for n in range(5)]
+            await asyncio.sleep(0.05)
+        gated.gate.set()
+        return list(await asyncio.gather(*waves))
+
+    results = asyncio.run(go())
+    # two waves handed over at once; the other two, arriving while those were uncommitted, as one batch of ten
+    assert gated.calls == [("batch", 5), ("batch", 5), ("batch", 10)]
+    assert len({r.event_id for r in results}) == 20
 
 
 def test_a_request_that_left_still_gets_its_event_written(quiet_vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:

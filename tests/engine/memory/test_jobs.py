@@ -89,20 +89,27 @@ def test_jobs_left_running_by_a_crash_are_resumed(tmp_path: Path) -> None:
 
 
 def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: Path) -> None:
-    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing", "jobs.workers": 1})
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing", "jobs.workers": 2})
     vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
     try:
-        starts: list[float] = []
+        starts: list[tuple[float, int]] = []  # (when, batch size)
+        running = [0, 0]  # now, most at once
+        lock = threading.Lock()
         runner = JobRunner(vault.store, settings.jobs, poll_s=0.05)
 
         def slow(jobs: list[Job]) -> list[JobOutcome]:
-            starts.append(time.monotonic())
+            with lock:
+                starts.append((time.monotonic(), len(jobs)))
+                running[0] += 1
+                running[1] = max(running[1], running[0])
             time.sleep(0.1)
             vault.store.write(lambda tx: finish_jobs(tx, [j.id for j in jobs]))
+            with lock:
+                running[0] -= 1
             return [JobOutcome(j.id) for j in jobs]
 
-        runner.register("slow", slow, batch_size=1)
-        vault.store.write(lambda tx: [enqueue(tx, "slow", {"i": i}) for i in range(40)])
+        runner.register("slow", slow, batch_size=8)
+        vault.store.write(lambda tx: [enqueue(tx, "slow", {"i": i}) for i in range(60)])
         stop = threading.Event()
 
         def acknowledging() -> None:
@@ -110,6 +117,7 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
                 runner.note_foreground()
                 time.sleep(0.02)
 
+        runner.note_foreground()
         busy = threading.Thread(target=acknowledging)
         busy.start()
         runner.start()
@@ -117,14 +125,20 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         stop.set()
         busy.join()
         under_load = len(starts)
+        under_load_running = running[1]
         assert runner.wait_idle(20)  # the rest at full speed once the acknowledgements stop
         runner.stop()
-        # a 0.1 s batch is followed by a 0.3 s rest while events arrive: about 5 batches in 2 s, not 20
-        assert 2 <= under_load <= 9, under_load
-        assert len(starts) == 40
-        # once the last acknowledgement is a window (0.25 s) behind, no more resting
+        # a 0.1 s batch is followed by a 0.9 s rest while events arrive, and the two workers take turns: about 2
+        # batches in 2 s, not 20 or 40
+        assert 1 <= under_load <= 4, under_load
+        assert under_load_running == 1  # never both workers at once under load
+        assert all(size == 2 for _, size in starts[:under_load])  # a quarter of the batch under load
+        assert sum(size for _, size in starts) == 60
+        # once the last acknowledgement is a window (0.25 s) behind, no more resting, full batches, both workers
         settled = starts[under_load + 2 :]
-        quiet_gaps = [b - a for a, b in itertools.pairwise(settled)]
+        assert any(size == 8 for _, size in settled)
+        quiet_gaps = [b[0] - a[0] for a, b in itertools.pairwise(settled)]
         assert quiet_gaps and max(quiet_gaps) < 0.3
+        assert running[1] == 2
     finally:
         vault.close()
