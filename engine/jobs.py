@@ -133,9 +133,10 @@ def finish_jobs(tx: Tx, job_ids: Sequence[int]) -> None:
 
 #: While foreground work (events being acknowledged) keeps arriving, background jobs use at most this share of
 #: the time: after a batch that took ``t`` seconds, the workers rest ``t * (1 / share - 1)`` before the next one.
-#: At a quarter, 32 clients ingesting got 1,500 acknowledgements/s with a p95 of 46 ms; at a tenth, one worker at
-#: a time and smaller batches, over 2,200/s within 20 ms (BENCHMARKS.md); the backlog is caught up after the burst.
-FOREGROUND_SHARE = 0.1
+#: At a quarter, 32 clients ingesting got 1,500 acknowledgements/s with a p95 of 46 ms; at a tenth (one worker at a
+#: time, smaller batches) 2,350/s with a p95 of 24 ms; at a twentieth 2,300-2,600/s within 17-21 ms.  The backlog is
+#: caught up at full speed after the burst (BENCHMARKS.md).
+FOREGROUND_SHARE = 0.05
 #: While foreground work is under way, jobs are claimed in batches this many times smaller (see ``_claim_size``).
 FOREGROUND_BATCH_DIVISOR = 4
 #: Foreground work counts as ongoing this long after the last of it.

@@ -73,6 +73,40 @@ def test_exact_duplicates_return_the_existing_id(vault: Vault) -> None:
     assert _count(vault, "events") == 3
 
 
+def test_a_batch_finds_each_of_its_stored_duplicates_and_writes_only_the_new(vault: Vault) -> None:
+    def turn(content: str, hour: int, conversation: str = "c", author: str | None = None) -> EventIn:
+        return EventIn(
+            conversation_id=conversation, content=content, occurred_at=f"2024-01-01T{hour:02d}:00:00Z", author=author
+        )
+
+    stored = vault.ingest_events([turn("one", 1), turn("two", 2), turn("three", 3, author="Bo")])
+    batch = [
+        turn("new A", 4),
+        turn("two", 2),  # stored
+        turn("two", 2, conversation="d"),  # same words elsewhere: new
+        turn("three", 3),  # stored, but by Bo: new
+        turn("three", 3, author="Bo"),  # stored
+        turn("one", 1),  # stored
+        turn("one", 5),  # another time: new
+    ]
+    results = vault.ingest_events(batch)
+    assert [r.status for r in results] == [
+        "queued",
+        "duplicate",
+        "queued",
+        "queued",
+        "duplicate",
+        "duplicate",
+        "queued",
+    ]
+    assert (results[1].event_id, results[4].event_id, results[5].event_id) == (
+        stored[1].event_id,
+        stored[2].event_id,
+        stored[0].event_id,
+    )
+    assert _count(vault, "events") == 3 + 4
+
+
 def test_secrets_are_never_stored_and_pii_is_redacted(vault: Vault) -> None:
     card = vault.ingest_event(EventIn(conversation_id="c", content="My card is 4111 1111 1111 1111 thanks"))
     mail = vault.ingest_event(EventIn(conversation_id="c", content="Write to me at ann.lee@example.org please"))

@@ -128,9 +128,9 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         under_load_running = running[1]
         assert runner.wait_idle(20)  # the rest at full speed once the acknowledgements stop
         runner.stop()
-        # a 0.1 s batch is followed by a 0.9 s rest while events arrive, and the two workers take turns: about 2
+        # a 0.1 s batch is followed by a 1.9 s rest while events arrive, and the two workers take turns: one or two
         # batches in 2 s, not 20 or 40
-        assert 1 <= under_load <= 4, under_load
+        assert 1 <= under_load <= 3, under_load
         assert under_load_running == 1  # never both workers at once under load
         assert all(size == 2 for _, size in starts[:under_load])  # a quarter of the batch under load
         assert sum(size for _, size in starts) == 60
