@@ -208,6 +208,10 @@ class JobRunner:
         """Foreground work (an ingest being acknowledged) is happening now: background jobs give way a while."""
         self._foreground_at = time.monotonic()
 
+    def _under_load(self, now: float) -> bool:
+        """Whether foreground work was noted within the last :data:`FOREGROUND_WINDOW_S`."""
+        return now - self._foreground_at <= FOREGROUND_WINDOW_S
+
     def _take_turn(self) -> float:
         """Reserve a claim-and-run turn, or say how long to wait first because foreground work is under way.
 
@@ -217,7 +221,7 @@ class JobRunner:
         """
         with self._wake:
             now = time.monotonic()
-            if now - self._foreground_at <= FOREGROUND_WINDOW_S:
+            if self._under_load(now):
                 if self._turns:
                     return FOREGROUND_WINDOW_S / 5
                 if self._rest_until > now:
@@ -280,9 +284,7 @@ class JobRunner:
         smaller batches under load keep those waits short (the share of time the jobs get stays the same).
         """
         size = self._batch_sizes[kind]
-        if time.monotonic() - self._foreground_at <= FOREGROUND_WINDOW_S:
-            return max(1, size // FOREGROUND_BATCH_DIVISOR)
-        return size
+        return max(1, size // FOREGROUND_BATCH_DIVISOR) if self._under_load(time.monotonic()) else size
 
     def _claim(self) -> list[Job]:
         kinds = tuple(self._handlers)

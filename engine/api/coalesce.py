@@ -40,7 +40,6 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
@@ -67,10 +66,6 @@ class _LoopState:
     scheduled: bool = False
 
 
-def _no_loop() -> None:
-    return None
-
-
 class IngestCoalescer:
     """Writes concurrently submitted events in batches; see the module docstring."""
 
@@ -81,7 +76,6 @@ class IngestCoalescer:
         # The endpoint has one loop; tests and embedding apps may call from several.  A loop that is gone takes its
         # state with it.
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
-        self._last: tuple[Callable[[], asyncio.AbstractEventLoop | None], _LoopState] = (_no_loop, _LoopState())
         #: Batches handed to the vault, and events in them (for tests and the load benchmark).
         self.batches = 0
         self.events = 0
@@ -91,11 +85,9 @@ class IngestCoalescer:
         if event.occurred_at is None:
             event = replace(event, occurred_at=time.time())
         loop = asyncio.get_running_loop()
-        last_loop, state = self._last
-        if last_loop() is not loop:
-            found = self._states.get(loop)
-            state = found if found is not None else self._states.setdefault(loop, _LoopState())
-            self._last = (weakref.ref(loop), state)
+        state = self._states.get(loop)
+        if state is None:
+            state = self._states[loop] = _LoopState()
         future: asyncio.Future[IngestResult] = loop.create_future()
         state.pending.append((event, future))
         if not state.scheduled and state.in_flight < self._max_in_flight:
@@ -125,12 +117,7 @@ class IngestCoalescer:
             else:
                 committed = self._vault.submit_events([event for event, _ in batch])
         except Exception as exc:  # refused before anything was queued (a validation error, a closed vault)
-            if len(batch) == 1:
-                _settle(batch[0][1], None, exc)
-                return
-            log.debug("a coalesced batch was refused (%s); handing it over event by event", type(exc).__name__)
-            for one in batch:
-                self._submit(loop, state, [one])
+            self._refused(loop, state, batch, exc)
             return
         state.in_flight += 1
 
@@ -152,16 +139,22 @@ class IngestCoalescer:
         if error is None:
             for (_, future), result in zip(batch, finished.result(), strict=True):
                 _settle(future, result, None)
-        elif len(batch) == 1:
-            _settle(batch[0][1], None, error)
         else:
-            # One transaction: nothing of the batch was stored.  Each event again on its own, so each request gets
-            # its own answer.
-            log.debug("a coalesced batch failed (%s); handing it over event by event", type(error).__name__)
-            for one in batch:
-                self._submit(loop, state, [one])
+            self._refused(loop, state, batch, error)
         if state.pending and not state.scheduled:
             self._hand_over(loop, state)
+
+    def _refused(
+        self, loop: asyncio.AbstractEventLoop, state: _LoopState, batch: list[_Waiting], error: BaseException
+    ) -> None:
+        """A lone event's error is its request's answer; a batch stored nothing (one transaction), so each of its
+        events is handed over again on its own, and each request gets its own answer."""
+        if len(batch) == 1:
+            _settle(batch[0][1], None, error)
+            return
+        log.debug("a coalesced batch was refused (%s); handing it over event by event", type(error).__name__)
+        for one in batch:
+            self._submit(loop, state, [one])
 
 
 def _settle(future: asyncio.Future[IngestResult], result: IngestResult | None, error: BaseException | None) -> None:
