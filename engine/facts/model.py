@@ -122,7 +122,7 @@ def fact_from_row(row: Sequence[Any]) -> Fact:
         useful_count=int(row[34]),
         questionable_count=int(row[35]),
         corroboration=int(row[36]),
-        metadata=json.loads(row[37] or "{}"),
+        metadata=json.loads(row[37]) if row[37] and row[37] != "{}" else {},
     )
 
 

@@ -15,6 +15,8 @@ damaged or too-new vault must be refused before the writer ever connects if "lef
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -233,28 +235,87 @@ def create_engine(db_path: Path, role: Role, *, pool_size: int = 8) -> sqlalchem
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # Our own transaction control: pysqlite would otherwise delay BEGIN until the first DML.
-        dbapi_conn.isolation_level = None
-        load_vector_extension(dbapi_conn)
-        cur = dbapi_conn.cursor()
-        try:
-            cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            cur.execute("PRAGMA foreign_keys = ON")
-            cur.execute("PRAGMA secure_delete = ON")
-            cur.execute("PRAGMA temp_store = MEMORY")
-            cur.execute("PRAGMA cache_size = -32000")
-            if role == "writer":
-                cur.execute("PRAGMA journal_mode = WAL")
-                # FULL survives power loss; group commit keeps it cheap (HARDENING.md).
-                cur.execute("PRAGMA synchronous = FULL")
-            else:
-                cur.execute("PRAGMA query_only = ON")
-                cur.execute("PRAGMA mmap_size = 268435456")
-        finally:
-            cur.close()
+        configure_connection(dbapi_conn, role)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: sqlalchemy.Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if role == "writer" else "BEGIN")
 
     return engine
+
+
+def configure_connection(dbapi_conn: Any, role: Role) -> None:
+    """Set up one new DB-API connection for ``role``: vectors, WAL, limits and the role's safety pragmas."""
+    # Our own transaction control: pysqlite would otherwise delay BEGIN until the first DML.
+    dbapi_conn.isolation_level = None
+    load_vector_extension(dbapi_conn)
+    cur = dbapi_conn.cursor()
+    try:
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA secure_delete = ON")
+        cur.execute("PRAGMA temp_store = MEMORY")
+        cur.execute("PRAGMA cache_size = -32000")
+        if role == "writer":
+            cur.execute("PRAGMA journal_mode = WAL")
+            # FULL survives power loss; group commit keeps it cheap (HARDENING.md).
+            cur.execute("PRAGMA synchronous = FULL")
+        else:
+            cur.execute("PRAGMA query_only = ON")
+            cur.execute("PRAGMA mmap_size = 268435456")
+    finally:
+        cur.close()
+
+
+class RawReaders:
+    """Plain driver connections for one-statement reads, reused across calls (``Store.query``).
+
+    A read of one statement is consistent on its own (SQLite wraps it in an implicit read transaction), so it needs
+    neither SQLAlchemy's pool events nor an explicit BEGIN/COMMIT.  Recall runs a score of such reads per request;
+    through the SQLAlchemy layer each cost about as much interpreter time as the query itself, and under concurrent
+    requests that interpreter time is what the requests queue for.  Connections are ``query_only`` like the pooled
+    readers; at most ``keep`` idle ones are kept.
+    """
+
+    def __init__(self, db_path: Path, keep: int = 8) -> None:
+        self._path = db_path
+        self._keep = keep
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A reader connection for the duration of the block (not shared with another thread meanwhile)."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self._open()
+        try:
+            yield conn
+        except BaseException:
+            conn.close()  # its state is unknown after an error mid-read: never hand it out again
+            raise
+        with self._lock:
+            if not self._closed and len(self._idle) < self._keep and not conn.in_transaction:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def _open(self) -> Any:
+        module = sqlean_module()
+        conn = module.connect(str(self._path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        try:
+            configure_connection(conn, "reader")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        """Close the idle connections; any in use close when they come back."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()

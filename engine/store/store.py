@@ -13,7 +13,7 @@ import sqlalchemy
 from sqlalchemy import Connection
 
 from engine.errors import VaultDamaged
-from engine.store.db import create_engine, inspect_database, probe_vector_extension, too_new
+from engine.store.db import RawReaders, create_engine, inspect_database, probe_vector_extension, too_new
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.writer import PendingChange, Tx, Writer
 
@@ -33,10 +33,11 @@ class Snapshot:
     the real thing.
     """
 
-    __slots__ = ("conn",)
+    __slots__ = ("_driver", "conn")
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+        self._driver: Any = None
 
     def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Any:
         """Run one read statement."""
@@ -48,8 +49,14 @@ class Snapshot:
         return None if row is None else row[0]
 
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:
-        """All rows of one read statement (same signature as :meth:`Store.query`)."""
-        return list(self.execute(sql, params).fetchall())
+        """All rows of one read statement, as plain tuples (same signature as :meth:`Store.query`).
+
+        Runs on the driver's cursor inside this snapshot's transaction: SQLAlchemy's result layer would cost as much
+        interpreter time as the statement itself, and nothing here needs it.
+        """
+        if self._driver is None:
+            self._driver = self.conn.connection.driver_connection
+        return list(self._driver.execute(sql, params if isinstance(params, Mapping) else tuple(params)).fetchall())
 
 
 class Store:
@@ -91,6 +98,7 @@ class Store:
         probe_vector_extension()
         inspect_database(db_path, check_integrity=not read_only)
         self._readers = create_engine(db_path, "reader")
+        self._raw = RawReaders(db_path)
         self.writer: Writer | None = None
         try:
             if not read_only:
@@ -102,6 +110,7 @@ class Store:
                 self.optimize()
         except BaseException:
             self._readers.dispose()
+            self._raw.close()
             raise
 
     # -- reading ------------------------------------------------------------------------------------------------
@@ -118,10 +127,13 @@ class Store:
             yield Snapshot(conn)
 
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:
-        """Run one read query and return all rows."""
-        with self.read() as conn:
-            bound = params if isinstance(params, Mapping) else tuple(params)
-            return list(conn.exec_driver_sql(sql, bound).fetchall())
+        """Run one read query and return all rows, as plain tuples.
+
+        One statement is consistent on its own, so this takes a plain driver connection (:class:`RawReaders`) with no
+        explicit transaction; several reads that must agree with each other belong in one :meth:`snapshot`.
+        """
+        with self._raw.connection() as conn:
+            return list(conn.execute(sql, params if isinstance(params, Mapping) else tuple(params)).fetchall())
 
     def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Any:
         """The first column of the first row of a read query, or None."""
@@ -159,6 +171,7 @@ class Store:
         if self.writer is not None:
             self.writer.close()
         self._readers.dispose()
+        self._raw.close()
 
     @property
     def schema_version(self) -> int:

@@ -21,6 +21,8 @@ _FIX = "Use ISO-8601 (2024-05-15T10:30:00Z), epoch seconds, or a stamp like '1:5
 #: Epoch values above this are almost certainly milliseconds (in seconds they would be after the
 #: year 5138).
 _MAX_EPOCH_SECONDS = 1e11
+#: Year 5 or so: from here to the maximum every value converts without an error.
+_FAST_MIN_EPOCH = -62_000_000_000.0
 _NUMERIC = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 #: "1:56 pm on 8 May, 2023" (LoCoMo), also without the time, or with the date first ("8 May, 2023,
 #: 1:56 pm").
@@ -45,6 +47,11 @@ def to_epoch(dt: datetime) -> float:
 
 def from_epoch(x: float) -> datetime:
     """The aware UTC datetime ``x`` seconds after the Unix epoch."""
+    kind = type(x)
+    if (kind is float or kind is int) and _FAST_MIN_EPOCH <= x <= _MAX_EPOCH_SECONDS:
+        # the common case, checked with as little work as possible: recall converts hundreds per request
+        # (NaN and infinities fail the range test and get the full checks below)
+        return datetime.fromtimestamp(x, tz=UTC)
     if isinstance(x, bool) or not isinstance(x, int | float):
         raise ValidationError("time", f"expected epoch seconds, got {type(x).__name__}")
     if not math.isfinite(x):

@@ -253,3 +253,42 @@ def test_recent_unenriched_turns_are_in_history(vault: Vault) -> None:
     vault_events = vault.ingest_events([EventIn(conversation_id="live", content=f"turn {i}") for i in range(3)])
     r = recall(vault, "anything", conversation="live")
     assert {t.event_id for t in r.conversation_history} == {e.event_id for e in vault_events}
+
+
+def test_concurrent_recalls_answer_as_a_lone_one_does(seeded: Vault) -> None:
+    """Alone, a recall runs its channels side by side; with others under way, one after another on its own
+    thread (engine/recall/gate.py).  Either way the answer is the same."""
+    import threading
+
+    from engine.recall.gate import default_slots
+
+    queries = ["what is my job?", "do I have a pet?", "what happened in Hanoi?", "any allergies?"]
+
+    def shape(r: object) -> list[tuple[str, int]]:
+        return [(b.kind, b.id) for b in r.blocks]  # type: ignore[attr-defined]
+
+    alone = {q: shape(recall(seeded, q)) for q in queries}
+    seen: dict[str, list[list[tuple[str, int]]]] = {q: [] for q in queries}
+    errors: list[BaseException] = []
+    most_inside = 0
+    gate = seeded._recall._gate  # type: ignore[attr-defined]
+
+    def ask(q: str) -> None:
+        nonlocal most_inside
+        try:
+            for _ in range(5):
+                seen[q].append(shape(recall(seeded, q)))
+                most_inside = max(most_inside, gate.inside)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(q,)) for q in queries * 2]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for q in queries:
+        assert len(seen[q]) == 10
+        assert all(s == alone[q] for s in seen[q]), q
+    assert most_inside <= default_slots()

@@ -102,6 +102,59 @@ def test_shadow_statistics_an_earlier_version_wrote_are_removed_on_open(
 def test_reader_connections_cannot_write(vault: Vault) -> None:
     with pytest.raises(Exception, match=r"readonly|query_only|read-only|attempt to write"):
         vault.store.query("INSERT INTO meta(key, value) VALUES ('x', 'y')")
+    with vault.store.snapshot() as snap, pytest.raises(Exception, match=r"readonly|query_only|attempt to write"):
+        snap.query("INSERT INTO meta(key, value) VALUES ('x', 'y')")
+
+
+def test_one_statement_reads_reuse_configured_connections_and_see_every_commit(vault: Vault) -> None:
+    store = vault.store
+    # the plain connections behind Store.query have the readers' pragmas and vectors, like the pooled ones
+    assert store.query("PRAGMA query_only") == [(1,)]
+    assert store.query("PRAGMA foreign_keys") == [(1,)]
+    assert str(store.scalar("SELECT vec_version()")).startswith("v")
+    rows = store.query("SELECT key, value FROM meta WHERE key = ?", ("schema_version",))
+    assert rows == [("schema_version", str(SCHEMA_VERSION))] and type(rows[0]) is tuple
+    assert store.query("SELECT :a + :b", {"a": 2, "b": 3}) == [(5,)]
+    # no read transaction is left open between calls: a commit made afterwards is seen at once
+    for n in range(3):
+        store.write(lambda tx, n=n: tx.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"k{n}", str(n))))
+        assert store.scalar("SELECT value FROM meta WHERE key = ?", (f"k{n}",)) == str(n)
+    # a failing statement is reported and costs nothing: the next read works
+    with pytest.raises(Exception, match="no such table"):
+        store.query("SELECT * FROM no_such_table")
+    assert store.scalar("SELECT COUNT(*) FROM meta WHERE key GLOB 'k*'") == 3
+
+
+def test_one_statement_reads_from_many_threads_at_once(vault: Vault) -> None:
+    import threading
+
+    store = vault.store
+    store.write(lambda tx: tx.execute("INSERT INTO meta(key, value) VALUES ('shared', 'yes')"))
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for _ in range(200):
+                assert store.query("SELECT value FROM meta WHERE key = 'shared'") == [("yes",)]
+        except BaseException as exc:  # reported below with the others
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_snapshot_reads_agree_with_each_other_while_commits_land(vault: Vault) -> None:
+    store = vault.store
+    store.write(lambda tx: tx.execute("INSERT INTO meta(key, value) VALUES ('n', '1')"))
+    with store.snapshot() as snap:
+        assert snap.query("SELECT value FROM meta WHERE key = 'n'") == [("1",)]
+        store.write(lambda tx: tx.execute("UPDATE meta SET value = '2' WHERE key = 'n'"))
+        assert snap.query("SELECT value FROM meta WHERE key = 'n'") == [("1",)]  # still the snapshot's view
+        assert store.query("SELECT value FROM meta WHERE key = 'n'") == [("2",)]  # a fresh read sees the commit
 
 
 def test_every_object_table_draws_ids_from_the_registry(vault: Vault) -> None:
