@@ -12,8 +12,12 @@ from fastapi import Depends, Request
 from engine.vault import Vault
 
 
-def get_vault(request: Request) -> Vault:
-    """The vault this app was created for (set by :func:`engine.api.app.create_app`)."""
+async def get_vault(request: Request) -> Vault:
+    """The vault this app was created for (set by :func:`engine.api.app.create_app`).
+
+    Declared ``async`` because it only reads an attribute: FastAPI runs a plain ``def`` dependency on a worker
+    thread, and that hand-off (and back) cost every request more than the lookup itself.
+    """
     vault: Vault = request.app.state.vault
     return vault
 

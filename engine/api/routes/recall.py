@@ -9,6 +9,7 @@ events while their enrichment is still queued (DESIGN §4).
 from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
 
 from engine.api.deps import VaultDep
 from engine.api.models.recall import RecallBody, RecallOut
@@ -24,11 +25,15 @@ router = APIRouter(prefix="/v6", tags=["recall"])
         404: {"description": "`document_id` or `collection_id` does not exist."},
     },
 )
-def recall(body: RecallBody, vault: VaultDep) -> RecallOut:
+async def recall(body: RecallBody, vault: VaultDep) -> RecallOut:
     """Rank what the vault knows for this conversation and query, and write it as prompt-ready
     text within the token budget.
 
     Name a `document_id` or `collection_id` to answer from documents; otherwise memories
     (facts, turns, episodes) and documents are searched together.
     """
-    return RecallOut.of(vault.recall(body.to_request()))
+    # One hand-off to a worker thread for the recall and its response model; a plain ``def`` route would take a
+    # second one just to re-check the returned model.
+    request = body.to_request()
+    out: RecallOut = await run_in_threadpool(lambda: RecallOut.of(vault.recall(request)))
+    return out
