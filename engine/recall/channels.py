@@ -16,7 +16,10 @@ slot (predicate), a rare word (keyword) or the time it held (temporal).
 from __future__ import annotations
 
 import re
+import threading
+import time
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +29,7 @@ import numpy.typing as npt
 
 from engine.recall.analyze import QueryAnalysis
 from engine.recall.porter import stem
-from engine.store import Store
+from engine.store import Reader, Store
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 Key = tuple[str, int]
@@ -129,11 +132,7 @@ def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]
     if not tokens:
         return []
     stems = {t: stem(t) for t in tokens}
-    marks = ",".join("?" * len(set(stems.values())))
-    df = {
-        str(r[0]): int(r[1])
-        for r in store.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(set(stems.values())))
-    }
+    df = _frequencies(store).of(store, vocab, set(stems.values()))
     present = [t for t in tokens if df.get(stems[t], 0) > 0]
     present.sort(key=lambda t: df[stems[t]])
     chosen: list[str] = []
@@ -147,6 +146,60 @@ def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]
         chosen.append(token)
         budget -= cost
     return chosen
+
+
+class _DocFrequencies:
+    """How many documents of a full-text index hold each term, remembered for a while.
+
+    ``fts5vocab`` counts a term's documents by reading its whole posting list: a common word costs a few hundred
+    microseconds, three indexes per recall.  The counts only decide which words are worth searching (rarest first,
+    within a budget), so a count up to :data:`TTL_S` old does as well.  A term found in no document is never
+    remembered: a word that has just arrived in a turn is searchable at once.
+    """
+
+    TTL_S = 60.0
+    MAX_TERMS = 50_000
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, store: Reader, vocab: str, terms: set[str]) -> dict[str, int]:
+        now = time.monotonic()
+        known: dict[str, int] = {}
+        with self._lock:
+            for term in terms:
+                hit = self._seen.get((vocab, term))
+                if hit is not None and now - hit[0] < self.TTL_S:
+                    known[term] = hit[1]
+        missing = sorted(terms - known.keys())
+        if missing:
+            marks = ",".join("?" * len(missing))
+            found = {
+                str(r[0]): int(r[1])
+                for r in store.query(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", tuple(missing))
+            }
+            with self._lock:
+                if len(self._seen) > self.MAX_TERMS:
+                    self._seen.clear()
+                for term, count in found.items():
+                    if count > 0:
+                        self._seen[(vocab, term)] = (now, count)
+            known.update(found)
+        return {term: count for term, count in known.items() if count > 0}
+
+
+_FREQUENCIES: weakref.WeakKeyDictionary[Any, _DocFrequencies] = weakref.WeakKeyDictionary()
+_FREQUENCIES_LOCK = threading.Lock()
+
+
+def _frequencies(store: Reader) -> _DocFrequencies:
+    """The remembered counts of this store's indexes (each vault has its own)."""
+    with _FREQUENCIES_LOCK:
+        table = _FREQUENCIES.get(store)
+        if table is None:
+            table = _FREQUENCIES[store] = _DocFrequencies()
+        return table
 
 
 def fold(token: str) -> str:

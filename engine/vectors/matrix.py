@@ -151,7 +151,6 @@ class MatrixMirror:
     ) -> list[tuple[int, str, float]]:
         """The ``k`` most similar ``(object_id, kind, similarity)``, optionally restricted to ``only`` ids."""
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
-        results: list[tuple[int, str, float]] = []
         with self._lock:
             user_code = self._users.get(user_id, -2) if user_id is not None else None
             shelves = [(kind, s) for kind, s in self._shelves.items() if kinds is None or kind in kinds]
@@ -169,7 +168,12 @@ class MatrixMirror:
                 for kind, s in shelves
             ]
         only_array = np.fromiter(only, dtype=np.int64) if only is not None else None
-        for kind, all_vecs, all_ids, all_users, has_dead, mixed_users, reducer, reduced in snapshot:
+        # each shelf's best rows are gathered as arrays and merged once: building a tuple per candidate (twice k of
+        # them per shelf) and sorting those in Python cost more interpreter time than the scan around it
+        found: list[tuple[int, npt.NDArray[np.int64], F32]] = []
+        for position, (_kind, all_vecs, all_ids, all_users, has_dead, mixed_users, reducer, reduced) in enumerate(
+            snapshot
+        ):
             if all_vecs.shape[0] == 0:
                 continue
             if reducer is not None and reduced is not None and only_array is None:
@@ -198,9 +202,22 @@ class MatrixMirror:
             if take <= 0:
                 continue
             top = np.argpartition(-sims, take - 1)[:take]
-            results.extend((int(ids[i]), kind, float(sims[i])) for i in top if sims[i] > -np.inf)
-        results.sort(key=lambda r: -r[2])
-        return results[:k]
+            top_sims = sims[top]
+            keep = top_sims > -np.inf
+            found.append((position, ids[top][keep], top_sims[keep]))
+        if not found:
+            return []
+        kinds_found = np.concatenate([np.full(len(f[1]), f[0], dtype=np.int32) for f in found])
+        ids_found = np.concatenate([f[1] for f in found])
+        sims_found = np.concatenate([f[2] for f in found])
+        order = np.argsort(-sims_found, kind="stable")[:k]
+        names = [entry[0] for entry in snapshot]
+        return [
+            (object_id, names[position], similarity)
+            for object_id, position, similarity in zip(
+                ids_found[order].tolist(), kinds_found[order].tolist(), sims_found[order].tolist(), strict=True
+            )
+        ]
 
     def similarities(self, query: F32, object_ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of ``object_ids`` that has a vector."""

@@ -96,6 +96,21 @@ def test_keyword_channel_searches_each_rewrite(vault: Vault) -> None:
     assert keyword_channel(vault.store, channel_input(vault, rewritten))[0] == ("event", brahms)
 
 
+def test_a_word_that_just_arrived_is_searchable_at_once_and_counts_are_remembered(vault: Vault) -> None:
+    """Document counts steer which words are searched; they are remembered, but never a word's absence."""
+    from engine.recall.channels import _frequencies, search_terms
+
+    question = analysis("who is Zorblax", keywords=("Zorblax",))
+    assert keyword_channel(vault.store, channel_input(vault, question)) == []  # not in the vault yet
+    (turn,) = ingest(vault, "c", ("2024-05-01T10:00:00Z", "My new kitten is called Zorblax."))
+    assert keyword_channel(vault.store, channel_input(vault, question))[0] == ("event", turn)
+    remembered = _frequencies(vault.store)._seen
+    assert remembered[("events_fts_vocab", "zorblax")][1] == 1
+    # a remembered count is used as it is, without reading the index again
+    remembered[("events_fts_vocab", "zorblax")] = (remembered[("events_fts_vocab", "zorblax")][0], 10**6)
+    assert search_terms(vault.store, "events_fts_vocab", ["Zorblax"]) == []  # "everywhere": not worth a search
+
+
 def test_merge_rankings_prefers_agreement_and_keeps_the_question_first_on_ties() -> None:
     question = [("event", 1), ("event", 2), ("event", 3)]
     rewrite = [("event", 3), ("event", 4)]
