@@ -41,12 +41,10 @@ from engine.recall.channels import (
     Key,
     fact_keyword_channel,
     keyword_channel,
-    merge_rankings,
     predicate_channel,
     profile_channel,
     temporal_channel,
     vector_channel,
-    vector_search,
 )
 from engine.recall.documents import DocumentRoute, DocumentRouter
 from engine.recall.gate import FairGate, default_slots
@@ -100,6 +98,21 @@ RERANK_SIMILARITY = 1.0
 ADVICE_BOOST = 1.3
 
 
+@dataclass(frozen=True, slots=True)
+class _Question:
+    """A recall request understood: what :meth:`Recall._rank` works from."""
+
+    request: RecallRequest
+    limit: int
+    budget: int
+    reference: datetime
+    analysis: QueryAnalysis
+    query_vector: Any
+    rewrite_vectors: tuple[Any, ...]
+    timings: dict[str, float]
+    started: float
+
+
 @dataclass(slots=True)
 class Anchor:
     """One unit of evidence in the ranking, with everything that contributed to it."""
@@ -141,71 +154,78 @@ class Recall:
 
     # -- the request -------------------------------------------------------------------------------------------
     def recall(self, request: RecallRequest) -> RecallResult:
-        """Answer one recall request (a few at a time, the rest in arrival order: see :mod:`engine.recall.gate`)."""
-        with self._gate as gate:
-            return self._recall(request, _INLINE if gate.inside > 1 else self._pool)
+        """Answer one recall request.
 
-    def _recall(self, request: RecallRequest, pool: Executor) -> RecallResult:
-        """One recall, its channels run on ``pool``.
+        Understanding the question (embedding it, analysing it — either may wait on a model) happens as soon as it
+        arrives; the ranking after it runs a few recalls at a time, the rest in arrival order (see
+        :mod:`engine.recall.gate`), so a recall waiting on a model never holds up the others.
+        """
+        question = self._understand(request)
+        with self._gate as gate:
+            return self._rank(question, _INLINE if gate.inside > 1 else self._pool)
+
+    def _understand(self, request: RecallRequest) -> _Question:
+        """Validate, embed and analyse the question."""
+        t_start = time.perf_counter()
+        timings: dict[str, float] = {}
+        settings = self._settings()
+        req = _validated(request)
+        limit = req.limit or settings.recall.limit
+        reference = parse_datetime(req.reference_time) if req.reference_time is not None else datetime.now(UTC)
+
+        t0 = time.perf_counter()
+        query_vector = self._embedder.embed([req.query])[0] if req.query.strip() else None
+        timings["embed"] = _ms(t0)
+        t0 = time.perf_counter()
+        analysis = self._analyzer.analyse(
+            req.query,
+            reference_time=reference,
+            known_subjects=self._known_subjects(req.user_id),
+            query_vector=query_vector,
+            llm=self._llm(),
+            llm_timeout_s=settings.llm.query_timeout_s,
+        )
+        timings["analyse"] = _ms(t0)
+        rewrite_vectors: tuple[Any, ...] = ()
+        if len(analysis.used_queries) > 1:
+            t0 = time.perf_counter()
+            rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
+            timings["embed"] += _ms(t0)
+        return _Question(
+            req,
+            limit,
+            req.token_budget or settings.recall.token_budget,
+            reference,
+            analysis,
+            query_vector,
+            rewrite_vectors,
+            timings,
+            t_start,
+        )
+
+    def _rank(self, question: _Question, pool: Executor) -> RecallResult:
+        """Rank and assemble the answer, the channels run on ``pool``.
 
         The channels run side by side only when this is the one recall under way: that cuts an idle request's
         latency by a third, while under concurrent requests the cores are already busy and the hand-offs between
         threads (each contending for the interpreter lock) cost more than the overlap gains — the channels then run
         one after another on the request's own thread.
         """
-        t_start = time.perf_counter()
-        timings: dict[str, float] = {}
-        settings = self._settings()
-        req = _validated(request)
-        limit = req.limit or settings.recall.limit
-        budget = req.token_budget or settings.recall.token_budget
-        reference = parse_datetime(req.reference_time) if req.reference_time is not None else datetime.now(UTC)
-
-        t0 = time.perf_counter()
-        query_vector = self._embedder.embed([req.query])[0] if req.query.strip() else None
-        timings["embed"] = _ms(t0)
-        depth = max(30, limit * 3)
-        # the vector scan is the single largest cost and needs only the query vector: start it before analysis,
-        # as deep as the rule mode asks (a model that turns a question indirect adds its rewrites' scans instead)
-        early_widen = INDIRECT_WIDEN if QueryAnalyzer.mode_of(req.query.strip()) == "indirect" else 1
-        early = ChannelInput(
-            _bare_analysis(req.query),
-            req.user_id,
-            req.project_id,
-            req.conversation_id,
-            query_vector,
-            depth * early_widen,
-        )
-        vector_job = pool.submit(_timed, lambda: vector_channel(self._store, self._vectors, early, KINDS))
-        t0 = time.perf_counter()
-        llm = self._llm()
-        analysis = self._analyzer.analyse(
-            req.query,
-            reference_time=reference,
-            known_subjects=self._known_subjects(req.user_id),
-            query_vector=query_vector,
-            llm=llm,
-            llm_timeout_s=settings.llm.query_timeout_s,
-        )
-        timings["analyse"] = _ms(t0)
-
+        req, limit, budget, reference = question.request, question.limit, question.budget, question.reference
+        analysis, query_vector, rewrite_vectors = question.analysis, question.query_vector, question.rewrite_vectors
+        timings = question.timings
         widen = INDIRECT_WIDEN if analysis.mode == "indirect" else 1
-        rewrite_vectors: tuple[Any, ...] = ()
-        if len(analysis.used_queries) > 1:
-            t0 = time.perf_counter()
-            rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
-            timings["embed"] += _ms(t0)
         ci = ChannelInput(
             analysis,
             req.user_id,
             req.project_id,
             req.conversation_id,
             query_vector,
-            depth * widen,
+            max(30, limit * 3) * widen,
             rewrite_vectors,
         )
         t0 = time.perf_counter()
-        ranked, reports, route = self._run_channels(ci, req, vector_job, pool)
+        ranked, reports, route = self._run_channels(ci, req, pool)
         timings["channels"] = _ms(t0)
 
         t0 = time.perf_counter()
@@ -253,16 +273,18 @@ class Recall:
             degraded=bool(analysis.notes) or route.degraded,
             notes=analysis.notes,
         )
-        timings["total"] = _ms(t_start)
+        timings["total"] = _ms(question.started)
         result = assemble.result(result_parts, routing, timings)
         self._record_usage(result)
         return result
 
     # -- channels ----------------------------------------------------------------------------------------------
     def _run_channels(
-        self, ci: ChannelInput, req: RecallRequest, vector_job: Future[tuple[list[Key], float]], pool: Executor
+        self, ci: ChannelInput, req: RecallRequest, pool: Executor
     ) -> tuple[dict[str, list[Key]], dict[str, ChannelReport], DocumentRoute]:
         jobs: dict[str, Callable[[], list[Key]]] = {
+            # the vector scan is the largest single cost: first, so that side by side it starts first
+            "vector": lambda: vector_channel(self._store, self._vectors, ci, KINDS),
             "predicate": lambda: predicate_channel(self._store, ci),
             "profile": lambda: profile_channel(self._store, ci),
             "keyword": lambda: keyword_channel(self._store, ci),
@@ -277,21 +299,11 @@ class Recall:
 
         jobs["documents"] = documents
         futures = {name: pool.submit(_timed, fn) for name, fn in jobs.items()}
-        rewrites = (
-            pool.submit(
-                _timed, lambda: [vector_search(self._store, self._vectors, ci, v, KINDS) for v in ci.rewrite_vectors]
-            )
-            if ci.rewrite_vectors
-            else None
-        )
-        futures["vector"] = vector_job
         ranked: dict[str, list[Key]] = {}
         reports: dict[str, ChannelReport] = {}
         for name, future in futures.items():
             try:
                 keys, ms = future.result(timeout=10)
-                if name == "vector":
-                    keys, ms = self._with_rewrites(keys[: ci.depth], ms, rewrites, ci.depth)
             except VaultError:
                 raise  # a bad request (e.g. an unknown document_id) is the caller's to see
             except Exception as exc:
@@ -302,16 +314,6 @@ class Recall:
             ranked[name] = keys
             reports[name] = ChannelReport(ran, len(keys), ms)
         return ranked, reports, route_box[0]
-
-    @staticmethod
-    def _with_rewrites(
-        keys: list[Key], ms: float, rewrites: Future[tuple[list[list[Key]], float]] | None, depth: int
-    ) -> tuple[list[Key], float]:
-        """The question's vector ranking merged with its rewrites' (searched concurrently with the others)."""
-        if rewrites is None:
-            return keys, ms
-        lists, rewrite_ms = rewrites.result(timeout=10)
-        return merge_rankings([keys, *lists], depth), round(ms + rewrite_ms, 3)
 
     # -- fusion and weights ------------------------------------------------------------------------------------
     def _hydrate(self, q: Reader, scores: dict[Key, float], pinned: tuple[Key, ...]) -> dict[str, dict[int, Any]]:
@@ -375,24 +377,6 @@ class Recall:
                 self._submit(lambda tx: record_access(tx, selected))
             except Exception:
                 log.warning("recording recall usage failed")
-
-
-def _bare_analysis(query: str) -> QueryAnalysis:
-    """A stand-in analysis for channels that need only the query text (the early vector scan)."""
-    return QueryAnalysis(
-        query=query,
-        mode="direct",
-        predicates=(),
-        subjects=(),
-        subject_ids=(),
-        temporal=None,
-        asks_when=False,
-        keywords=(),
-        section=None,
-        section_document=None,
-        used_queries=(query,),
-        engine="rules",
-    )
 
 
 def _fuse(ranked: dict[str, list[Key]], weights: dict[str, float]) -> tuple[dict[Key, float], dict[Key, set[str]]]:

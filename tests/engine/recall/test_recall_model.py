@@ -150,3 +150,36 @@ def test_the_model_turning_a_question_indirect_expands_it(tmp_path: Path, fake_o
         assert profile.ran and profile.hits == 2, "the owner's preferences and habits join the pool"
     finally:
         vault.close()
+
+
+def test_recalls_waiting_on_the_model_do_not_hold_up_each_other(tmp_path: Path, fake_ollama: FakeOllama) -> None:
+    """Only the ranking after the analysis runs a few recalls at a time (engine/recall/gate.py): six recalls whose
+    analysis each waits 1.5 s on the model finish together, not in rounds of two."""
+    import threading
+
+    fake_ollama.on_chat(analysis_reply)
+    settings = fake_ollama.settings(
+        {"llm.provider": "ollama", "embedder.provider": "hashing", "llm.query_timeout_s": 5.0}
+    )
+    vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
+    try:
+        vault.ingest_event(EventIn(conversation_id="c", content="I take violin lessons on Mondays."))
+        fake_ollama.delay(1.5, path="/api/chat")
+        results: list[Any] = []
+
+        def ask(n: int) -> None:
+            results.append(vault.recall(RecallRequest(conversation_id="c", query=f"what could I practise {n}?")))
+
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(6)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        assert len(results) == 6
+        assert all(r.routing.engine == "ollama:llama3.2" for r in results)  # each waited for the model's answer
+        assert elapsed < 3.5, f"{elapsed:.1f} s: recalls waited for each other's model calls"
+    finally:
+        fake_ollama.delay(0)
+        vault.close()
