@@ -1,4 +1,4 @@
-"""Recall: analyse, run the channels concurrently, fuse, assemble (DESIGN §5).
+"""Recall: analyse, run the channels (side by side when the recall is alone), fuse, assemble (DESIGN §5).
 
 Ranking works on *anchors*: a fact extracted from a turn and the turn itself are one piece of evidence, so they
 share an anchor (the turn) and compete for one place in the ranking instead of two.  An anchor's block shows its
