@@ -160,3 +160,16 @@ def test_documents_that_mention_a_subject_are_listed_and_open_at_the_first_menti
         lambda: getattr(pane.sections.item(pane.section_view.currentIndex()), "id", None) == mention.first_span_id,
         timeout=5000,
     )
+
+
+def test_a_change_arriving_while_another_subject_loads_does_not_bring_back_the_previous_one(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    _window, view = _open(window_for, chat_vault, qtbot)
+    assert view.detail is not None and view.detail.subject.kind == "owner"
+    select_only_row(view.table, _names(view).index("Anna"))
+    # what a memory change does (through the refresh throttle) before Anna's detail has arrived
+    view._reload_detail()
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.subject.name == "Anna", timeout=5000)
+    qtbot.wait(200)  # nothing still on its way replaces it
+    assert view.detail is not None and view.detail.subject.name == "Anna"

@@ -165,6 +165,7 @@ class SubjectsView(QWidget):
         self._list_loading = False
         self._list_stale = False
         self._detail_generation = 0
+        self._detail_wanted: int | None = None  # the subject whose detail was last asked for
         self._pending_subject: int | None = None
         self.detail: SubjectDetail | None = None
         self.dialog: QDialog | None = None
@@ -363,12 +364,15 @@ class SubjectsView(QWidget):
             self._load_detail(chosen.id)
 
     def _reload_detail(self) -> None:
-        if self.detail is not None:
-            self._load_detail(self.detail.subject.id)
+        # the subject last asked for, not the one on screen: a change arriving while another subject's detail is
+        # on its way must not load the previous one again over it
+        if self._detail_wanted is not None:
+            self._load_detail(self._detail_wanted)
         elif self.selected_ids():
             self._load_detail(self.selected_ids()[-1])
 
     def _load_detail(self, subject_id: int) -> None:
+        self._detail_wanted = subject_id
         self._detail_generation += 1
         generation = self._detail_generation
         self._runner.read(
@@ -383,6 +387,7 @@ class SubjectsView(QWidget):
     def _show_detail(self, detail: SubjectDetail | None) -> None:
         self.detail = detail
         if detail is None:
+            self._detail_wanted = None
             self.name_label.setText("Nobody chosen")
             self.about_label.setText("People, projects and topics appear here as memories mention them.")
             for model in (self.truth_model, self.mentions_model, self.documents_model, self.neighbours_model):
