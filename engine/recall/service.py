@@ -207,9 +207,9 @@ class Recall:
         """Rank and assemble the answer, the channels run on ``pool``.
 
         The channels run side by side only when this is the one recall under way: that cuts an idle request's
-        latency by a third, while under concurrent requests the cores are already busy and the hand-offs between
-        threads (each contending for the interpreter lock) cost more than the overlap gains — the channels then run
-        one after another on the request's own thread.
+        latency by a fifth to a quarter, while under concurrent requests the cores are already busy and the
+        hand-offs between threads (each contending for the interpreter lock) cost more than the overlap gains — the
+        channels then run one after another on the request's own thread.
         """
         req, limit, budget, reference = question.request, question.limit, question.budget, question.reference
         analysis, query_vector, rewrite_vectors = question.analysis, question.query_vector, question.rewrite_vectors
