@@ -161,7 +161,9 @@ class Recall:
         :mod:`engine.recall.gate`), so a recall waiting on a model never holds up the others.
         """
         question = self._understand(request)
+        t0 = time.perf_counter()
         with self._gate as gate:
+            question.timings["queued"] = _ms(t0)  # waiting for a slot: part of "total", in no stage
             return self._rank(question, _INLINE if gate.inside > 1 else self._pool)
 
     def _understand(self, request: RecallRequest) -> _Question:

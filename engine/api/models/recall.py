@@ -83,7 +83,15 @@ _RESULT_EXAMPLE: dict[str, Any] = {
     "working_memory": [],
     "documents": [],
     "routing": _ROUTING_EXAMPLE,
-    "timings_ms": {"embed": 0.2, "analyse": 3.1, "channels": 9.4, "total": 15.0},
+    "timings_ms": {
+        "embed": 0.2,
+        "analyse": 3.1,
+        "queued": 0.0,
+        "channels": 9.4,
+        "fuse": 1.8,
+        "assemble": 0.5,
+        "total": 15.0,
+    },
 }
 _COMPACT_EXAMPLE: dict[str, Any] = {
     "kind": "fact",
@@ -297,7 +305,10 @@ class RecallOut(ResponseModel):
         description="Document blocks (sections, spans, distillations) for document questions."
     )
     routing: RoutingOut = Field(description="How the query was understood and served.")
-    timings_ms: dict[str, float] = Field(description="Time per recall stage, in milliseconds.")
+    timings_ms: dict[str, float] = Field(
+        description="Time per recall stage, in milliseconds: embed, analyse, queued (waiting for its turn behind "
+        "other recalls), channels, fuse, assemble, and the total."
+    )
 
 
 class CompactBlockOut(ResponseModel):

@@ -52,7 +52,9 @@ def test_result_has_the_documented_shape(seeded: Vault) -> None:
     for report in r.routing.channels.values():
         assert report.ms >= 0 and report.hits >= 0
     assert r.routing.strategy == "LOCAL" and r.routing.engine == "rules"
-    assert {"embed", "analyse", "channels", "fuse", "assemble", "total"} <= set(r.timings_ms)
+    assert {"embed", "analyse", "queued", "channels", "fuse", "assemble", "total"} <= set(r.timings_ms)
+    stages = sum(r.timings_ms[k] for k in ("embed", "analyse", "queued", "channels", "fuse", "assemble"))
+    assert r.timings_ms["total"] >= stages - 0.01
 
 
 @pytest.mark.parametrize(
