@@ -183,10 +183,9 @@ class _DocFrequencies:
                 if len(self._seen) > self.MAX_TERMS:
                     self._seen.clear()
                 for term, count in found.items():
-                    if count > 0:
-                        self._seen[(vocab, term)] = (now, count)
-            known.update(found)
-        return {term: count for term, count in known.items() if count > 0}
+                    self._seen[(vocab, term)] = (now, count)
+            known.update(found)  # fts5vocab lists only terms that occur: every count here is positive
+        return known
 
 
 _FREQUENCIES: weakref.WeakKeyDictionary[Any, _DocFrequencies] = weakref.WeakKeyDictionary()

@@ -30,27 +30,26 @@ class FairGate:
     def __init__(self, slots: int) -> None:
         if slots < 1:
             raise ValueError("a gate needs at least one slot")
-        self._free = slots
+        self._slots = slots
+        self._free = slots  # a slot handed straight to a waiter never becomes free: holders = slots - free
         self._lock = threading.Lock()
         self._line: deque[threading.Lock] = deque()
-        self._inside = 0
 
     @property
     def inside(self) -> int:
         """How many hold a slot now (a snapshot: it may change right after)."""
-        return self._inside
+        return self._slots - self._free
 
     def __enter__(self) -> FairGate:
         with self._lock:
             if self._free > 0 and not self._line:
                 self._free -= 1
-                self._inside += 1
                 return self
             ticket = threading.Lock()
             ticket.acquire()
             self._line.append(ticket)
         try:
-            ticket.acquire()  # released by the holder who hands this waiter its slot (``_inside`` stays counted)
+            ticket.acquire()  # released by the holder who hands this waiter its slot
         except BaseException:  # interrupted while waiting: leave the line, or pass on a slot already handed over
             with self._lock:
                 if ticket in self._line:
@@ -68,4 +67,3 @@ class FairGate:
                 self._line.popleft().release()  # the slot passes straight to the first in line
             else:
                 self._free += 1
-                self._inside -= 1
