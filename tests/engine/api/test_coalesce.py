@@ -32,8 +32,17 @@ class Gated:
         monkeypatch.setattr(vault, "submit_events", self.submit)
         monkeypatch.setattr(vault, "submit_event", self.one)
         assert vault.store.writer is not None
-        self.held = vault.store.writer.submit(lambda tx: self.gate.wait(10))
+        running = threading.Event()
+
+        def hold(_tx: Any) -> bool:
+            running.set()
+            return self.gate.wait(10)
+
         self.commits_before = vault.store.writer.commits
+        self.held = vault.store.writer.submit(hold)
+        # the writer has taken the holding write into a transaction of its own: what is sent from here on cannot
+        # join it (taken later, it would share one transaction with the first events sent)
+        assert running.wait(10)
 
     def submit(self, events: Sequence[EventIn]) -> Any:
         self.calls.append(("batch", len(events)))
