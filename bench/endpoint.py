@@ -180,7 +180,7 @@ def machine_busy_s() -> float | None:
 class Server:
     """``python -m app serve --vault DIR --port 0`` as a child process, its stderr read on a thread."""
 
-    def __init__(self, vault_dir: Path, home: Path, embedder: str) -> None:
+    def __init__(self, vault_dir: Path, home: Path, embedder: str, recall_processes: int | None = None) -> None:
         self.vault_dir = vault_dir
         env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
         env.update(
@@ -193,6 +193,8 @@ class Server:
             NO_COLOR="1",
             COLUMNS="200",
         )
+        if recall_processes is not None:
+            env["CAIRN_RECALL_PROCESSES"] = str(recall_processes)
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--vault", str(vault_dir), "--port", "0"],
@@ -232,12 +234,18 @@ class Server:
         return time.monotonic() - self.started
 
     def cpu_s(self) -> float | None:
-        """CPU seconds the server process has used (user + system), or None where /proc is missing."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
+        """CPU seconds the server has used (user + system), its recall helper processes included; None where /proc
+        is missing."""
+        own = _proc_stat(self.proc.pid)
+        if own is None:
             return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = own[1]
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and entry.name != str(self.proc.pid):
+                stat = _proc_stat(int(entry.name))
+                if stat is not None and stat[0] == self.proc.pid:
+                    total += stat[1]
+        return total / os.sysconf("SC_CLK_TCK")
 
     def stop(self, timeout: float = 60.0) -> float:
         """SIGTERM (a clean stop: running jobs finish, the writer drains); SIGKILL after ``timeout``."""
@@ -255,8 +263,19 @@ class Server:
         return time.monotonic() - t0
 
 
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """``(parent pid, CPU ticks used)`` of a live process, from ``/proc``; None when it is gone (or no ``/proc``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), int(fields[11]) + int(fields[12])
+
+
 @contextlib.contextmanager
-def served_copy(source: Path, embedder: str, startup_cap_s: float) -> Iterator[tuple[Server, dict[str, float]]]:
+def served_copy(
+    source: Path, embedder: str, startup_cap_s: float, recall_processes: int | None = None
+) -> Iterator[tuple[Server, dict[str, float]]]:
     """Copy the cached vault to a temp folder and serve it; the copy is removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="cairn-bench-endpoint-") as tmp:
         vault_dir = Path(tmp) / "vault"
@@ -266,7 +285,7 @@ def served_copy(source: Path, embedder: str, startup_cap_s: float) -> Iterator[t
             if (source / name).exists():
                 shutil.copyfile(source / name, vault_dir / name)
         timings = {"copy_s": round(time.monotonic() - t0, 2)}
-        server = Server(vault_dir, Path(tmp) / "home", embedder)
+        server = Server(vault_dir, Path(tmp) / "home", embedder, recall_processes)
         try:
             timings["address_s"] = round(server.wait_for_address(startup_cap_s), 2)
             yield server, timings
@@ -667,6 +686,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recovery-cap", type=float, default=None, help="seconds the recovery probe runs at most")
     parser.add_argument("--settle-cap", type=float, default=None, help="seconds to wait for a quiet server")
     parser.add_argument("--startup-cap", type=float, default=None, help="seconds for start-up (mirror load)")
+    parser.add_argument(
+        "--recall-processes", type=int, default=None, help="[recall] processes of the server (default: its automatic)"
+    )
     parser.add_argument("--max-requests", type=int, default=100_000, help="requests per phase at most")
     parser.add_argument("--quick", action="store_true", help="small vault (2k facts), ~2 s phases: a smoke test")
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / "out")
@@ -696,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     folder, info = cached_vault(args)
     workload = Workload(vault_names(folder), seed=7)
     load_average = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    with served_copy(folder, args.embedder, args.startup_cap) as (server, timings):
+    with served_copy(folder, args.embedder, args.startup_cap, args.recall_processes) as (server, timings):
         results = asyncio.run(measure(server, workload, args))
     results["server"] = timings
     payload: dict[str, Any] = {

@@ -197,6 +197,14 @@ class RecallSettings(_Section):
 
     token_budget: int = Field(1500, ge=100, description="Default size of llm_context in tokens.")
     limit: int = Field(20, ge=1, le=200, description="Default number of ranked items.")
+    processes: int = Field(
+        -1,
+        ge=-1,
+        le=16,
+        description="Helper processes that rank recalls beside the vault's own, so concurrent recalls use every "
+        "core (each holds a copy of the vectors in memory). -1: automatic — one per core (2–4) once the vault holds "
+        "20,000 vectors and the machine has two cores or more; 0: rank in the vault's process only.",
+    )
 
 
 class Settings(_Section):

@@ -49,6 +49,8 @@ from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_rec
 from engine.jobs import JobInfo, JobRunner, JobStats, job_stats, list_jobs, retry_parked
 from engine.lockfile import VaultLock
 from engine.plugin_api import new_plugin_manager
+from engine.recall.gate import default_slots
+from engine.recall.processes import AUTO_MIN_VECTORS, RankerProcesses
 from engine.recall.service import Recall
 from engine.recall.types import RecallRequest, RecallResult
 from engine.recall.usage import decay_sweep
@@ -158,6 +160,7 @@ class Vault:
         )
         self._timer_stop = threading.Event()
         self._timer: threading.Thread | None = None
+        self._starting_helpers = threading.Lock()
 
     # -- lifecycle ------------------------------------------------------------------------------------------------
     @classmethod
@@ -258,6 +261,37 @@ class Vault:
             self._maintain_vectors()
         except Exception:
             log.exception("readying the vector search failed; searches keep using sqlite-vec")
+            return
+        self.start_recall_processes(count)
+
+    def start_recall_processes(self, vectors: int | None = None) -> RankerProcesses | None:
+        """Start the helper processes that rank recalls, if ``[recall] processes`` asks for them.
+
+        Automatic (-1): one per core, 2–4, when the machine has two cores or more and the vault holds
+        :data:`AUTO_MIN_VECTORS` vectors (``vectors``, default: counted now) — below that a recall is quick enough
+        in this process and the helpers' copies of the vectors would cost memory for nothing.  Only the in-memory
+        sqlite-vec index has copies to hand out; with Chroma, recalls are ranked here.  Returns the helpers (also
+        used by tests and benchmarks, which may then wait until they are ready); the running ones if started.
+        """
+        with self._starting_helpers:
+            running = self._recall.processes
+            if running is not None:
+                return running
+            return self._start_recall_processes(vectors)
+
+    def _start_recall_processes(self, vectors: int | None) -> RankerProcesses | None:
+        wanted = self._settings.recall.processes
+        if wanted == -1:
+            cores = os.cpu_count() or 1
+            if vectors is None:
+                vectors = self.vectors.mirror.count()
+            wanted = default_slots() if cores >= 2 and vectors >= AUTO_MIN_VECTORS else 0
+        if wanted <= 0 or type(self.vectors) is not SqliteVecIndex or self._closed or self.store.writer is None:
+            return None
+        processes = RankerProcesses(self.paths.db, self.vectors, wanted)
+        log.info("recalls ranked in %s helper processes", wanted)
+        self._recall.use_processes(processes)
+        return processes
 
     def _maintain_vectors(self) -> None:
         for stats in self.vectors.maintain():

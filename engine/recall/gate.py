@@ -35,6 +35,16 @@ class FairGate:
         self._lock = threading.Lock()
         self._line: deque[threading.Lock] = deque()
 
+    def widen(self, slots: int) -> None:
+        """Allow up to ``slots`` holders (never fewer than now), letting in those waiting for the new slots."""
+        with self._lock:
+            while self._slots < slots:
+                self._slots += 1
+                if self._line:
+                    self._line.popleft().release()
+                else:
+                    self._free += 1
+
     @property
     def inside(self) -> int:
         """How many hold a slot now (a snapshot: it may change right after)."""

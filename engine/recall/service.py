@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
@@ -63,6 +63,9 @@ from engine.store import Reader, Store
 from engine.temporal import parse_datetime
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
+if TYPE_CHECKING:
+    from engine.recall.processes import RankerProcesses
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -99,8 +102,8 @@ ADVICE_BOOST = 1.3
 
 
 @dataclass(frozen=True, slots=True)
-class _Question:
-    """A recall request understood: what :meth:`Recall._rank` works from."""
+class Question:
+    """A recall request understood: what :meth:`Ranker.rank` works from (picklable: it may go to a process)."""
 
     request: RecallRequest
     limit: int
@@ -145,11 +148,17 @@ class Recall:
         self._submit = writer_submit
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
         self._gate = FairGate(default_slots())
-        self.documents = DocumentRouter(store, vectors)
+        self.ranker = Ranker(store, vectors, embedder.model_id)
+        self._processes: RankerProcesses | None = None
+        self._closed = False
         self._subject_cache: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {}
 
     def close(self) -> None:
-        """Stop the channel threads."""
+        """Stop the ranking processes (if any) and the channel threads."""
+        self._closed = True
+        processes, self._processes = self._processes, None
+        if processes is not None:
+            processes.close()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # -- the request -------------------------------------------------------------------------------------------
@@ -164,9 +173,33 @@ class Recall:
         t0 = time.perf_counter()
         with self._gate as gate:
             question.timings["queued"] = _ms(t0)  # waiting for a slot: part of "total", in no stage
-            return self._rank(question, _INLINE if gate.inside > 1 else self._pool)
+            processes = self._processes
+            result = processes.rank(question) if processes is not None else None
+            if result is None:
+                result = self.ranker.rank(question, INLINE if gate.inside > 1 else self._pool)
+            else:
+                result.timings_ms["total"] = _ms(question.started)  # the helper's own clock stopped before sending
+        self._record_usage(result)
+        return result
 
-    def _understand(self, request: RecallRequest) -> _Question:
+    @property
+    def processes(self) -> RankerProcesses | None:
+        """The helper processes ranking recalls, if any."""
+        return self._processes
+
+    def use_processes(self, processes: RankerProcesses | None) -> None:
+        """Rank in helper processes from now on (``None``: in this process again); see :mod:`.processes`."""
+        if processes is not None and self._closed:
+            processes.close()  # the vault closed while they were being started
+            return
+        self._processes = processes
+        if processes is not None:
+            # one more recall than there are helpers ranks here: helpers sit idle while a question and its answer
+            # cross over, and this process has the cycles meanwhile (two helpers + 1 here ranked as many recalls
+            # per second as four helpers, at half the memory)
+            self._gate.widen(processes.size + 1)
+
+    def _understand(self, request: RecallRequest) -> Question:
         """Validate, embed and analyse the question."""
         t_start = time.perf_counter()
         timings: dict[str, float] = {}
@@ -193,7 +226,7 @@ class Recall:
             t0 = time.perf_counter()
             rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
             timings["embed"] += _ms(t0)
-        return _Question(
+        return Question(
             req,
             limit,
             req.token_budget or settings.recall.token_budget,
@@ -205,7 +238,56 @@ class Recall:
             t_start,
         )
 
-    def _rank(self, question: _Question, pool: Executor) -> RecallResult:
+    # -- helpers -----------------------------------------------------------------------------------------------
+    def _known_subjects(self, user_id: str) -> dict[str, int]:
+        """Lower-cased names and aliases → subject id, cached until the user's subjects change."""
+        fingerprint = tuple(
+            self._store.query("SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,))[
+                0
+            ]
+        )
+        cached = self._subject_cache.get(user_id)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        known: dict[str, int] = {}
+        for subject_id, name, aliases in self._store.query(
+            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
+        ):
+            known[str(name).casefold()] = int(subject_id)
+            for alias in json.loads(aliases or "[]"):
+                known.setdefault(str(alias).casefold(), int(subject_id))
+        self._subject_cache[user_id] = (fingerprint, known)
+        return known
+
+    def _record_usage(self, result: RecallResult) -> None:
+        """Count an access for each fact the query itself ranked and injected.
+
+        Background hot facts ride along with every answer whatever was asked; counting them would keep every hot
+        fact fresh forever and the decay sweep could never cool one down.  A hot fact still counts when the query
+        ranked it (then it is among the ranked blocks too).
+        """
+        selected = sorted({b.id for b in result.blocks if b.kind == "fact" and b.meta.get("injected")})
+        if selected:
+            try:
+                self._submit(lambda tx: record_access(tx, selected))
+            except Exception:
+                log.warning("recording recall usage failed")
+
+
+class Ranker:
+    """Ranks an understood question: the channels, fusion, weights and the assembled answer.
+
+    Everything it needs is the store, the vectors and the embedder's name, so that a helper process holding its own
+    read-only copies (:mod:`engine.recall.processes`) ranks exactly as this process would.
+    """
+
+    def __init__(self, store: Store, vectors: SqliteVecIndex, model_id: str) -> None:
+        self._store = store
+        self._vectors = vectors
+        self._model_id = model_id
+        self.documents = DocumentRouter(store, vectors)
+
+    def rank(self, question: Question, pool: Executor) -> RecallResult:
         """Rank and assemble the answer, the channels run on ``pool``.
 
         The channels run side by side only when this is the one recall under way: that cuts an idle request's
@@ -276,9 +358,7 @@ class Recall:
             notes=analysis.notes,
         )
         timings["total"] = _ms(question.started)
-        result = assemble.result(result_parts, routing, timings)
-        self._record_usage(result)
-        return result
+        return assemble.result(result_parts, routing, timings)
 
     # -- channels ----------------------------------------------------------------------------------------------
     def _run_channels(
@@ -342,43 +422,8 @@ class Recall:
         return best
 
     def _vector_weight(self) -> float:
-        lexical = self._embedder.model_id.startswith("hashing")
+        lexical = self._model_id.startswith("hashing")
         return VECTOR_WEIGHT["hashing" if lexical else "semantic"]
-
-    # -- helpers -----------------------------------------------------------------------------------------------
-    def _known_subjects(self, user_id: str) -> dict[str, int]:
-        """Lower-cased names and aliases → subject id, cached until the user's subjects change."""
-        fingerprint = tuple(
-            self._store.query("SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,))[
-                0
-            ]
-        )
-        cached = self._subject_cache.get(user_id)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        known: dict[str, int] = {}
-        for subject_id, name, aliases in self._store.query(
-            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
-        ):
-            known[str(name).casefold()] = int(subject_id)
-            for alias in json.loads(aliases or "[]"):
-                known.setdefault(str(alias).casefold(), int(subject_id))
-        self._subject_cache[user_id] = (fingerprint, known)
-        return known
-
-    def _record_usage(self, result: RecallResult) -> None:
-        """Count an access for each fact the query itself ranked and injected.
-
-        Background hot facts ride along with every answer whatever was asked; counting them would keep every hot
-        fact fresh forever and the decay sweep could never cool one down.  A hot fact still counts when the query
-        ranked it (then it is among the ranked blocks too).
-        """
-        selected = sorted({b.id for b in result.blocks if b.kind == "fact" and b.meta.get("injected")})
-        if selected:
-            try:
-                self._submit(lambda tx: record_access(tx, selected))
-            except Exception:
-                log.warning("recording recall usage failed")
 
 
 def _fuse(ranked: dict[str, list[Key]], weights: dict[str, float]) -> tuple[dict[Key, float], dict[Key, set[str]]]:
@@ -566,7 +611,7 @@ class _Inline(Executor):
         return future
 
 
-_INLINE = _Inline()
+INLINE = _Inline()
 
 
 def _timed(fn: Callable[[], T]) -> tuple[T, float]:

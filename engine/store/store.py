@@ -135,6 +135,21 @@ class Store:
         with self._raw.connection() as conn:
             return list(conn.execute(sql, params if isinstance(params, Mapping) else tuple(params)).fetchall())
 
+    def stream(self, sql: str, params: Sequence[Any] = (), *, batch: int = 4096) -> Iterator[list[Any]]:
+        """Run one read query and yield its rows a batch at a time.
+
+        For reads too large to hold as one list beside what is built from them — loading every vector, say, whose
+        blobs would otherwise double the memory the load needs (and the heap keeps that peak afterwards).  One
+        statement reads one snapshot: rows committed while the stream runs are not among those yielded.
+        """
+        with self._raw.connection() as conn:
+            cursor = conn.execute(sql, tuple(params))
+            try:
+                while rows := cursor.fetchmany(batch):
+                    yield rows
+            finally:
+                cursor.close()
+
     def scalar(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Any:
         """The first column of the first row of a read query, or None."""
         rows = self.query(sql, params)

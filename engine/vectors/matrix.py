@@ -248,12 +248,15 @@ class MatrixMirror:
                 ]
             for kind, vecs in todo:
                 reducer = Reducer.fit(vecs)
-                if reducer is not None and self._install(kind, reducer):
+                if reducer is not None and self.install(kind, reducer):
                     fitted.append(reducer.stats)
         return fitted
 
-    def _install(self, kind: str, reducer: Reducer) -> bool:
-        """Give the current shelf of ``kind`` the first pass ``reducer``, projecting its rows outside the lock."""
+    def install(self, kind: str, reducer: Reducer) -> bool:
+        """Give the current shelf of ``kind`` the first pass ``reducer``, projecting its rows outside the lock.
+
+        Also how a copy of this mirror in another process takes the first pass fitted here (fitting is seconds of
+        CPU; doing it once keeps every copy's candidates, and so its answers, the same)."""
         for _attempt in range(3):
             with self._lock:
                 shelf = self._shelves.get(kind)
@@ -274,6 +277,11 @@ class MatrixMirror:
                 shelf.reducer, shelf.reduced = reducer, reduced
                 return True
         return False
+
+    def reducers(self) -> dict[str, Reducer]:
+        """The fitted first pass of each shelf that has one."""
+        with self._lock:
+            return {kind: s.reducer for kind, s in self._shelves.items() if s.reducer is not None}
 
     def reduced_stats(self) -> dict[str, ReducedStats]:
         """The fitted first pass of each shelf that has one (diagnostics, benchmarks)."""

@@ -8,7 +8,9 @@ replacement is a delete followed by an insert.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import logging
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +20,12 @@ from engine.store.writer import Tx, chunked
 from engine.vectors.base import VectorHit, VectorItem
 from engine.vectors.matrix import MatrixMirror, Row
 from engine.vectors.reduced import ReducedStats
+
+log = logging.getLogger(__name__)
+
+#: What a follower of the index learns, in commit order: ``("upsert", rows)``, ``("delete", object_ids)``,
+#: ``("reload",)`` (re-read everything from the store) or ``("reducers", {kind: Reducer})`` (a first pass fitted).
+VectorChange = tuple[Any, ...]
 
 
 class SqliteVecIndex:
@@ -29,6 +37,28 @@ class SqliteVecIndex:
         self.dim = dim
         self.space_id, self.table = self._ensure_space()
         self.mirror = MatrixMirror(dim)
+        self._followers: list[Callable[[VectorChange], None]] = []
+
+    def follow(self, follower: Callable[[VectorChange], None]) -> Callable[[], None]:
+        """Call ``follower`` with every change the search side learns, in order; returns the way to stop.
+
+        Copies of the mirror in other processes (:mod:`engine.recall.processes`) keep in step this way.  A follower
+        is called on the writer's thread right after COMMIT and must not block.
+        """
+        self._followers.append(follower)
+
+        def stop() -> None:
+            if follower in self._followers:
+                self._followers.remove(follower)
+
+        return stop
+
+    def _tell(self, change: VectorChange) -> None:
+        for follower in list(self._followers):
+            try:
+                follower(change)
+            except Exception:
+                log.exception("a follower of the vector index failed")
 
     def load_mirror(self) -> int:
         """Read every vector of this space into the in-memory mirror; returns how many."""
@@ -37,11 +67,12 @@ class SqliteVecIndex:
             return 0
         count = 0
 
-        def read() -> list[tuple[int, str, str, npt.NDArray[np.float32]]]:
+        def read() -> Iterator[Row]:
             nonlocal count
-            rows = self._store.query(f"SELECT rowid, kind, user_id, embedding FROM {self.table}")
-            count = len(rows)
-            return [(int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)) for r in rows]
+            for rows in self._store.stream(f"SELECT rowid, kind, user_id, embedding FROM {self.table}"):
+                count += len(rows)
+                for r in rows:
+                    yield int(r[0]), str(r[1]), str(r[2]), np.frombuffer(r[3], dtype=np.float32)
 
         self.mirror.rebuild(read)
         return count
@@ -119,19 +150,27 @@ class SqliteVecIndex:
         """After COMMIT: the search side learns the vectors just stored (here the in-memory mirror)."""
         del hashes  # the mirror has no use for them; the Chroma index keeps them to compare with the store
         self.mirror.upsert(rows)
+        self._tell(("upsert", rows))
 
     def _committed_delete(self, object_ids: list[int]) -> None:
         """After COMMIT: the search side forgets the vectors just deleted."""
         self.mirror.delete(object_ids)
+        self._tell(("delete", object_ids))
 
     def maintain(self) -> list[ReducedStats]:
         """Periodic upkeep off the request path: fit the mirror's first pass where a shelf has grown."""
-        return self.mirror.maintain() if self.mirror.loaded else []
+        if not self.mirror.loaded:
+            return []
+        fitted = self.mirror.maintain()
+        if fitted:
+            self._tell(("reducers", self.mirror.reducers()))
+        return fitted
 
     def after_forget(self) -> None:
         """Cascaded deletions bypass :meth:`delete`: rebuild the search side from the store."""
         if self.mirror.loaded:
             self.load_mirror()
+        self._tell(("reload",))
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until searches see every committed write (the mirror is updated at COMMIT: at once)."""

@@ -86,3 +86,26 @@ def test_an_error_inside_frees_the_slot() -> None:
         raise RuntimeError("boom")
     with gate:  # would block forever if the slot were lost
         assert gate.inside == 1
+
+
+def test_widening_lets_in_those_waiting_and_never_narrows() -> None:
+    gate = FairGate(1)
+    gate.__enter__()
+    entered = threading.Event()
+
+    def wait_in_line() -> None:
+        with gate:
+            entered.set()
+
+    waiter = threading.Thread(target=wait_in_line)
+    waiter.start()
+    time.sleep(0.05)
+    assert not entered.is_set(), "one slot, held: the second waits"
+    gate.widen(2)
+    assert entered.wait(5), "the new slot goes to the one waiting"
+    waiter.join(5)
+    gate.widen(1)  # never fewer
+    with gate:
+        assert gate.inside == 2  # the first holder and this one
+    gate.__exit__(None, None, None)
+    assert gate.inside == 0

@@ -157,6 +157,23 @@ def test_snapshot_reads_agree_with_each_other_while_commits_land(vault: Vault) -
         assert store.query("SELECT value FROM meta WHERE key = 'n'") == [("2",)]  # a fresh read sees the commit
 
 
+def test_a_streamed_read_yields_every_row_in_batches_from_one_snapshot(vault: Vault) -> None:
+    store = vault.store
+    keys = [f"stream-{n:03}" for n in range(250)]
+    store.write(lambda tx: tx.executemany("INSERT INTO meta(key, value) VALUES (?, 'x')", [(k,) for k in keys]))
+    batches = store.stream("SELECT key FROM meta WHERE key GLOB 'stream-*' ORDER BY key", batch=100)
+    first = next(batches)
+    # a commit landing mid-stream is not part of it: one statement reads one snapshot
+    store.write(lambda tx: tx.execute("INSERT INTO meta(key, value) VALUES ('stream-999', 'late')"))
+    rest = list(batches)
+    assert [len(b) for b in [first, *rest]] == [100, 100, 50]
+    assert [r[0] for b in [first, *rest] for r in b] == keys
+    with pytest.raises(Exception, match="no such table"):
+        list(store.stream("SELECT * FROM no_such_table"))
+    # the connection went back unharmed: reads go on, and see the late commit
+    assert store.scalar("SELECT COUNT(*) FROM meta WHERE key GLOB 'stream-*'") == 251
+
+
 def test_every_object_table_draws_ids_from_the_registry(vault: Vault) -> None:
     def make(tx):  # type: ignore[no-untyped-def]
         sid = tx.new_id("subject")
