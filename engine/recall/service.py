@@ -167,7 +167,8 @@ class Recall:
 
         Understanding the question (embedding it, analysing it — either may wait on a model) happens as soon as it
         arrives; the ranking after it runs a few recalls at a time, the rest in arrival order (see
-        :mod:`engine.recall.gate`), so a recall waiting on a model never holds up the others.
+        :mod:`engine.recall.gate`), so a recall waiting on a model never holds up the others.  The ranking runs in a
+        helper process when the vault has them (:mod:`engine.recall.processes`), else — or when none can — here.
         """
         question = self._understand(request)
         t0 = time.perf_counter()
@@ -195,8 +196,8 @@ class Recall:
         self._processes = processes
         if processes is not None:
             # one more recall than there are helpers ranks here: helpers sit idle while a question and its answer
-            # cross over, and this process has the cycles meanwhile (two helpers + 1 here ranked as many recalls
-            # per second as four helpers, at half the memory)
+            # cross over, and this process has spare cycles meanwhile (8 threads on the benchmark vault: two helpers
+            # + one here 84–99 recalls/s, two helpers alone ~88; four helpers 98–108/s, for twice the memory)
             self._gate.widen(processes.size + 1)
 
     def _understand(self, request: RecallRequest) -> Question:
