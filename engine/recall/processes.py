@@ -311,11 +311,16 @@ class RankerProcesses:
 def _packed(changes: list[VectorChange]) -> list[VectorChange]:
     """Changes as sent: consecutive upserts merged into one (fewer, larger messages to pickle)."""
     packed: list[VectorChange] = []
+    rows: list[Any] | None = None  # the rows of the upsert being gathered (extended in place: jobs send one at a time)
     for change in changes:
-        if change[0] == "upsert" and packed and packed[-1][0] == "upsert":
-            packed[-1] = ("upsert", [*packed[-1][1], *change[1]])
-        else:
+        if change[0] != "upsert":
             packed.append(change)
+            rows = None
+        elif rows is None:
+            rows = list(change[1])
+            packed.append(("upsert", rows))
+        else:
+            rows.extend(change[1])
     return packed
 
 

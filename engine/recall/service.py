@@ -140,7 +140,6 @@ class Recall:
         writer_submit: Callable[[Callable[[Any], Any]], Future[Any]],
     ) -> None:
         self._store = store
-        self._vectors = vectors
         self._embedder = embedder
         self._analyzer = QueryAnalyzer(catalog, embedder)
         self._settings = settings
