@@ -745,9 +745,17 @@ class Vault:
         return count
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Wait until no job is queued or running and searches see every stored vector; False if ``timeout``
-        passed first."""
+        """Wait until no job is queued or running, searches see every stored vector and the recall usage gathered so
+        far is recorded; False if ``timeout`` passed first."""
         started = time.monotonic()
+        usage = self._recall.flush_usage()
+        if usage is not None:
+            try:
+                usage.result(timeout)
+            except TimeoutError:
+                return False
+            except Exception:
+                log.warning("recording recall usage failed", exc_info=True)
         if not self._runner.wait_idle(timeout):
             return False
         return self.vectors.flush(max(0.0, timeout - (time.monotonic() - started)))

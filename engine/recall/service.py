@@ -58,7 +58,7 @@ from engine.recall.hydrate import (
     load_turns,
 )
 from engine.recall.types import ChannelReport, RecallRequest, RecallResult, Routing
-from engine.recall.usage import record_access
+from engine.recall.usage import UsageRecorder
 from engine.store import Reader, Store
 from engine.temporal import parse_datetime
 from engine.vectors.sqlite_vec import SqliteVecIndex
@@ -144,7 +144,7 @@ class Recall:
         self._analyzer = QueryAnalyzer(catalog, embedder)
         self._settings = settings
         self._llm = llm
-        self._submit = writer_submit
+        self._usage = UsageRecorder(writer_submit)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
         self._gate = FairGate(default_slots())
         self.ranker = Ranker(store, vectors, embedder.model_id)
@@ -153,8 +153,9 @@ class Recall:
         self._subject_cache: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {}
 
     def close(self) -> None:
-        """Stop the ranking processes (if any) and the channel threads."""
+        """Stop the ranking processes (if any) and the channel threads; queue the usage gathered so far."""
         self._closed = True
+        self._usage.close()
         processes, self._processes = self._processes, None
         if processes is not None:
             processes.close()
@@ -266,12 +267,11 @@ class Recall:
         fact fresh forever and the decay sweep could never cool one down.  A hot fact still counts when the query
         ranked it (then it is among the ranked blocks too).
         """
-        selected = sorted({b.id for b in result.blocks if b.kind == "fact" and b.meta.get("injected")})
-        if selected:
-            try:
-                self._submit(lambda tx: record_access(tx, selected))
-            except Exception:
-                log.warning("recording recall usage failed")
+        self._usage.add(b.id for b in result.blocks if b.kind == "fact" and b.meta.get("injected"))
+
+    def flush_usage(self) -> Future[Any] | None:
+        """Queue the usage gathered so far now (it is written within a second anyway); the write's future."""
+        return self._usage.flush()
 
 
 class Ranker:

@@ -228,7 +228,7 @@ def test_usage_is_recorded_and_frequent_use_promotes_to_hot(seeded: Vault) -> No
     fact = next(f for f in seeded.facts() if f.tier == "warm" and f.standing in ("working", "fact"))
     for _ in range(6):
         recall(seeded, fact.object_text)
-    seeded.store.write(lambda tx: None)  # usage is written after the answer; flush the writer
+    assert seeded.wait_idle()  # usage is gathered and written in batches after the answer: record it now
     updated = seeded.facts.get(fact.id)
     assert updated.access_count >= 5 and updated.tier == "hot"
 
