@@ -33,6 +33,7 @@ from engine.api.auth import TokenFile
 from engine.api.coalesce import IngestCoalescer
 from engine.api.errors import install_error_handlers
 from engine.api.fast_ingest import FastIngest
+from engine.api.fast_recall import FastRecall
 from engine.api.guard import Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
 from engine.api.openapi import app_metadata, finish
@@ -60,9 +61,11 @@ class CairnAPI(FastAPI):
         super().__init__(**kwargs)
 
     def build_middleware_stack(self) -> ASGIApp:
-        """Starlette's stack (error handling, exception handlers, routing) inside the guard, with the fast path
-        for single-event ingests (:mod:`engine.api.fast_ingest`) between them."""
-        self.fast_ingest = FastIngest(super().build_middleware_stack(), lambda: self.state.ingest)
+        """Starlette's stack (error handling, exception handlers, routing) inside the guard, with the fast paths
+        for single-event ingests (:mod:`engine.api.fast_ingest`) and recalls (:mod:`engine.api.fast_recall`)
+        between them."""
+        self.fast_recall = FastRecall(super().build_middleware_stack(), lambda: self.state.vault)
+        self.fast_ingest = FastIngest(self.fast_recall, lambda: self.state.ingest)
         return Guard(self.fast_ingest, self.guard_config)
 
     def openapi(self) -> dict[str, Any]:

@@ -41,29 +41,29 @@ class FastIngest:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != INGEST_PATH:
             await self.app(scope, receive, send)
             return
-        body, ended = await _read_body(receive)
+        body, ended = await read_body(receive)
         if not ended:
             return  # the client left, or the guard cut the body off and answered 413 itself
         try:
             event = EventBody.model_validate_json(body).to_event(SOURCE)
         except (PydanticValidationError, ValueError):
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, replay(body, receive), send)
             return
         coalescer: IngestCoalescer = self._coalescer()
         try:
             result = await coalescer.ingest(event)
         except VaultError as exc:
             status, payload, headers = vault_error_answer(exc, "POST", INGEST_PATH)
-            await _answer(send, status, payload, headers)
+            await answer(send, status, payload, headers)
             return
         except Exception as exc:
-            await _answer(send, 500, internal_error_answer(exc, "POST", INGEST_PATH), {})
+            await answer(send, 500, internal_error_answer(exc, "POST", INGEST_PATH), {})
             return
         self.answered += 1
-        await _answer(send, 202, IngestAck.of(result).model_dump_json().encode("utf-8"), {})
+        await answer(send, 202, IngestAck.of(result).model_dump_json().encode("utf-8"), {})
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+async def read_body(receive: Receive) -> tuple[bytes, bool]:
     """The whole request body, and whether it arrived complete (False: a disconnect came first)."""
     chunks: list[bytes] = []
     while True:
@@ -75,7 +75,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
             return b"".join(chunks), True
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` that gives the already-read body once, then whatever the client sends next."""
     sent = False
 
@@ -89,7 +89,8 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-async def _answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:
+async def answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:
+    """Send a complete JSON answer (also used by :mod:`engine.api.fast_recall`)."""
     raw = [
         (b"content-type", JSON_MEDIA_TYPE.encode("ascii")),
         (b"content-length", str(len(payload)).encode("ascii")),

@@ -3,14 +3,19 @@ document strategies, and validation errors that name the field."""
 
 from __future__ import annotations
 
+import typing
 from datetime import datetime
 from typing import Any
 
 import httpx
 import pytest
+from pydantic import TypeAdapter
 
 from engine import Vault
+from engine.api.fast_recall import encode_result
+from engine.api.models.recall import RecallOut
 from engine.events import EventIn
+from engine.recall.types import RecallRequest
 from tests.engine.api.conftest import assert_error, table_counts
 
 RESULT_FIELDS = {
@@ -135,3 +140,50 @@ def test_a_missing_conversation_id_is_named(client: httpx.Client, auth: dict[str
 def test_an_unknown_document_or_collection_is_a_404(client: httpx.Client, auth: dict[str, str], scope: str) -> None:
     error = assert_error(recall(client, auth, query="x", **{scope: 987_654}), 404, "not_found")
     assert error["details"]["id"] == 987_654  # type: ignore[index]
+
+
+def _fast_path_count(client: httpx.Client) -> int:
+    app = typing.cast(Any, client).app
+    app.middleware_stack = app.middleware_stack or app.build_middleware_stack()
+    return int(app.fast_recall.answered)
+
+
+def test_valid_recalls_take_the_fast_path(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
+    vault.extract("I live in Lisbon.", learn=True, conversation_id="chat-r")
+    recall(client, auth, query="warm-up")  # the middleware stack is built on the first request
+    before = _fast_path_count(client)
+    response = recall(client, auth, query="Where do I live?")
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert _fast_path_count(client) == before + 1
+    assert "Lisbon" in response.json()["llm_context"]["text"]
+    # what the fast path does not accept is FastAPI's to answer: no count, the route's 400
+    assert_error(recall(client, auth, query="x", limit=0), 400)
+    assert _fast_path_count(client) == before + 1
+    # an engine error found on the fast path is answered as the route answers it
+    error = assert_error(recall(client, auth, query="x", document_id=987_654), 404, "not_found")
+    assert error["details"]["id"] == 987_654  # type: ignore[index]
+
+
+def test_the_fast_paths_json_is_the_response_models_json(vault: Vault) -> None:
+    """The fast path encodes the engine's result directly; byte for byte what the route's ``RecallOut`` writes,
+    for an answer with facts, evidence, a time window, history, working memory and document blocks."""
+    vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
+    vault.ingest_event(EventIn(conversation_id="chat-r", content="Last week I went sailing with Ana."))
+    vault.documents.upload(name="harbour.md", text="# Boats\n\nThe ferry leaves at nine.\n\n# Fees\n\nMooring is free.")
+    assert vault.wait_idle(30)
+    adapter = TypeAdapter(RecallOut)
+    seen: set[str] = set()
+    for query in ("Where do I live?", "What did I do last week?", "When does the ferry leave?"):
+        result = vault.recall(
+            RecallRequest(conversation_id="chat-r", query=query, reference_time="2026-03-10T12:00:00Z")
+        )
+        assert encode_result(result) == adapter.dump_json(RecallOut.of(result))
+        seen.update(b.kind for b in result.blocks)
+        present = {
+            "evidence": any(b.evidence for b in result.blocks),
+            "window": result.routing.temporal_range is not None,
+            "history": bool(result.conversation_history),
+            "working": bool(result.working_memory),
+        }
+        seen.update(name for name, there in present.items() if there)
+    assert {"fact", "span", "evidence", "window", "history", "working"} <= seen, seen
