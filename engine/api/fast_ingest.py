@@ -9,7 +9,9 @@ the FastAPI route does — validate the body as :class:`~engine.api.models.event
 
 Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
 not a valid event (FastAPI's 400 names the field), any other path or method.  The route stays declared in FastAPI,
-so the OpenAPI document describes it, and engine errors are answered with the same handler output.
+so the OpenAPI document describes it, and engine errors are answered with the same handler output.  What every
+such fast path shares (the path test, reading and replaying the body, the error answers) is :class:`FastPath`;
+:mod:`engine.api.fast_recall` is the other one.
 """
 
 from __future__ import annotations
@@ -24,43 +26,77 @@ from engine.api.errors import JSON_MEDIA_TYPE, internal_error_answer, vault_erro
 from engine.api.models.events import EventBody, IngestAck
 from engine.api.routes.ingest import SOURCE
 from engine.errors import VaultError
+from engine.events import EventIn
 
 INGEST_PATH = "/v6/ingest"
 
 
-class FastIngest:
-    """ASGI middleware: the fast path for valid single-event ingests (see the module docstring)."""
+class FastPath:
+    """ASGI middleware answering one ``POST`` route itself for the bodies its request model accepts.
 
-    def __init__(self, app: ASGIApp, coalescer: Any) -> None:
+    Subclasses say which path (:attr:`path`), how a body becomes the engine's request (:meth:`parse`: a pydantic
+    or value error sends the request, body replayed, to FastAPI, whose 400 names the field) and what answers it
+    (:meth:`handle`).  Engine errors are answered as the routes answer them.
+    """
+
+    path = ""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        #: A zero-argument callable returning the app's coalescer (it is created after the middleware stack).
-        self._coalescer = coalescer
         self.answered = 0  # requests answered here (for tests and the load benchmark)
 
+    def parse(self, body: bytes) -> Any:
+        """The engine's request for ``body``; raises pydantic's ValidationError or ValueError if it is not one."""
+        raise NotImplementedError
+
+    async def handle(self, request: Any) -> tuple[int, bytes]:
+        """Status and JSON body answering ``request``."""
+        raise NotImplementedError
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != INGEST_PATH:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
         body, ended = await read_body(receive)
         if not ended:
             return  # the client left, or the guard cut the body off and answered 413 itself
         try:
-            event = EventBody.model_validate_json(body).to_event(SOURCE)
+            request = self.parse(body)
         except (PydanticValidationError, ValueError):
             await self.app(scope, replay(body, receive), send)
             return
-        coalescer: IngestCoalescer = self._coalescer()
         try:
-            result = await coalescer.ingest(event)
+            status, payload = await self.handle(request)
         except VaultError as exc:
-            status, payload, headers = vault_error_answer(exc, "POST", INGEST_PATH)
+            status, payload, headers = vault_error_answer(exc, "POST", self.path)
             await answer(send, status, payload, headers)
             return
         except Exception as exc:
-            await answer(send, 500, internal_error_answer(exc, "POST", INGEST_PATH), {})
+            await answer(send, 500, internal_error_answer(exc, "POST", self.path), {})
             return
         self.answered += 1
-        await answer(send, 202, IngestAck.of(result).model_dump_json().encode("utf-8"), {})
+        await answer(send, status, payload, {})
+
+
+class FastIngest(FastPath):
+    """The fast path for valid single-event ingests (see the module docstring)."""
+
+    path = INGEST_PATH
+
+    def __init__(self, app: ASGIApp, coalescer: Any) -> None:
+        super().__init__(app)
+        #: A zero-argument callable returning the app's coalescer (it is created after the middleware stack).
+        self._coalescer = coalescer
+
+    def parse(self, body: bytes) -> EventIn:
+        """The event of a valid single-event body."""
+        return EventBody.model_validate_json(body).to_event(SOURCE)
+
+    async def handle(self, request: EventIn) -> tuple[int, bytes]:
+        """Store the event with the others arriving now; 202 once committed."""
+        coalescer: IngestCoalescer = self._coalescer()
+        result = await coalescer.ingest(request)
+        return 202, IngestAck.of(result).model_dump_json().encode("utf-8")
 
 
 async def read_body(receive: Receive) -> tuple[bytes, bool]:

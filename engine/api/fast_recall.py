@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import TypeAdapter, ValidationError as PydanticValidationError
+from pydantic import TypeAdapter
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
-from engine.api.errors import internal_error_answer, vault_error_answer
-from engine.api.fast_ingest import answer, read_body, replay
+from engine.api.fast_ingest import FastPath
 from engine.api.models.recall import RecallBody
-from engine.errors import VaultError
 from engine.recall.types import RecallRequest, RecallResult
 from engine.vault import Vault
 
@@ -39,41 +37,24 @@ def encode_result(result: RecallResult) -> bytes:
     return _RESULT_JSON.dump_json(result)
 
 
-class FastRecall:
-    """ASGI middleware: the fast path for valid recall requests (see the module docstring)."""
+class FastRecall(FastPath):
+    """The fast path for valid recall requests (see the module docstring)."""
+
+    path = RECALL_PATH
 
     def __init__(self, app: ASGIApp, vault: Callable[[], Vault]) -> None:
-        self.app = app
+        super().__init__(app)
         #: A zero-argument callable returning the app's vault (set on the app's state after the stack is built).
         self._vault = vault
-        self.answered = 0  # requests answered here (for tests)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != RECALL_PATH:
-            await self.app(scope, receive, send)
-            return
-        body, ended = await read_body(receive)
-        if not ended:
-            return  # the client left, or the guard cut the body off and answered 413 itself
-        try:
-            request = RecallBody.model_validate_json(body).to_request()
-        except (PydanticValidationError, ValueError):
-            await self.app(scope, replay(body, receive), send)
-            return
-        vault = self._vault()
-        try:
-            payload = await run_in_threadpool(_recall_json, vault, request)
-        except VaultError as exc:
-            status, error, headers = vault_error_answer(exc, "POST", RECALL_PATH)
-            await answer(send, status, error, headers)
-            return
-        except Exception as exc:
-            await answer(send, 500, internal_error_answer(exc, "POST", RECALL_PATH), {})
-            return
-        self.answered += 1
-        await answer(send, 200, payload, {})
+    def parse(self, body: bytes) -> RecallRequest:
+        """The engine's request for a valid recall body."""
+        return RecallBody.model_validate_json(body).to_request()
+
+    async def handle(self, request: RecallRequest) -> tuple[int, bytes]:
+        """Recall on a worker thread (one hand-off for the recall and its encoding, as the route does)."""
+        return 200, await run_in_threadpool(_recall_json, self._vault(), request)
 
 
 def _recall_json(vault: Vault, request: RecallRequest) -> bytes:
-    # one worker-thread hand-off for the recall and its encoding, as the route does
     return encode_result(vault.recall(request))
