@@ -57,25 +57,25 @@ class FastPath:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
-        body, ended = await read_body(receive)
+        body, ended = await _read_body(receive)
         if not ended:
             return  # the client left, or the guard cut the body off and answered 413 itself
         try:
             request = self.parse(body)
         except (PydanticValidationError, ValueError):
-            await self.app(scope, replay(body, receive), send)
+            await self.app(scope, _replay(body, receive), send)
             return
         try:
             status, payload = await self.handle(request)
         except VaultError as exc:
             status, payload, headers = vault_error_answer(exc, "POST", self.path)
-            await answer(send, status, payload, headers)
+            await _answer(send, status, payload, headers)
             return
         except Exception as exc:
-            await answer(send, 500, internal_error_answer(exc, "POST", self.path), {})
+            await _answer(send, 500, internal_error_answer(exc, "POST", self.path), {})
             return
         self.answered += 1
-        await answer(send, status, payload, {})
+        await _answer(send, status, payload, {})
 
 
 class FastIngest(FastPath):
@@ -99,7 +99,7 @@ class FastIngest(FastPath):
         return 202, IngestAck.of(result).model_dump_json().encode("utf-8")
 
 
-async def read_body(receive: Receive) -> tuple[bytes, bool]:
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
     """The whole request body, and whether it arrived complete (False: a disconnect came first)."""
     chunks: list[bytes] = []
     while True:
@@ -111,7 +111,7 @@ async def read_body(receive: Receive) -> tuple[bytes, bool]:
             return b"".join(chunks), True
 
 
-def replay(body: bytes, receive: Receive) -> Receive:
+def _replay(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` that gives the already-read body once, then whatever the client sends next."""
     sent = False
 
@@ -125,8 +125,7 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-async def answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:
-    """Send a complete JSON answer (also used by :mod:`engine.api.fast_recall`)."""
+async def _answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:
     raw = [
         (b"content-type", JSON_MEDIA_TYPE.encode("ascii")),
         (b"content-length", str(len(payload)).encode("ascii")),
