@@ -16,6 +16,7 @@ Vectors are grouped per kind (fact, event, episode, span, …) so a search pays 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +25,12 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from engine.vectors import postings as sparse
 from engine.vectors.ops import matvec
-from engine.vectors.reduced import MIN_VECTORS, ReducedStats, Reducer
+from engine.vectors.postings import Postings
+from engine.vectors.reduced import MIN_VECTORS, SAMPLE_STEP, ReducedStats, Reducer, top_by_sampled_threshold
+
+log = logging.getLogger(__name__)
 
 F32 = npt.NDArray[np.float32]
 Row = tuple[int, str, str, F32]
@@ -46,6 +51,10 @@ class _Shelf:
     reducer: Reducer | None = None
     reduced: F32 | None = None  # rows projected by ``reducer`` (kept in step with ``vecs``)
     generation: int = 0  # bumped when row numbers change (compaction): a fitted reducer no longer applies
+    postings: Postings | None = None  # exact search for sparse vectors (rows below ``postings.upto``)
+    stale: set[int] = field(default_factory=set)  # rows below ``postings.upto`` rewritten since it was built
+    pending: set[int] | None = None  # rows rewritten since a build in progress read them
+    dense_at: int = 0  # the shelf's size when its vectors were found too dense for postings (retried at twice it)
 
 
 class MatrixMirror:
@@ -59,6 +68,7 @@ class MatrixMirror:
         self._maintaining = threading.Lock()
         self._rebuilding = threading.Lock()
         self._journal: list[_Op] | None = None  # writes seen while a rebuild reads the store
+        self._postings_building = threading.Lock()
         self.loaded = False
 
     # -- writing -------------------------------------------------------------------------------------------------
@@ -77,6 +87,11 @@ class MatrixMirror:
                     row = shelf.n
                     shelf.n += 1
                     shelf.row_of[object_id] = row
+                else:
+                    if shelf.postings is not None and row < shelf.postings.upto:
+                        shelf.stale.add(row)
+                    if shelf.pending is not None:
+                        shelf.pending.add(row)
                 shelf.vecs[row] = vector
                 if shelf.reducer is not None and shelf.reduced is not None:
                     shelf.reduced[row] = shelf.reducer.project_one(np.asarray(vector, dtype=np.float32))
@@ -151,6 +166,8 @@ class MatrixMirror:
     ) -> list[tuple[int, str, float]]:
         """The ``k`` most similar ``(object_id, kind, similarity)``, optionally restricted to ``only`` ids."""
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+        dims = np.flatnonzero(q)
+        wanted = False
         with self._lock:
             user_code = self._users.get(user_id, -2) if user_id is not None else None
             shelves = [(kind, s) for kind, s in self._shelves.items() if kinds is None or kind in kinds]
@@ -164,19 +181,31 @@ class MatrixMirror:
                     user_code is not None and s.user_codes != {user_code},
                     s.reducer,
                     s.reduced[: s.n] if s.reduced is not None else None,
+                    s.postings,
+                    np.fromiter(s.stale, dtype=np.int64, count=len(s.stale)) if s.stale else None,
                 )
                 for kind, s in shelves
             ]
+            wanted = any(self._wants_postings(s) for _kind, s in shelves)
+        if wanted:
+            self._build_postings_soon()
         only_array = np.fromiter(only, dtype=np.int64) if only is not None else None
         # each shelf's best rows are gathered as arrays and merged once: building a tuple per candidate (twice k of
         # them per shelf) and sorting those in Python cost more interpreter time than the scan around it
         found: list[tuple[int, npt.NDArray[np.int64], F32]] = []
-        for position, (_kind, all_vecs, all_ids, all_users, has_dead, mixed_users, reducer, reduced) in enumerate(
-            snapshot
-        ):
-            if all_vecs.shape[0] == 0:
+        for position, entry in enumerate(snapshot):
+            _kind, all_vecs, all_ids, all_users, has_dead, mixed_users, reducer, reduced, postings, stale = entry
+            n = all_vecs.shape[0]
+            if n == 0:
                 continue
-            if reducer is not None and reduced is not None and only_array is None:
+            scan_dims = reducer.projection.shape[1] if reducer is not None and reduced is not None else self.dim
+            if postings is not None and only_array is None and postings.cost(dims) * sparse.ENTRY_COST <= n * scan_dims:
+                rows = self._postings_candidates(
+                    postings, stale, q, dims, all_vecs, all_ids, all_users, has_dead, mixed_users, user_code, k
+                )
+                vecs = np.take(all_vecs, rows, axis=0)
+                ids, users = all_ids[rows], all_users[rows]
+            elif reducer is not None and reduced is not None and only_array is None:
                 # rows in file order, copied with take(): a third cheaper than fancy indexing in random order
                 rows = np.sort(reducer.candidates(reduced, q, k))
                 vecs = np.take(all_vecs, rows, axis=0)
@@ -219,6 +248,105 @@ class MatrixMirror:
             )
         ]
 
+    @staticmethod
+    def _postings_candidates(
+        postings: Postings,
+        stale: npt.NDArray[np.int64] | None,
+        q: F32,
+        dims: npt.NDArray[np.intp],
+        all_vecs: F32,
+        all_ids: npt.NDArray[np.int64],
+        all_users: npt.NDArray[np.int32],
+        has_dead: bool,
+        mixed_users: bool,
+        user_code: int | None,
+        k: int,
+    ) -> npt.NDArray[np.int64]:
+        """The rows holding the best ``2 k`` exact similarities among those the search may return, in file order.
+
+        Postings give every row's exact similarity (rows added or rewritten since they were built are scored
+        directly); the caller rescores these few rows from the vectors, so the similarities it reports are computed
+        exactly as on a shelf without postings.
+        """
+        n = all_vecs.shape[0]
+        upto = min(postings.upto, n)
+        sims = postings.scores(q, dims)[:upto]
+        if n > upto:
+            sims = np.concatenate([sims, matvec(all_vecs[upto:], q)])
+        if stale is not None:
+            stale = stale[stale < n]
+            sims[stale] = matvec(all_vecs[stale], q)
+        if has_dead or mixed_users:
+            mask = all_ids >= 0 if has_dead else None
+            if mixed_users:
+                mine = all_users == user_code
+                mask = mine if mask is None else mask & mine
+            assert mask is not None
+            sims = np.where(mask, sims, -np.inf)
+        wanted = min(n, 2 * k)
+        if wanted >= n:
+            return np.arange(n, dtype=np.int64)
+        rows = top_by_sampled_threshold(sims, wanted) if n >= SAMPLE_STEP * wanted // 2 else None
+        if rows is None:
+            rows = np.argpartition(sims, n - wanted)[n - wanted :].astype(np.int64)
+        return np.sort(rows)
+
+    def _wants_postings(self, shelf: _Shelf) -> bool:
+        """True when ``shelf`` should get postings built, or rebuilt because much was added or rewritten since."""
+        if shelf.n < sparse.MIN_ROWS or (shelf.dense_at and shelf.n < 2 * shelf.dense_at):
+            return False
+        if shelf.postings is None:
+            return True
+        upto = shelf.postings.upto
+        return shelf.n - upto > max(sparse.TAIL_ROWS, upto // 16) or len(shelf.stale) > sparse.TAIL_ROWS
+
+    def _build_postings_soon(self) -> None:
+        """Build the postings the shelves want on a background thread (one at a time), off the request path."""
+        if not self._postings_building.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                self._build_postings()
+            except Exception:  # a failed build leaves the shelves searched as before; the next search retries
+                log.exception("building vector postings failed")
+            finally:
+                self._postings_building.release()
+
+        threading.Thread(target=run, name="vector-postings", daemon=True).start()
+
+    def build_postings(self) -> list[str]:
+        """Build now the postings the shelves want (see :mod:`engine.vectors.postings`); the kinds that got them."""
+        with self._postings_building:
+            return self._build_postings()
+
+    def _build_postings(self) -> list[str]:
+        built: list[str] = []
+        with self._lock:
+            todo = [kind for kind, s in self._shelves.items() if self._wants_postings(s)]
+        for kind in todo:
+            with self._lock:
+                shelf = self._shelves.get(kind)
+                if shelf is None or not self._wants_postings(shelf):
+                    continue
+                generation, upto, vecs = shelf.generation, shelf.n, shelf.vecs
+                shelf.pending = set()
+            if sparse.density(vecs[:upto]) > sparse.MAX_DENSITY:
+                with self._lock:
+                    shelf.dense_at, shelf.pending = upto, None
+                continue
+            postings = Postings.build(vecs, upto)
+            with self._lock:
+                pending, shelf.pending = shelf.pending, None
+                if self._shelves.get(kind) is not shelf or shelf.generation != generation or pending is None:
+                    continue  # replaced or compacted meanwhile: row numbers changed, built again on a later search
+                shelf.postings, shelf.stale = postings, {row for row in pending if row < upto}
+            built.append(kind)
+            log.debug(
+                "vector postings for %s: %s rows, %.1f MB, %.2f s", kind, upto, postings.nbytes / 1e6, postings.build_s
+            )
+        return built
+
     def similarities(self, query: F32, object_ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of ``object_ids`` that has a vector."""
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
@@ -232,7 +360,8 @@ class MatrixMirror:
         return out
 
     def maintain(self) -> list[ReducedStats]:
-        """Fit the reduced first pass of every large shelf that lacks one or outgrew it (off the request path).
+        """Fit the reduced first pass of every large shelf that lacks one or outgrew it, and build the postings of
+        sparse shelves that want them (off the request path).
 
         See :mod:`engine.vectors.reduced`: a shelf gets one only when its measured recall reaches the target.  Calls
         run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed
@@ -250,6 +379,7 @@ class MatrixMirror:
                 reducer = Reducer.fit(vecs)
                 if reducer is not None and self.install(kind, reducer):
                     fitted.append(reducer.stats)
+        self.build_postings()
         return fitted
 
     def install(self, kind: str, reducer: Reducer) -> bool:
@@ -344,5 +474,6 @@ class MatrixMirror:
             shelf.reduced = reduced
         shelf.vecs, shelf.ids, shelf.users, shelf.n, shelf.dead = vecs, ids, users, len(live), 0
         shelf.generation += 1
+        shelf.postings, shelf.stale, shelf.pending = None, set(), None  # row numbers changed: built again later
         shelf.user_codes = {int(u) for u in np.unique(users[: len(live)])}
         shelf.row_of = {int(oid): row for row, oid in enumerate(ids[: len(live)])}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,11 +30,11 @@ TARGET_RECALL = 0.99
 RECALL_K = 30
 #: (fraction of the dimensions kept, first-pass pool); 384-d vectors try 64, 96, 128 and 192 dimensions.
 CHOICES = ((6, 3000), (4, 3000), (3, 3000), (2, 4000))
-#: Every SAMPLE_STEP-th first-pass score estimates the pool's threshold (see :func:`_top_by_sampled_threshold`).
+#: Every SAMPLE_STEP-th first-pass score estimates the pool's threshold (see :func:`top_by_sampled_threshold`).
 SAMPLE_STEP = 16
 
 
-def _top_by_sampled_threshold(coarse: F32, pool: int) -> npt.NDArray[np.int64] | None:
+def top_by_sampled_threshold(coarse: npt.NDArray[np.floating[Any]], pool: int) -> npt.NDArray[np.int64] | None:
     """The rows of the ``pool`` highest scores, found without partitioning all of ``coarse``; None to fall back.
 
     A full ``argpartition`` of 100k scores costs ~0.8 ms per shelf and query, more than the first pass itself.  A
@@ -95,7 +96,7 @@ class Reducer:
         if pool >= n:
             return np.arange(n, dtype=np.int64)
         if n >= SAMPLE_STEP * pool // 2:
-            rows = _top_by_sampled_threshold(coarse, pool)
+            rows = top_by_sampled_threshold(coarse, pool)
             if rows is not None:
                 return rows
         return np.argpartition(coarse, n - pool)[n - pool :].astype(np.int64)

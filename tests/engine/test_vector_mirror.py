@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from engine import Vault
-from engine.vectors import VectorItem
+from engine.ai.embedders import HashingEmbedder
+from engine.vectors import VectorItem, postings as sparse
 from engine.vectors.matrix import MatrixMirror
 from engine.vectors.ops import matvec
-from engine.vectors.reduced import Reducer, _top_by_sampled_threshold
+from engine.vectors.postings import Postings
+from engine.vectors.reduced import Reducer, top_by_sampled_threshold
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -25,6 +28,89 @@ def clustered(n: int, dim: int = 64, clusters: int = 40, seed: int = 1) -> np.nd
     centres = rng.standard_normal((clusters, 16)) @ basis
     labels = rng.integers(0, clusters, n)
     return unit(centres[labels] + 0.35 * rng.standard_normal((n, 16)) @ basis + 0.05 * rng.standard_normal((n, dim)))
+
+
+def hashed(n: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` statements and 40 questions embedded by the built-in hashing embedder (sparse vectors)."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}x{'ab'[i % 2] * (i % 5)}" for i in range(3000)]
+    statements = [" ".join(rng.choice(words, size=int(rng.integers(4, 12)))) for _ in range(n)]
+    questions = [" ".join(rng.choice(words, size=int(rng.integers(2, 6)))) for _ in range(40)]
+    embedder = HashingEmbedder(384)
+    return np.asarray(embedder.embed(statements)), np.asarray(embedder.embed(questions))
+
+
+def test_postings_scores_equal_the_dense_product() -> None:
+    data, questions = hashed(3000)
+    postings = Postings.build(data, 2500)
+    for q in questions[:10]:
+        dims = np.flatnonzero(q)
+        assert np.allclose(postings.scores(q, dims), data[:2500] @ q, atol=1e-5)
+        assert postings.cost(dims) == int(np.count_nonzero(data[:2500][:, dims]))
+
+
+def test_sparse_shelves_are_searched_exactly_through_postings_as_they_change() -> None:
+    """Hashing vectors get postings; every answer is the exact top k, through appends, rewrites, deletes, users and
+    compaction — rows the postings do not yet describe are scored directly."""
+    data, questions = hashed(12_000, seed=2)
+    mirror = MatrixMirror(384)
+    mirror.upsert((i, "event", "alice" if i % 4 else "bob", data[i]) for i in range(9_000))
+    assert mirror.build_postings() == ["event"]
+    shelf = mirror._shelves["event"]
+    assert shelf.postings is not None and shelf.postings.upto == 9_000
+
+    def check(live: dict[int, np.ndarray], user: str | None = None) -> None:
+        ids = np.array(sorted(live))
+        vecs = np.array([live[i] for i in ids])
+        for q in questions:
+            found = mirror.search(q, 15, kinds=["event"], user_id=user)
+            assert len({i for i, _k, _s in found}) == len(found) == 15
+            sims = vecs @ q
+            # the similarities of the dense product's top 15, in order, each from a row that has it
+            assert np.allclose([s for _i, _k, s in found], np.sort(sims)[::-1][:15], atol=1e-5)
+            assert all(abs(float(live[i] @ q) - s) < 1e-5 for i, _k, s in found)
+
+    live = {i: data[i] for i in range(9_000)}
+    check(live)
+    mirror.upsert((i, "event", "alice", data[i]) for i in range(9_000, 10_000))  # a tail the postings lack
+    live.update({i: data[i] for i in range(9_000, 10_000)})
+    check(live)
+    rewritten = {i: data[11_000 + i] for i in range(0, 400, 3)}  # rows below ``upto`` given other vectors
+    mirror.upsert((i, "event", "alice" if i % 4 else "bob", v) for i, v in rewritten.items())
+    live.update(rewritten)
+    assert shelf.stale == set(rewritten)
+    check(live)
+    mirror.delete(range(1, 300, 2))
+    for i in range(1, 300, 2):
+        live.pop(i)
+    check(live)
+    bob = {i: v for i, v in live.items() if i < 9_000 and i % 4 == 0}
+    check(bob, "bob")
+    mirror.delete(range(300, 4_000))  # enough dead rows to compact: row numbers change, postings dropped
+    for i in range(300, 4_000):
+        live.pop(i)
+    assert mirror._shelves["event"].postings is None
+    check(live)  # scanned directly meanwhile (and the search asks for postings to be built again)
+    mirror.build_postings()  # waits for the background build, or builds
+    rebuilt = mirror._shelves["event"].postings
+    assert rebuilt is not None and rebuilt.upto == len(live)
+    check(live)
+
+
+def test_postings_are_built_off_the_request_path_and_only_for_sparse_vectors() -> None:
+    data, questions = hashed(sparse.MIN_ROWS + 100, seed=3)
+    mirror = MatrixMirror(384)
+    mirror.upsert((i, "fact", "u", data[i]) for i in range(len(data)))
+    mirror.search(questions[0], 5)  # asks for them; a background thread builds them
+    for _ in range(200):
+        if mirror._shelves["fact"].postings is not None:
+            break
+        threading.Event().wait(0.05)
+    assert mirror._shelves["fact"].postings is not None
+    dense = MatrixMirror(64)
+    dense.upsert((i, "fact", "u", v) for i, v in enumerate(clustered(sparse.MIN_ROWS + 100)))
+    assert dense.build_postings() == [] and dense._shelves["fact"].postings is None
+    assert dense._shelves["fact"].dense_at == sparse.MIN_ROWS + 100, "not tried again until the shelf doubles"
 
 
 def test_exact_search_matches_numpy_and_filters_by_kind_and_user() -> None:
@@ -62,7 +148,7 @@ def test_sampled_threshold_picks_exactly_the_rows_a_full_partition_picks() -> No
     answered = 0
     for name, scores in shapes.items():
         coarse = scores.astype(np.float32)
-        rows = _top_by_sampled_threshold(coarse, pool)
+        rows = top_by_sampled_threshold(coarse, pool)
         full = np.argpartition(coarse, coarse.size - pool)[coarse.size - pool :]
         if rows is None:
             continue
@@ -74,7 +160,7 @@ def test_sampled_threshold_picks_exactly_the_rows_a_full_partition_picks() -> No
     # the estimated threshold, and it declines rather than return a short pool.
     biased = np.zeros(40_000, dtype=np.float32)
     biased[::16] = 1.0
-    assert _top_by_sampled_threshold(biased, pool) is None
+    assert top_by_sampled_threshold(biased, pool) is None
 
 
 def test_mirror_with_first_pass_returns_the_exact_top_results() -> None:
