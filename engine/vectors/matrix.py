@@ -3,8 +3,9 @@
 sqlite-vec's vec0 scans at ~0.5 µs per vector on these machines (47 ms at 100k, 430 ms at 1M), while a numpy matrix
 product over the same float32 vectors runs at memory bandwidth (~10× faster).  The store stays the source of truth:
 the mirror is loaded from it (in the background after a vault opens), updated only after a write commits, and can be
-rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's; large shelves add a
-first pass whose recall is measured (:mod:`engine.vectors.reduced`).
+rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's: sparse shelves
+(the hashing embedder's) read only the question's dimensions through postings (:mod:`engine.vectors.postings`);
+large dense shelves add a first pass whose recall is measured (:mod:`engine.vectors.reduced`).
 
 A rebuild reads the store for a while (seconds at 200k vectors) while writes keep committing: those writes are
 recorded meanwhile and replayed onto the rebuilt copy, so none is lost.  A fitted first pass outlives a rebuild or a
@@ -329,18 +330,24 @@ class MatrixMirror:
                 shelf = self._shelves.get(kind)
                 if shelf is None or not self._wants_postings(shelf):
                     continue
-                generation, upto, vecs = shelf.generation, shelf.n, shelf.vecs
+                generation, upto, vecs, base = shelf.generation, shelf.n, shelf.vecs, shelf.postings
+                if len(shelf.stale) > sparse.TAIL_ROWS:
+                    base = None  # many rows rewritten: read everything again rather than score them one by one
                 shelf.pending = set()
-            if sparse.density(vecs[:upto]) > sparse.MAX_DENSITY:
+            if base is None and sparse.density(vecs[:upto]) > sparse.MAX_DENSITY:
                 with self._lock:
                     shelf.dense_at, shelf.pending = upto, None
                 continue
-            postings = Postings.build(vecs, upto)
+            postings = base.extended(vecs, upto) if base is not None else Postings.build(vecs, upto)
             with self._lock:
                 pending, shelf.pending = shelf.pending, None
                 if self._shelves.get(kind) is not shelf or shelf.generation != generation or pending is None:
                     continue  # replaced or compacted meanwhile: row numbers changed, built again on a later search
-                shelf.postings, shelf.stale = postings, {row for row in pending if row < upto}
+                # rows rewritten while this read them; extended postings also keep the old ones' stale rows
+                stale = {row for row in pending if row < upto}
+                if base is not None and shelf.postings is base:
+                    stale |= shelf.stale
+                shelf.postings, shelf.stale = postings, stale
             built.append(kind)
             log.debug(
                 "vector postings for %s: %s rows, %.1f MB, %.2f s", kind, upto, postings.nbytes / 1e6, postings.build_s

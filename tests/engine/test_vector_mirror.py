@@ -49,6 +49,15 @@ def test_postings_scores_equal_the_dense_product() -> None:
         assert postings.cost(dims) == int(np.count_nonzero(data[:2500][:, dims]))
 
 
+def test_extended_postings_equal_postings_built_from_scratch() -> None:
+    data, _questions = hashed(6000, seed=5)
+    grown = Postings.build(data, 4000).extended(data, 6000)
+    fresh = Postings.build(data, 6000)
+    assert grown.upto == fresh.upto == 6000
+    assert grown.starts.tolist() == fresh.starts.tolist()
+    assert grown.rows.tolist() == fresh.rows.tolist() and grown.values.tolist() == fresh.values.tolist()
+
+
 def test_sparse_shelves_are_searched_exactly_through_postings_as_they_change() -> None:
     """Hashing vectors get postings; every answer is the exact top k, through appends, rewrites, deletes, users and
     compaction — rows the postings do not yet describe are scored directly."""
@@ -75,6 +84,7 @@ def test_sparse_shelves_are_searched_exactly_through_postings_as_they_change() -
     mirror.upsert((i, "event", "alice", data[i]) for i in range(9_000, 10_000))  # a tail the postings lack
     live.update({i: data[i] for i in range(9_000, 10_000)})
     check(live)
+    assert mirror.build_postings() == [] and shelf.postings.upto == 9_000, "a small tail is scored directly"
     rewritten = {i: data[11_000 + i] for i in range(0, 400, 3)}  # rows below ``upto`` given other vectors
     mirror.upsert((i, "event", "alice" if i % 4 else "bob", v) for i, v in rewritten.items())
     live.update(rewritten)
@@ -86,6 +96,11 @@ def test_sparse_shelves_are_searched_exactly_through_postings_as_they_change() -
     check(live)
     bob = {i: v for i, v in live.items() if i < 9_000 and i % 4 == 0}
     check(bob, "bob")
+    mirror.upsert((i, "event", "alice", data[i]) for i in range(10_000, 12_000))  # a tail past the threshold
+    live.update({i: data[i] for i in range(10_000, 12_000)})
+    mirror.build_postings()
+    assert shelf.postings.upto == 12_000 and shelf.stale == set(rewritten), "extended: old rewrites still stale"
+    check(live)
     mirror.delete(range(300, 4_000))  # enough dead rows to compact: row numbers change, postings dropped
     for i in range(300, 4_000):
         live.pop(i)
