@@ -74,12 +74,17 @@ class MatrixMirror:
 
     # -- writing -------------------------------------------------------------------------------------------------
     def upsert(self, rows: Iterable[Row]) -> None:
-        """Insert or replace ``(object_id, kind, user_id, vector)`` rows."""
+        """Insert or replace ``(object_id, kind, user_id, vector)`` rows.
+
+        When a shelf's postings fall far enough behind, they are extended in the background now, while writes come
+        in, rather than by the first search after a burst of writes (which would pay for it in its latency)."""
+        touched: set[str] = set()
         with self._lock:
             if self._journal is not None:
                 rows = list(rows)
                 self._journal.append(("upsert", rows))
             for object_id, kind, user_id, vector in rows:
+                touched.add(kind)
                 shelf = self._shelf(kind)
                 row = shelf.row_of.get(object_id)
                 if row is None:
@@ -100,6 +105,9 @@ class MatrixMirror:
                 code = self._user_code(user_id)
                 shelf.users[row] = code
                 shelf.user_codes.add(code)
+            wanted = self.loaded and any(self._wants_postings(self._shelves[kind]) for kind in touched)
+        if wanted:
+            self._build_postings_soon()
 
     def delete(self, object_ids: Collection[int]) -> None:
         """Forget the vectors of ``object_ids`` (any kind)."""
@@ -154,6 +162,9 @@ class MatrixMirror:
             self._shelves, self._users = fresh._shelves, fresh._users
             self._journal = None
             self.loaded = True
+            wanted = any(self._wants_postings(s) for s in self._shelves.values())
+        if wanted:
+            self._build_postings_soon()
 
     # -- reading -------------------------------------------------------------------------------------------------
     def search(

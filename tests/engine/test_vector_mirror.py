@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -112,16 +113,30 @@ def test_sparse_shelves_are_searched_exactly_through_postings_as_they_change() -
     check(live)
 
 
+def wait_for(condition: Callable[[], bool]) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("not within 10 s")
+
+
 def test_postings_are_built_off_the_request_path_and_only_for_sparse_vectors() -> None:
     data, questions = hashed(sparse.MIN_ROWS + 100, seed=3)
     mirror = MatrixMirror(384)
     mirror.upsert((i, "fact", "u", data[i]) for i in range(len(data)))
     mirror.search(questions[0], 5)  # asks for them; a background thread builds them
-    for _ in range(200):
-        if mirror._shelves["fact"].postings is not None:
-            break
-        threading.Event().wait(0.05)
+    wait_for(lambda: mirror._shelves["fact"].postings is not None)
     assert mirror._shelves["fact"].postings is not None
+    # a loaded mirror builds them after loading, and extends them while writes come in, with no search asking
+    loaded = MatrixMirror(384)
+    loaded.replace_all((i, "fact", "u", data[i]) for i in range(sparse.MIN_ROWS))
+    wait_for(lambda: loaded._shelves["fact"].postings is not None)
+    loaded.upsert((i, "fact", "u", data[i]) for i in range(sparse.MIN_ROWS, len(data)))
+    assert loaded._shelves["fact"].postings.upto == sparse.MIN_ROWS, "100 rows: scored directly, not worth a build"
+    more, _q = hashed(sparse.TAIL_ROWS, seed=4)
+    loaded.upsert((100_000 + i, "fact", "u", v) for i, v in enumerate(more))
+    wait_for(lambda: loaded._shelves["fact"].postings.upto == len(data) + len(more))
     dense = MatrixMirror(64)
     dense.upsert((i, "fact", "u", v) for i, v in enumerate(clustered(sparse.MIN_ROWS + 100)))
     assert dense.build_postings() == [] and dense._shelves["fact"].postings is None
