@@ -22,7 +22,8 @@ goes away — its end of the channel closes — even when this process is killed
 
 The cost is memory: each helper holds a copy of the vectors (about 1.6 kB per vector at 384 dimensions, plus ~0.3 kB
 of postings for the hashing embedder's sparse vectors, which each helper builds itself — they are exact, so every
-copy answers alike), which is why the vault starts helpers only for large vaults (``[recall] processes``, :mod:`engine.config`).
+copy answers alike), which is why the vault starts helpers only for large vaults (``[recall] processes``,
+:mod:`engine.config`).
 """
 
 from __future__ import annotations

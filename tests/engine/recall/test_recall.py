@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -132,6 +133,19 @@ def test_temporal_ranges_route_recall(diary: Vault, query: str, start: datetime,
     top = r.blocks[0]
     assert expected in top.content or expected in top.evidence[0].text
     assert top.at is not None and window.start <= top.at < window.end
+
+
+def test_a_subject_learnt_after_a_recall_is_named_once_the_cache_is_rechecked(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.recall import service
+    from engine.subjects import ensure_subject
+
+    monkeypatch.setattr(service, "SUBJECTS_RECHECK_S", 0.2)
+    assert "quintessa" not in recall(vault, "What does Quintessa like?").routing.subjects
+    vault.store.write(lambda tx: ensure_subject(tx, "default", "Quintessa", "person"))
+    time.sleep(0.25)
+    assert "quintessa" in recall(vault, "What does Quintessa like?").routing.subjects
 
 
 def test_a_window_with_nothing_in_it_finds_nothing_by_time(diary: Vault) -> None:
