@@ -491,7 +491,7 @@ class Vault:
         Raises:
             ValidationError: an event is invalid (named ``events[i].field``); nothing is queued.
         """
-        self._runner.note_foreground()
+        self._runner.note_foreground(len(events))
         return self._submit_prepared(prepare_batch(events, self._settings, time.time()))
 
     def submit_event(self, event: EventIn) -> Future[list[IngestResult]]:

@@ -142,3 +142,28 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         assert running[1] == 2
     finally:
         vault.close()
+
+
+def test_jobs_give_way_harder_during_a_burst_of_acknowledgements(tmp_path: Path) -> None:
+    """A steady stream keeps the jobs' twentieth; a burst (hundreds of events a second) leaves them a hundredth."""
+    from engine import jobs as jobs_module
+
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
+    vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
+    try:
+        runner = JobRunner(vault.store, settings.jobs)
+
+        def stream(per_second: float, seconds: float, batch: int = 1) -> None:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                runner.note_foreground(batch)
+                time.sleep(batch / per_second)
+
+        stream(50, 1.2)  # a chat client, or the endpoint's mixed load
+        assert runner.foreground_share() == jobs_module.FOREGROUND_SHARE
+        stream(2_000, 1.2, batch=16)  # an import: batches of 16 acknowledged at 2,000 events/s
+        assert runner.foreground_share() == jobs_module.BURST_SHARE
+        stream(50, 1.2)
+        assert runner.foreground_share() == jobs_module.FOREGROUND_SHARE, "the burst is over"
+    finally:
+        vault.close()
