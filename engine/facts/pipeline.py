@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,6 +30,7 @@ from engine.facts.model import confidence, kind_of, normalise_object, render_sta
 from engine.facts.rules import extract as rules_extract
 from engine.facts.types import FirewallResult, Proposition, StageTrace, TemporalMention
 from engine.temporal import find_mentions
+from engine.temporal.direction import pick
 
 #: Every stage of DESIGN §4, in the order ``Vault.extract`` reports them.  The statements' vectors (Embed) are
 #: computed before Match, in one batch outside the write transaction; the Embed entry follows Decide because what is
@@ -151,6 +152,9 @@ class Pipeline:
             return out
         propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known)
         mentions = self._temporal(text, occurred_at)
+        if any(p.clause is not None for p in propositions):
+            ahead = self._temporal(text, occurred_at, prefer="future")
+            propositions = [_dated(p, mentions, ahead, occurred_at) for p in propositions]
         mapped = self._stage_map(out, propositions)
         gated = self._stage_gate(out, mapped)
         out.proposals = self._stage_score(
@@ -256,9 +260,9 @@ class Pipeline:
         out.traces.append(StageTrace("extract", summary, details, _ms(t0)))
         return found
 
-    def _temporal(self, text: str, occurred_at: datetime) -> list[TemporalMention]:
+    def _temporal(self, text: str, occurred_at: datetime, prefer: str = "past") -> list[TemporalMention]:
         try:
-            return find_mentions(text, occurred_at, prefer="past")
+            return find_mentions(text, occurred_at, prefer="future" if prefer == "future" else "past")
         except Exception:  # time resolution must never cost a fact
             return []
 
@@ -443,8 +447,6 @@ class Pipeline:
 
 
 def _with_vector(p: Proposal, vector: npt.NDArray[np.float32]) -> Proposal:
-    from dataclasses import replace
-
     return replace(p, vector=vector)
 
 
@@ -476,8 +478,19 @@ def _source_class(role: str, author: str | None, subject: str, speaker: str, sou
     return "group" if author else "user"
 
 
+def _dated(
+    prop: Proposition, past: list[TemporalMention], ahead: list[TemporalMention], occurred_at: datetime
+) -> Proposition:
+    """A proposition read from a known clause, dated by that clause's time expression alone (or left undated)."""
+    if prop.clause is None or prop.temporal is not None:
+        return prop
+    return replace(prop, temporal=pick(prop.clause, prop.tense, past, ahead, occurred_at))
+
+
 def _mention_for(prop: Proposition, mentions: list[TemporalMention]) -> TemporalMention | None:
-    """The time expression inside (or nearest after, within the sentence of) the proposition's evidence."""
+    """The time expression inside the proposition's evidence (for extractors that do not say which clause)."""
+    if prop.clause is not None:
+        return None
     ev = prop.evidence
     inside = [m for m in mentions if m.start >= ev.start and m.end <= ev.end]
     if inside:

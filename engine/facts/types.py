@@ -140,6 +140,10 @@ class Proposition:
     change_cue: bool = False
     temporal: TemporalMention | None = None
     rule: str = ""  # which rule (or prompt) produced it, for the trace
+    #: The clause the extractor read it from, when it knows: only a time expression inside it dates the fact,
+    #: resolved in the clause's ``tense`` ("past", "present", "future"); None lets the whole evidence date it.
+    clause: tuple[int, int] | None = None
+    tense: str = ""
 
 
 # -- stage traces -----------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from typing import Any, cast
 
@@ -26,11 +26,14 @@ from engine.temporal.arithmetic import Prefer, Span, day_span, part_of, union, w
 from engine.temporal.grammar import (
     BARE_HOUR,
     CLOCK,
+    DAYNUM,
     DAYREF,
+    MONTH,
     MONTHREF,
     PART_WORD,
     PERIOD,
     SEASONREF,
+    WEEKDAY,
     YEAR,
     Context,
     clock_in_part,
@@ -147,6 +150,36 @@ def _day_time(m: re.Match[str], ctx: Context) -> Span | None:
 
 
 _LETTER = re.compile(r"[a-z]", _FLAGS)
+
+
+def _bare_day(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "the 10th", "on the 14th", "Saturday the 26th": the nearest date with that day of the month on the
+    preferred side of today (today counts as both); with a weekday, the nearest such date on that weekday
+    within a year, else the nearest one at all."""
+    day = int(m.group("bd"))
+    if not 1 <= day <= 31:
+        return None
+    weekday = WEEKDAYS.get(m.group("bwd").lower().rstrip(".")) if m.group("bwd") else None
+    step = -1 if ctx.prefer == "past" else 1
+    today = ctx.today
+    first: date | None = None
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and ((step < 0 and candidate <= today) or (step > 0 and candidate >= today)):
+            if first is None:
+                first = candidate
+            if weekday is None or candidate.weekday() == weekday:
+                return day_span(candidate, ctx.tz)
+        month += step
+        if month == 0:
+            year, month = year - 1, 12
+        elif month == 13:
+            year, month = year + 1, 1
+    return day_span(first, ctx.tz) if first is not None else None
 
 
 def _time(m: re.Match[str], ctx: Context) -> Span | None:
@@ -334,6 +367,14 @@ RULES: tuple[Rule, ...] = (
         shape=_CLOCK_SHAPE,
     ),
     _rule("day", rf"(?:on\s+)?(?P<day>{_DAY})", _day, _DAY_HEADS, shape=_NUMERIC_DATE_SHAPE),
+    _rule(
+        "bare_day",
+        rf"(?:on\s+)?(?:(?P<bwd>{WEEKDAY}),?\s+)?the\s+(?P<bd>{DAYNUM})(?:st|nd|rd|th)(?!\w)"
+        rf"(?!\s+(?:of\s+)?{MONTH})(?!\s+(?:century|floor|time|place|row|grade|year|day|week|month|anniversary))",
+        _bare_day,
+        set(),
+        shape=r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b",
+    ),
     _rule(
         "time",
         rf"(?:(?P<at>at|around|@)\s*)?(?P<time>{_CLOCK})",

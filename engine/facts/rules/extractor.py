@@ -15,6 +15,7 @@ from engine.facts.catalog import Catalog
 from engine.facts.rules import classify as c
 from engine.facts.rules.copula import BE_RULES
 from engine.facts.rules.heads import clause_starts, parse_head
+from engine.facts.rules.life import life_facts
 from engine.facts.rules.lexicon import (
     CHAT_VERBS,
     EXERCISE_VERBS,
@@ -72,6 +73,10 @@ def _index(
 
 
 _KEYED, _WILDCARD = _index((*STATE_RULES, *PREFERENCE_RULES, *EVENT_RULES, *BE_RULES, *HAVE_RULES))
+
+#: Life facts that name a relation or trait in passing and leave the rest of their clause to the verb rules.
+_UNCLAIMING = frozenset({"has_partner", "has_spouse", "has_child", "has_sibling", "has_parent", "has_relative",
+                         "has_friend", "has_colleague", "has_pet", "pet_breed", "has_age"})
 
 #: Sentence-level shapes, run before the clause heads.
 SHAPES = (
@@ -133,8 +138,10 @@ def extract(
                         evidence=Evidence(quote, sentence.start, sentence.end),
                         extractor="rules",
                         negated=found.negated,
-                        change_cue=found.change or has_change_cue(quote),
+                        change_cue=found.change or (found.span is None and has_change_cue(quote)),
                         rule=found.rule,
+                        clause=found.span,
+                        tense=found.time,
                     )
                 )
     return out
@@ -193,6 +200,11 @@ def _sentence_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> It
         if outside_quotes(p) and not (reporting and reported_before(text, span.start, p))
     )
     sentence = Sentence(text, span.start, span.end, starts, speaker, quote.casefold())
+    claimed: list[tuple[int, int]] = []
+    for found in life_facts(sentence, catalog):
+        if found.span is not None and found.predicate not in _UNCLAIMING:
+            claimed.append(found.span)
+        yield found
     for shape in SHAPES:
         yield from shape(sentence, catalog)
     implicit: tuple[str, Person] | None = (speaker, "first")
@@ -216,6 +228,10 @@ def _sentence_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> It
         if parsed is None:
             continue
         head, _relation = parsed
+        if any(a <= head.pos < b for a, b in claimed):
+            # the life shapes read this clause already ("moved to Lisbon" is a move, not an activity)
+            implicit, chained = (head.subject, head.person), True
+            continue
         implicit, chained = (head.subject, head.person), True
         past_chain = head.tense in ("past", "perfect")
         if outside_quotes(head.start):

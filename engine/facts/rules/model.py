@@ -111,6 +111,11 @@ class Found:
     rule: str
     negated: bool = False
     change: bool = False
+    #: The clause the fact was read from (the life shapes set it): its time expressions date the fact, and the
+    #: clause heads inside it are not read again by the generic rules.
+    span: tuple[int, int] | None = None
+    #: The clause's time ("past", "present", "future"): which way a bare date ("on Saturday", "the 10th") points.
+    time: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,284 @@
+"""Dated events and plans: "My viva is on the 24th of April", "His parent-teacher meeting is on Tuesday at 11",
+"tomorrow at 2pm I have a hearing at the TRT", "we fly to Casablanca on 19 March", "diego and i are going to oaxaca
+april 1 to 5", "Artur will play in a junior tournament in Riga on 8 November", "Lwazi's birthday is 27 July",
+"Our daughter Hana was born on 6 December", "We returned from Riga on Sunday".
+
+An event is filed under whoever it belongs to ("Kuba" for "My son Kuba have football tournament on Saturday"),
+worded from the sentence without its time words, and dated from its clause (the extractor resolves the clause's
+time expression forward for what is ahead, backward for what is past).  A trip that is still ahead is a plan —
+never a visit — until a later message says it happened.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import ctx_at, make
+from engine.facts.rules.life.context import Context
+from engine.facts.rules.life.people import resolve_pronoun
+from engine.facts.rules.model import Found, Sentence
+
+_MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+#: A time expression that dates something (cheap test before any event reading).
+TIME_CUE_RE = re.compile(
+    r"\b(?:" + _DAYS + r"|tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend|" + _DAYS + r")|"
+    r"this\s+(?:week|weekend|month|year|" + _DAYS + r")|last\s+(?:week|month|year|" + _DAYS + r")|"
+    r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b|"
+    + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|in\s+" + _MONTHS + r"\b|(?:19|20)\d\d\b)",
+    re.IGNORECASE,
+)
+_STRIP_TIME_RE = re.compile(
+    r"\s*,?\s*\b(?:(?:on|at|from|by|until|till|for|in)\s+)?(?:(?:the\s+)?(?:" + _DAYS + r"|tomorrow|tonight|today|"
+    r"yesterday|(?:next|this|last)\s+(?:week|month|year|weekend|" + _DAYS + r")|the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+"
+    + _MONTHS + r")?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"(?:\s+\d{4})?|" + _MONTHS + r"\.?\s+\d{1,2}"
+    r"(?:st|nd|rd|th)?(?:\s+to\s+\d{1,2})?|" + _MONTHS + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:19|20)\d\d)\b"
+    r"(?:\s*,\s*|\s+)?)+",
+    re.IGNORECASE,
+)
+_EVENT_NOUNS = (
+    "party|birthday|wedding|engagement|ceremony|reception|meeting|appointment|interview|hearing|exam|test|viva|"
+    "defen[cs]e|surgery|operation|replacement|procedure|scan|check-?up|tournament|match|race|marathon|half-marathon|"
+    "gig|concert|recital|show|trip|holiday|vacation|honeymoon|flight|conference|presentation|deadline|graduation|"
+    "funeral|assessment|pre-op|course|training|camp|retreat|launch|festival|fair|reunion|shower|christening|"
+    "baptism|bar\\s+mitzvah|bat\\s+mitzvah|quinceañera|festa|recital|audition|premiere|lease|move"
+)
+#: A word inside an event's noun phrase: not a pronoun, verb or conjunction.
+_NP_WORD = (
+    r"(?!(?:i|we|you|he|she|they|it|have|has|had|is|are|was|were|am|be|do|does|did|and|but|or|so|to|sign|make|"
+    r"doing|going|want|need|plan|planning|help|write|for|with|at|on|in|of|me|us|him|them|this|that|a|an)\b)"
+    r"[\w'’-]+"
+)
+_EVENT_SUBJECT_RE = re.compile(
+    r"(?P<np>(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,4}?(?:" + _EVENT_NOUNS + r")s?"
+    r"(?:\s+(?:for|at|with|in|of)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
+    r"(?:(?:now|still|actually|finally|also|going\s+to\s+be)\s+)*(?=(?:on\s+|at\s+|in\s+|the\s+|this\s+|next\s+|"
+    r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
+    re.IGNORECASE,
+)
+_HAVE_EVENT_RE = re.compile(
+    r"\b(?P<verb>have|has|having|got|had)\s+(?:an?\s+|the\s+|my\s+|our\s+|his\s+|her\s+)?(?P<np>(?:[\w'’-]+\s+){0,3}?"
+    r"(?:" + _EVENT_NOUNS + r")s?)\b",
+    re.IGNORECASE,
+)
+_NOUN_DATE_RE = re.compile(
+    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,3}?(?:"
+    + _EVENT_NOUNS
+    + r"))s?\s*(?::\s*|\s+)(?=(?:on\s+)?(?:the\s+\d|"
+    + _DAYS + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"))",
+    re.IGNORECASE,
+)
+_GO_RE = re.compile(
+    r"\b(?P<verb>fly|flying|flies|going|go|heading|head|travel(?:l?ing)?|off|driving|drive|visiting|visit|coming|"
+    r"returned|got\s+back|came\s+back|back)\s+(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
+    r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}|[a-z]{4,}(?=\s+(?:" + _MONTHS + r"|on|next|this|for|in|from)\b))",
+    re.IGNORECASE,
+)
+_PLAY_RE = re.compile(
+    r"\b(?P<verb>will\s+play|plays?|playing|compete|competing|run|running|race|racing)\s+(?:in|at)\s+(?:an?\s+|the\s+)?"
+    r"(?P<np>[^,.;!?]{3,60}?)(?=\s+on\s|\s+this\s|\s+next\s|,|\.|$)",
+    re.IGNORECASE,
+)
+_BIRTHDAY_RE = re.compile(
+    r"(?P<whose>\b(?:my|our|his|her)|(?-i:[A-Z])[\w'’-]+['’]s)\s+(?:(?P<rel>[\w-]+)['’]s\s+)?birthday\s+(?:is|was|'s)\s+"
+    r"(?:(?:actually|on)\s+)*(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+(?:of\s+)?" + _MONTHS + r")?|" + _MONTHS
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?)",
+    re.IGNORECASE,
+)
+_DATE_IS_BIRTHDAY_RE = re.compile(
+    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"|" + _MONTHS + r"\s+\d{1,2})\s+is\s+(?P<whose>my\s+[\w-]+['’]s|"
+    r"(?-i:[A-Z])[\w'’-]+['’]s)\s+birthday",
+    re.IGNORECASE,
+)
+_BORN_RE = re.compile(r"\b(?:was|were|is)\s+born\s+(?:on\s+)?", re.IGNORECASE)
+_TURNS_RE = re.compile(r"\bturns?\s+(?P<age>\d{1,2}|[a-z]+)\s+(?:on\s+|in\s+)", re.IGNORECASE)
+_SET_DATE_RE = re.compile(r"\bset\s+(?:the|a)\s+date\b[^,.;]{0,8}[,.!:\s]+", re.IGNORECASE)
+
+
+def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """Dated events, trips and birthdays in one sentence."""
+    text = s.text
+    timed = TIME_CUE_RE.search(text, s.start, s.end) is not None
+    low = s.low
+    if "birthday" in low:
+        yield from _birthdays(s)
+    if "born" in low:
+        for m in _BORN_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start(), time="past")
+            if ctx is not None and ctx.subject != s.speaker and TIME_CUE_RE.match(text, m.end(), s.end):
+                date = TIME_CUE_RE.match(text, m.end(), s.end)
+                assert date is not None
+                yield make(ctx, s, "has_birthday", date.group(0), "born", end=date.end(), time="past")
+    if not timed:
+        return
+    claimed: list[tuple[int, int]] = []
+    for m in _EVENT_SUBJECT_RE.finditer(text, s.start, s.end):
+        np = m.group("np")
+        if "birthday" in np.casefold():
+            continue
+        found = _event_np(s, m.start("np"), m.end("np"), np, m.end())
+        if found is not None:
+            claimed.append(found.span or (m.start(), m.end()))
+            yield found
+    for m in _NOUN_DATE_RE.finditer(text, s.start, s.end):
+        if any(a <= m.start() < b for a, b in claimed) or "birthday" in m.group("np").casefold():
+            continue
+        found = _event_np(s, m.start("np"), m.end("np"), m.group("np"), m.end())
+        if found is not None:
+            claimed.append(found.span or (m.start(), m.end()))
+            yield found
+    for m in _HAVE_EVENT_RE.finditer(text, s.start, s.end):
+        if any(a <= m.start("np") < b for a, b in claimed):
+            continue
+        found = _have_event(s, m)
+        if found is not None:
+            claimed.append(found.span or (m.start(), m.end()))
+            yield found
+    for m in _GO_RE.finditer(text, s.start, s.end):
+        if any(a <= m.start() < b for a, b in claimed):
+            continue
+        found = _trip(s, m)
+        if found is not None:
+            claimed.append(found.span or (m.start(), m.end()))
+            yield found
+    for m in _PLAY_RE.finditer(text, s.start, s.end):
+        if any(a <= m.start() < b for a, b in claimed):
+            continue
+        ctx = ctx_at(s, m.start(), time="future" if m.group("verb").casefold().startswith("will") else "present")
+        if ctx is None or ctx.negated or not _clause_timed(s, ctx, m.end()):
+            continue
+        verb = re.sub(r"^will\s+", "", m.group("verb"), flags=re.I)
+        obj = f"{verb} in {_untimed(m.group('np'))}"
+        yield make(ctx, s, "plans_to" if ctx.time != "past" else "participated_in", obj, "play", end=m.end(), time="future" if ctx.time != "past" else "past")
+    if "set" in low and "date" in low:
+        for m in _SET_DATE_RE.finditer(text, s.start, s.end):
+            rest = re.compile(r"[^.;!?\n]{2,80}").match(text, m.end(), s.end)
+            ctx = ctx_at(s, m.start(), time="past")
+            if rest is None or ctx is None:
+                continue
+            what = _untimed(rest.group(0)).strip(" ,")
+            if what:
+                yield replace(make(ctx, s, "has_event", what, "set-date", end=rest.end(), time="future"), span=(m.start(), rest.end()))
+
+
+def _clause_timed(s: Sentence, ctx: Context, end: int) -> bool:
+    stop = re.compile(r"[^.;!?]*").match(s.text, end, s.end)
+    return TIME_CUE_RE.search(s.text, ctx.start, stop.end() if stop else end) is not None
+
+
+def _untimed(phrase: str) -> str:
+    """The phrase without its time words ("football tournament on Saturday in Wieliczka" → "football tournament
+    in Wieliczka")."""
+    out = _STRIP_TIME_RE.sub(" ", phrase)
+    out = re.sub(r"\s{2,}", " ", out).strip(" ,;:-—")
+    out = re.sub(r"\s+(?:on|at|from|by|in|for|until)$", "", out, flags=re.I)
+    return out
+
+
+def _owner(s: Sentence, np: str, ctx: Context) -> tuple[str, str]:
+    """Whose event a noun phrase names, and the phrase without the possessor."""
+    m = re.match(r"(?P<who>my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+(?P<rest>.+)", np.strip(), re.I | re.S)
+    if m is None:
+        return ctx.subject, np.strip()
+    who = m.group("who")
+    rest = m.group("rest")
+    if who.casefold() in ("my", "our"):
+        return s.speaker, rest
+    if who.casefold() == "the":
+        return ctx.subject, rest
+    if who.casefold() in ("his", "her", "their"):
+        return ctx.subject, rest
+    return re.sub(r"['’]s$", "", who), rest
+
+
+def _event_np(s: Sentence, start: int, end: int, np: str, after: int) -> Found | None:
+    ctx = ctx_at(s, start)
+    if ctx is None:
+        pron = re.match(r"(?:his|her|their)\b", np.strip(), re.I)
+        if pron is None:
+            return None
+        person = resolve_pronoun(s.text, start, "m" if pron.group(0).casefold() == "his" else "f")
+        if person is None:
+            return None
+        ctx = Context(person.subject, start, False, "present", False, False, person)
+    if ctx.negated:
+        return None
+    who, what = _owner(s, np, ctx)
+    if re.match(r"(?:his|her|their)\b", np.strip(), re.I):
+        person = resolve_pronoun(s.text, start, "m" if np.strip().casefold().startswith("his") else "f")
+        if person is not None:
+            who = person.subject
+    what = _untimed(what)
+    if not what or len(what.split()) > 10:
+        return None
+    found = make(replace(ctx, subject=who), s, "has_event", what, "event", end=after)
+    return replace(found, span=(start, found.span[1] if found.span else after), time="present")
+
+
+def _have_event(s: Sentence, m: re.Match[str]) -> Found | None:
+    verb = m.group("verb").casefold()
+    ctx = ctx_at(s, m.start(), time="past" if verb == "had" else "present")
+    if ctx is None or ctx.negated or not _clause_timed(s, ctx, m.end()):
+        return None
+    rest = re.compile(r"(?:(?!\s(?:and|but|so|because|bc|when|while|which|who|our|my)\s)[\w\s'’&-])*").match(
+        s.text, m.end(), min(s.end, m.end() + 50)
+    )
+    tail = rest.group(0) if rest else ""
+    what = _untimed(m.group("np") + tail)
+    what = re.sub(r"^(?:a|an|the|my|our)\s+", "", what, flags=re.I)
+    if not what:
+        return None
+    predicate = "attended" if verb == "had" else "has_event"
+    return make(ctx, s, predicate, what, "have-event", end=m.end() + len(tail), time="past" if verb == "had" else "present")
+
+
+def _trip(s: Sentence, m: re.Match[str]) -> Found | None:
+    verb = m.group("verb").casefold()
+    direction = m.group("dir").casefold()
+    past = verb in ("returned", "got back", "came back") or (verb == "back" and direction.endswith("from"))
+    ctx = ctx_at(s, m.start(), time="past" if past else "present")
+    if ctx is None or ctx.negated or not _clause_timed(s, ctx, m.end()):
+        return None
+    place = m.group("place")
+    if past:
+        return make(ctx, s, "visited", place, "trip.back", end=m.end(), time="past")
+    if direction == "from" and verb not in ("fly", "flying", "coming"):
+        return None
+    if ctx.time == "past":
+        return None
+    verb_text = {"flying": "fly", "going": "go", "heading": "go", "off": "go", "travelling": "travel", "traveling": "travel", "driving": "drive", "coming": "come", "visiting": "visit", "flies": "fly"}.get(verb, verb)
+    if direction == "from":
+        return make(ctx, s, "plans_to", f"{verb_text} in from {place}", "trip.in", end=m.end(), time="future")
+    tail = re.compile(r"\s+for\s+(?:the\s+|our\s+|a\s+)?(?P<what>honeymoon|holiday|vacation|wedding|trip|conference|eid|christmas|easter)\b", re.I).match(s.text, m.end(), s.end)
+    extra = f" for the {tail.group('what')}" if tail else ""
+    return make(ctx, s, "plans_to", f"{verb_text} to {place}{extra}", "trip", end=tail.end() if tail else m.end(), time="future")
+
+
+def _birthdays(s: Sentence) -> Iterator[Found]:
+    text = s.text
+    for m in _BIRTHDAY_RE.finditer(text, s.start, s.end):
+        whose = m.group("whose")
+        ctx = ctx_at(s, m.start()) or Context(s.speaker, m.start(), False, "present", False, False)
+        if whose.casefold() in ("my", "our"):
+            owner = f"user's {m.group('rel')}" if m.group("rel") else s.speaker
+        elif whose.casefold() in ("his", "her"):
+            person = resolve_pronoun(text, m.start(), "m" if whose.casefold() == "his" else "f")
+            if person is None:
+                continue
+            owner = person.subject
+        else:
+            owner = re.sub(r"['’]s$", "", whose)
+        changed = bool(re.search(r"\b(?:wait|no|actually|sorry|correction|i\s+mean)\b", text[s.start : m.start()], re.I))
+        yield replace(
+            make(ctx, s, "has_birthday", m.group("date"), "birthday", end=m.end(), subject=owner, change=changed),
+            span=(m.start("date"), m.end()),
+        )
+    for m in _DATE_IS_BIRTHDAY_RE.finditer(text, s.start, s.end):
+        whose = m.group("whose")
+        rel = re.match(r"my\s+([\w-]+)['’]s", whose, re.I)
+        owner = f"user's {rel.group(1)}" if rel else re.sub(r"['’]s$", "", whose)
+        ctx = Context(s.speaker, m.start(), False, "present", False, False)
+        yield replace(make(ctx, s, "has_birthday", m.group("date"), "birthday.of", end=m.end(), subject=owner), span=(m.start(), m.end()))

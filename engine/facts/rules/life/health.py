@@ -1,0 +1,321 @@
+"""Health, diet and habits: conditions, allergies, medication, diets, and what someone does or does not consume.
+
+"I have asthma", "I was diagnosed with hypothyroidism", "Got tinnitus", "I'm lactose intolerant", "my
+mother-in-law … is diabetic", "I'm allergic to cats", "it is me who is allergic to penicillin, not Youssef", "I'm
+on 50 mcg of thyroxine", "Doctor gave me rosuvastatin", "Went vegan on 1 January", "I don't smoke", "non-smoker
+since 1998", "I quit smoking", "quit coffee 3 weeks ago, matcha only now", "I ate way too much picanha",
+"Friday night shisha with friends".
+
+What someone consumes (``consumes``) and what they abstain from (``avoids``) or gave up (``quit``) are kept as
+separate facts; whether two of them — or a diet and a dish — contradict each other is decided when they are
+stored (:mod:`engine.facts.compat`), so "I don't drink alcohol" and "Friday wine o'clock" become a conflict for the
+user to settle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import ctx_at, make, read_phrase
+from engine.facts.rules.life.words import (
+    ALCOHOL_WORDS,
+    CONDITION_WORDS,
+    DIET_WORDS,
+    FISH_WORDS,
+    MEAT_WORDS,
+    MEDICATION_SUFFIXES,
+    MEDICATION_WORDS,
+    SMOKING_WORDS,
+)
+from engine.facts.rules.model import Found, Sentence
+
+_COND_ALT = "|".join(sorted((re.escape(w) for w in CONDITION_WORDS), key=len, reverse=True))
+_CONDITION_RE = re.compile(
+    r"\b(?P<verb>have|has|had|having|got|get|gets|suffer\s+from|suffers\s+from|diagnosed\s+with|living\s+with|"
+    r"struggle\s+with|struggling\s+with|developed)\s+(?:(?:a|an|the|some|mild|severe|chronic|bad|"
+    r"type\s+[12]|really\s+bad|bit\s+of)\s+)*(?P<cond>(?:high\s+|low\s+)?(?:"
+    + _COND_ALT
+    + r")(?:\s+with\s+aura)?)\b",
+    re.IGNORECASE,
+)
+_ADJ_CONDITION_RE = re.compile(
+    r"\b(?P<be>i['’]?m|im|i\s+am|is|are|['’]s|was)\s+(?:also\s+|now\s+|a\s+bit\s+)?(?P<cond>diabetic|asthmatic|epileptic|"
+    r"lactose[- ]intolerant|gluten[- ]intolerant|coeliac|celiac|anaemic|anemic|hypertensive|pre-?diabetic|"
+    r"dyslexic|autistic|colou?r[- ]?blind|deaf|blind)\b",
+    re.IGNORECASE,
+)
+_INJURY_RE = re.compile(
+    r"\b(?:tore|torn|broke|broken|sprained|twisted|fractured|dislocated|injured|hurt)\s+(?:my|his|her)\s+"
+    r"(?P<part>(?:left\s+|right\s+)?[\w-]+)",
+    re.IGNORECASE,
+)
+_ALLERGY_RE = re.compile(r"\ballergic\s+to\s+", re.IGNORECASE)
+_CLEFT_RE = re.compile(
+    r"\b(?:it\s+is|it['’]s)\s+(?:me|my\s+(?P<rel>\w+)(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<other>[A-Z][\w'’-]+))\s+who\s+",
+    re.IGNORECASE,
+)
+_NOT_X_RE = re.compile(r",?\s*not\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][\w'’-]+)\b")
+_MED_RE = re.compile(
+    r"\b(?P<verb>i['’]?m\s+on|im\s+on|i\s+am\s+on|been\s+on|i['’]ve\s+been\s+on|take|takes|taking|took|"
+    r"gave\s+me|give\s+me|gives\s+me|prescribed(?:\s+me)?|put\s+me\s+on|started\s+(?:on|taking)|using)\s+"
+    r"(?:(?:\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|g|iu)\s+(?:of\s+)?)|(?:a|an|my|the|some)\s+)?",
+    re.IGNORECASE,
+)
+_PAREN_MEDS_RE = re.compile(r"\((?P<inner>[^()]{3,80})\)")
+_DIET_RE = re.compile(
+    r"\b(?P<lead>i['’]?m|im|i\s+am|we['’]re|we\s+are|i\s+was|we\s+were|(?:she|he)['’]?s|(?:she|he)\s+is|is|are|"
+    r"went|gone|going|go|turned|became|become|been|was)\s+(?:(?:now|also|strictly|fully|mostly|still|a|an|"
+    r"full|totally|basically)\s+)*(?P<diet>"
+    + "|".join(sorted(DIET_WORDS, key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
+_AVOID_RE = re.compile(
+    r"\b(?P<neg>don['’]?t|do\s+not|never|no\s+longer|doesn['’]?t|does\s+not)\s+(?:really\s+|even\s+|ever\s+)?"
+    r"(?P<verb>smoke|drink|eat|touch|do)\b(?P<rest>[^,.;!?]{0,40})",
+    re.IGNORECASE,
+)
+_NONSMOKER_RE = re.compile(
+    r"\b(?:(?:a|an)\s+)?(?P<what>non-?smoker|non-?drinker|teetotal(?:ler)?|sober|smoke-?free)\b(?P<rest>[^,.;!?—–]{0,30})",
+    re.IGNORECASE,
+)
+_QUIT_RE = re.compile(
+    r"\b(?P<verb>quit|quitting|stopped|stop|gave\s+up|give\s+up|giving\s+up|cut\s+out|kicked)\s+"
+    r"(?P<what>smoking|drinking|alcohol|coffee|caffeine|sugar|meat|vaping|cigarettes|booze|the\s+booze|"
+    r"singing|running|dairy|gluten|social\s+media)\b(?P<rest>[^,.;!?]{0,60})",
+    re.IGNORECASE,
+)
+_CONSUME_RE = re.compile(
+    r"\b(?P<verb>ate|eat|eats|eating|had|have|having|drink|drinks|drank|drinking|smoke|smokes|smoked|"
+    r"allow\s+myself|enjoy|enjoyed|love|celebrated\s+with|ordered|grabbed|devoured|only)\s+",
+    re.IGNORECASE,
+)
+_CONSUMABLES = MEAT_WORDS | FISH_WORDS | ALCOHOL_WORDS | (SMOKING_WORDS - {"smoke", "smoking", "smoker", "joint"}) | {
+    "coffee",
+    "espresso",
+    "matcha",
+    "tea",
+}
+_ITEM_RE = re.compile(
+    r"\b(?P<item>" + "|".join(sorted((re.escape(w) for w in _CONSUMABLES), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+_ONLY_NOW_RE = re.compile(
+    r"\b(?P<item>" + "|".join(sorted((re.escape(w) for w in _CONSUMABLES), key=len, reverse=True)) + r")\s+only\s+now\b",
+    re.IGNORECASE,
+)
+_SACRED_RE = re.compile(
+    r"(?P<np>[^,.;!?—]{2,60}?)\s*,?\s+(?:is|are)\s+(?:sacred|my\s+(?:fav(?:ou?rite)?|favorite|thing|time\s+for\s+\w+|ritual))",
+    re.IGNORECASE,
+)
+
+
+def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """Conditions, allergies, medication, diet and consumption in one sentence."""
+    text, low = s.text, s.low
+    yield from _conditions(s)
+    if "allergic" in low:
+        for m in _ALLERGY_RE.finditer(text, s.start, s.end):
+            yield from _allergy(s, m)
+    if any(w in low for w in (" on ", "take", "took", "gave me", "give me", "prescribed", "put me", "using")):
+        for m in _MED_RE.finditer(text, s.start, s.end):
+            yield from _medication(s, m)
+    if "(" in low:
+        yield from _paren_meds(s)
+    if any(w in low for w in DIET_WORDS):
+        for m in _DIET_RE.finditer(text, s.start, s.end):
+            yield from _diet(s, m)
+    if "n't" in low or "nt " in low or " not " in low or "never" in low or "no longer" in low:
+        for m in _AVOID_RE.finditer(text, s.start, s.end):
+            yield from _avoid(s, m)
+    if any(w in low for w in ("smoker", "drinker", "teetotal", "sober", "smoke-free", "smoke free")):
+        for m in _NONSMOKER_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is not None and not ctx.negated:
+                what = m.group("what").casefold()
+                thing = "smoke" if "smok" in what else "drink alcohol"
+                value = f"{thing} ({m.group('what')}{m.group('rest').rstrip()})"
+                yield make(ctx, s, "avoids", value, "avoids.label", end=m.end())
+    if any(w in low for w in ("quit", "stop", "gave up", "give up", "giving up", "cut out", "kicked")):
+        for m in _QUIT_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start(), time="past")
+            if ctx is None or ctx.negated:
+                continue
+            rest = m.group("rest")
+            value = f"{m.group('what')}{rest.rstrip()}" if re.match(r"\s+(?:with|at|in)\b", rest) else m.group("what")
+            verb = m.group("verb").casefold()
+            stopped = "stopped" if verb in ("stop", "stopped") else "gave up" if "give" in verb or "gave" in verb else "quit"
+            yield make(ctx, s, "stopped", f"{value} ({stopped})" if stopped != "stopped" else value, "stopped", end=m.end(), change=True, time="past")
+    if _ITEM_RE.search(text, s.start, s.end):
+        yield from _consumption(s)
+
+
+def _conditions(s: Sentence) -> Iterator[Found]:
+    text = s.text
+    for m in _CONDITION_RE.finditer(text, s.start, s.end):
+        verb = m.group("verb").casefold()
+        ctx = ctx_at(s, m.start(), time="past" if verb in ("had", "developed") else "present")
+        if ctx is None or (ctx.person is not None and ctx.person.is_pet):
+            continue
+        cond = re.sub(r"\s+", " ", m.group("cond"))
+        yield make(ctx, s, "has_condition", cond, "condition", end=m.end())
+    for m in _ADJ_CONDITION_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start("cond"))
+        if ctx is None or (ctx.person is not None and ctx.person.is_pet):
+            continue
+        cond = m.group("cond").casefold().replace("diabetic", "diabetes (diabetic)")
+        yield make(ctx, s, "has_condition", cond, "condition.adj", end=m.end())
+    for m in _INJURY_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, "has_injury", f"{m.group(0).split()[0].casefold()} {m.group('part')}", "injury", end=m.end())
+
+
+def _allergy(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    text = s.text
+    value = read_phrase(text, m.end(), s.end, max_words=3, stops=frozenset({"so", "and", "but", "not", "which"}))
+    if value is None:
+        return
+    end = m.end() + len(value)
+    cleft = None
+    for c in _CLEFT_RE.finditer(text, s.start, m.start()):
+        cleft = c
+    if cleft is not None:
+        # "it is me who is allergic to penicillin, not Youssef" / "It is my wife Shirin who …"
+        who = s.speaker if cleft.group(0).casefold().rstrip().endswith("me who") else (cleft.group("name") or cleft.group("other"))
+        ctx = ctx_at(s, cleft.end())
+        if ctx is None or who is None:
+            return
+        yield make(replace(ctx, subject=who, negated=False), s, "has_allergy", value, "allergy.cleft", end=end)
+        wrong = _NOT_X_RE.match(text, end, s.end)
+        if wrong is not None:
+            yield make(replace(ctx, subject=wrong.group("name"), negated=True), s, "has_allergy", value, "allergy.not", end=wrong.end(), change=True)
+        return
+    ctx = ctx_at(s, m.start())
+    if ctx is None:
+        return
+    yield make(ctx, s, "has_allergy", value, "allergy", end=end)
+
+
+def _is_medication(word: str) -> bool:
+    low = word.casefold().strip(".,")
+    if low in MEDICATION_WORDS:
+        return True
+    return len(low) >= 6 and low.isalpha() and low.endswith(MEDICATION_SUFFIXES) and low not in _NOT_MEDS
+
+
+_NOT_MEDS = frozenset(
+    """someone everyone anyone phone alone done gone none stone bone tone zone iphone headphone microphone
+    outside inside aside decide beside provide guide ride side wide bride pride slide divide online offline
+    timeline deadline airline baseline headline routine machine engine magazine medicine vaccine""".split()
+)
+
+
+def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    text = s.text
+    word = re.compile(r"\s*(?P<w>[\w-]+)(?P<dose>\s*,?\s*\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|iu)\b)?", re.I).match(text, m.end(), s.end)
+    if word is None or not _is_medication(word.group("w")):
+        return
+    verb = m.group("verb").casefold()
+    ctx = ctx_at(s, m.end(), time="past" if verb.startswith(("took", "gave")) else "present")
+    if ctx is None:
+        return
+    if ctx.person is not None and ctx.person.is_pet:
+        return
+    value = word.group("w") + (word.group("dose") or "")
+    yield make(ctx, s, "takes_medication", value.strip(" ,"), "medication", end=word.end())
+
+
+def _paren_meds(s: Sentence) -> Iterator[Found]:
+    """ "I have asthma (well controled, ventolin + seretide)": medicines listed in an aside."""
+    for m in _PAREN_MEDS_RE.finditer(s.text, s.start, s.end):
+        meds = [w for w in re.findall(r"[\w-]+", m.group("inner")) if _is_medication(w) and w.casefold() not in ("pill", "pills", "tablets")]
+        if not meds:
+            continue
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        for med in meds:
+            yield make(ctx, s, "takes_medication", med, "medication.aside", end=m.end())
+
+
+def _diet(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    lead = m.group("lead").casefold()
+    changed = lead in ("went", "gone", "going", "go", "turned", "became", "become")
+    past = lead in ("i was", "we were", "was", "been")
+    ctx = ctx_at(s, m.start("diet"), time="past" if changed or past else "present")
+    if ctx is None or (ctx.person is not None and ctx.person.is_pet):
+        return
+    if past and not changed:
+        return  # "Was vegetarian for 6 years before": what it was, not what it is
+    if lead == "going" and ctx.time != "past":
+        return  # "I'm going vegan next month": a plan
+    diet = m.group("diet").casefold().replace("pescetarian", "pescatarian")
+    yield make(ctx, s, "diet", diet, "diet", end=m.end(), change=changed)
+
+
+def _avoid(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    verb = m.group("verb").casefold()
+    rest = m.group("rest")
+    ctx = ctx_at(s, m.start())
+    if ctx is None:
+        return
+    if verb == "smoke":
+        value = "smoke"
+    elif verb == "drink":
+        item = re.match(r"\s+(?:any\s+|much\s+)?(alcohol|booze|beer|wine|coffee|caffeine|soda)\b", rest, re.I)
+        if item is None and rest.strip():
+            return
+        value = f"drink {item.group(1).casefold()}" if item else "drink alcohol"
+    elif verb in ("eat", "touch"):
+        item = re.match(r"\s+(?:any\s+|much\s+)?([\w-]+)", rest)
+        if item is None or item.group(1).casefold() not in (MEAT_WORDS | FISH_WORDS | {"meat", "pork", "dairy", "gluten", "sugar", "fish", "eggs"}):
+            return
+        value = f"eat {item.group(1).casefold()}"
+    else:
+        return
+    yield make(replace(ctx, negated=False), s, "avoids", value, "avoids", end=m.end(), change="longer" in m.group("neg").casefold() or "anymore" in rest.casefold())
+
+
+def _consumption(s: Sentence) -> Iterator[Found]:
+    """What the speaker eats, drinks or smokes, said as a fact about themselves ("I ate way too much picanha", "I
+    had the chicken biryani", "after dinner I allow myself one cigarette", "Friday wine o'clock with the girls is
+    sacred")."""
+    text = s.text
+    for m in _CONSUME_RE.finditer(text, s.start, s.end):
+        verb = m.group("verb").casefold()
+        obj = read_phrase(text, m.end(), s.end, max_words=7, stops=frozenset({"and", "but", "so", "with", "because", "—"}))
+        if obj is None or not _ITEM_RE.search(obj):
+            continue
+        if verb.startswith("smok") and _food(obj):
+            continue  # "smoking a brisket": cooking
+        if verb in ("love", "enjoy", "enjoyed", "only") and not _ITEM_RE.match(obj.split()[0] if obj.split() else ""):
+            if verb != "only":
+                continue
+        ctx = ctx_at(s, m.start(), time="past" if verb.endswith(("ate", "had", "drank", "smoked", "ed")) else "present")
+        if ctx is None or ctx.negated or ctx.subject != s.speaker or ctx.planned:
+            continue
+        if verb == "only":
+            continue
+        yield make(ctx, s, "consumes", obj, "consumes", end=m.end() + len(obj))
+    for m in _SACRED_RE.finditer(text, s.start, s.end):
+        np = m.group("np").strip()
+        if not _ITEM_RE.search(np) or re.search(r"\b(?:you|your)\b", np, re.I):
+            continue
+        np = re.sub(r"^(?:also|and|but|so|plus|now)\s+", "", np, flags=re.I)
+        ctx = ctx_at(s, m.start("np"))
+        if ctx is None or ctx.negated:
+            continue
+        yield make(replace(ctx, subject=s.speaker, person=None), s, "consumes", np, "consumes.ritual", end=m.end())
+    for m in _ONLY_NOW_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is not None and not ctx.negated:
+            yield make(ctx, s, "consumes", f"{m.group('item')} only now", "consumes.now", end=m.end(), change=True)
+
+
+def _food(obj: str) -> bool:
+    return any(w.casefold() in MEAT_WORDS | FISH_WORDS for w in re.findall(r"[\w-]+", obj))

@@ -1,0 +1,195 @@
+"""People and pets: "my sister Noa", "my gf keisha", "Husband David", "my kids Omar (10) and Salma (7)", "twins of 4
+years, Inès and Adam", "Bramble is my Border terrier", "we have a cat (Pixel, 9 yrs old)", "Jess is my girlfriend,
+not my boyfriend", and the status of the speaker's relationship: engaged, married, divorced, widowed, broken up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import ctx_at, make
+from engine.facts.rules.life.people import Person, mentions, owner_of
+from engine.facts.rules.life.words import DOG_BREEDS, PET_WORDS, RELATION_PREDICATES
+from engine.facts.rules.model import Found, Sentence
+
+_PLURAL = frozenset("kids children sons daughters twins grandchildren grandkids siblings brothers sisters".split())
+_LIST_NAME_RE = re.compile(
+    r"\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:,\s*)?(?:and|&|,)\s+(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)(?![\w'’])"
+)
+_AGE_AFTER_RE = re.compile(
+    r"\s*(?:\(\s*(?:(?:he|she)['’]?s\s+)?(?P<a1>\d{1,2})\s*(?:yrs?|years?)?[^)]{0,30}\)|,\s*(?P<a2>\d{1,2}),|"
+    r",?\s*who\s+is\s+(?P<a3>\w+)(?=[,.;]))"
+)
+_HAVE_PETS_RE = re.compile(
+    r"\b(?:have|has|got|adopted|get)\s+(?:an?|two|three|our|my)\s+(?:[\w-]+\s+){0,2}?(?P<kind>"
+    + "|".join(sorted((re.escape(w) for w in PET_WORDS), key=len, reverse=True))
+    + r")\b\s*(?:\(\s*|,\s*|\s+(?:called|named)\s+)(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)",
+    re.IGNORECASE,
+)
+_X_IS_MY_RE = re.compile(
+    r"(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)\s+is\s+(?:my|our)\s+(?P<mods>(?:[\w-]+\s+){0,2}?)(?P<rel>"
+    + "|".join(sorted((re.escape(w) for w in (*RELATION_PREDICATES, *PET_WORDS)), key=len, reverse=True))
+    + r")\b(?:,?\s+not\s+(?:my|our|a|an)\s+(?P<wrong>[\w-]+))?",
+    re.IGNORECASE,
+)
+_HAVE_KIDS_RE = re.compile(
+    r"\b(?:i|we)\s+have\s+(?:(?:two|three|four|\d)\s+)?(?P<rel>twins|kids|children|sons|daughters|grandchildren)"
+    r"(?:\s+of\s+\d+\s*(?:years?|yrs?))?\s*,?\s*(?P<names>[A-Z][\w'’-]+(?:\s*(?:,|and|&)\s*[A-Z][\w'’-]+)+)",
+    re.IGNORECASE,
+)
+_STATUS_RE = re.compile(
+    r"\b(?P<what>divorced|separated|widowed|a\s+widow(?:er)?|single|engaged|married|broke\s+up|split\s+up|"
+    r"got\s+engaged|got\s+married|getting\s+married|proposed|passed\s+away|died)\b",
+    re.IGNORECASE,
+)
+
+
+def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """The speaker's people and pets, people's people, and relationship status, in one sentence."""
+    text = s.text
+    for person in mentions(text):
+        if not (s.start <= person.start < s.end) or person.relation is None:
+            continue
+        yield from _mention(s, person)
+    low = s.low
+    if any(w in low for w in ("have", "has", "got", "adopted")):
+        for m in _HAVE_PETS_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is None or ctx.negated:
+                continue
+            yield make(ctx, s, "has_pet", f"{m.group('kind').lower()} {m.group('name')}", "pet.named", end=m.end())
+        for m in _HAVE_KIDS_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is None or ctx.negated or ctx.subject != s.speaker:
+                continue
+            for name in re.split(r"\s*(?:,|\band\b|&)\s*", m.group("names")):
+                if name:
+                    yield make(ctx, s, "has_child", name, "kids.named", end=m.end())
+    if " is my " in low or " is our " in low:
+        for m in _X_IS_MY_RE.finditer(text, s.start, s.end):
+            yield from _is_my(s, m)
+    for m in _STATUS_RE.finditer(text, s.start, s.end):
+        yield from _status(s, m)
+
+
+def _mention(s: Sentence, person: Person) -> Iterator[Found]:
+    text = s.text
+    rel = (person.relation or "").casefold()
+    ctx = ctx_at(s, person.start)
+    if ctx is not None and ctx.negated and ctx.subject == s.speaker:
+        return  # "I don't have a brother"
+    if person.owner is not None:
+        owner = owner_of(text, person)
+        predicate = RELATION_PREDICATES.get(rel)
+        if owner is not None and person.name and predicate is not None:
+            yield _plain(s, owner.subject, predicate, person.name, "relative.of", person)
+        return
+    predicate = person.predicate
+    if predicate is None:
+        return
+    if predicate == "has_pet":
+        if person.name:
+            kind = "dog" if rel in DOG_BREEDS else rel
+            yield _plain(s, s.speaker, "has_pet", f"{kind} {person.name}", "pet", person)
+            if kind != rel:
+                yield _plain(s, person.name, "pet_breed", rel, "pet.breed", person)
+        return
+    if person.name:
+        yield _plain(s, s.speaker, predicate, person.name, "relative", person)
+        age = _AGE_AFTER_RE.match(text, person.end, s.end)
+        if age is not None:
+            years = age.group("a1") or age.group("a2") or _word_number(age.group("a3") or "")
+            if years:
+                yield _plain(s, person.name, "has_age", str(years), "relative.age", person, end=age.end())
+        if rel in _PLURAL:
+            pos = person.end
+            while True:
+                more = _LIST_NAME_RE.match(text, pos, s.end)
+                if more is None:
+                    break
+                yield _plain(s, s.speaker, predicate, more.group("name"), "relative.list", person, end=more.end())
+                pos = more.end()
+
+
+def _plain(
+    s: Sentence, subject: str, predicate: str, obj: str, rule: str, person: Person, *, end: int | None = None
+) -> Found:
+    return Found(
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        rule=f"life.{rule}",
+        span=(person.start, end or person.end),
+        time="present",
+    )
+
+
+def _word_number(word: str) -> str | None:
+    numbers = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+    table = {w: str(i + 1) for i, w in enumerate(numbers.split())}
+    return table.get(word.casefold())
+
+
+def _is_my(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    """ "Bramble is my Border terrier", "Jess is my girlfriend, not my boyfriend"."""
+    rel = m.group("rel").casefold()
+    name = m.group("name")
+    if name in ("It", "This", "That", "He", "She", "There", "What", "Who"):
+        return
+    ctx = ctx_at(s, m.start("rel"))
+    if ctx is None or ctx.negated:
+        return
+    if rel in PET_WORDS:
+        kind = "dog" if rel in DOG_BREEDS else rel
+        breed = (m.group("mods") + m.group("rel")).strip()
+        yield make(ctx, s, "has_pet", f"{kind} {name}", "pet.is-my", end=m.end(), subject=s.speaker)
+        if breed.casefold() != kind:
+            yield make(ctx, s, "pet_breed", breed, "pet.breed", end=m.end(), subject=name)
+        return
+    predicate = RELATION_PREDICATES.get(rel)
+    if predicate is None:
+        return
+    yield make(ctx, s, predicate, name, "relative.is-my", end=m.end(), subject=s.speaker)
+
+
+def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    """The speaker's relationship status: "Divorced since 2015", "keisha and i broke up", "WE GOT MARRIED",
+    "my husband Geoffrey passed away", "conner proposed"."""
+    text = s.text
+    what = re.sub(r"\s+", " ", m.group("what").casefold())
+    ctx = ctx_at(s, m.start(), time="past" if what in ("broke up", "split up", "got engaged", "got married", "proposed", "passed away", "died") else "present")
+    if ctx is None:
+        return
+    partner = ctx.person
+    if what in ("passed away", "died"):
+        if partner is None or (partner.relation or "").casefold() not in ("husband", "wife", "partner", "spouse"):
+            return
+        yield make(ctx, s, "relationship_status", f"widowed: {partner.relation} {partner.name or ''} passed away".strip(), "status.widowed", end=m.end(), subject=s.speaker, change=True, negated=False)
+        if partner.name:
+            yield make(ctx, s, "has_spouse", partner.name, "status.widowed.spouse", end=m.end(), subject=s.speaker, negated=True, change=True)
+        return
+    if what == "proposed":
+        if partner is None or partner.name is None or (partner.relation or "").casefold() not in ("boyfriend", "girlfriend", "bf", "gf", "partner"):
+            return
+        yield make(ctx, s, "relationship_status", f"engaged to {partner.name}", "status.engaged", end=m.end(), subject=s.speaker, change=True)
+        return
+    if ctx.subject != s.speaker or ctx.negated:
+        return
+    if what in ("broke up", "split up"):
+        other = re.search(r"(?P<name>[\w'’-]+)\s+and\s+(?:i|me)\b", text[ctx.start : m.start()], re.I)
+        with_whom = re.compile(r"\s+with\s+(?:my\s+\w+\s+)?(?P<name>[\w'’-]+)", re.I).match(text, m.end(), s.end)
+        name = (other or with_whom).group("name") if (other or with_whom) else None
+        value = f"broke up with {name}" if name else "broke up"
+        yield make(ctx, s, "relationship_status", value, "status.broke-up", end=m.end(), change=True, time="past")
+        if name:
+            yield make(ctx, s, "has_partner", name, "status.broke-up.partner", end=m.end(), negated=True, change=True, time="past")
+        return
+    if what == "getting married":
+        yield make(ctx, s, "plans_to", "get married", "status.wedding-plan", end=m.end(), time="future")
+        return
+    value = {"a widow": "widowed", "a widower": "widowed", "got engaged": "engaged", "got married": "married"}.get(what, what)
+    if value == "married" and ctx.planned:
+        return
+    yield make(ctx, s, "relationship_status", value, f"status.{value}", end=m.end(), change=what.startswith("got") or value in ("divorced", "separated", "widowed"))

@@ -1,0 +1,245 @@
+"""Vehicles, languages, instruments and studies.
+
+"Our car is VW Passat B8 2016", "we sold it and now we have Skoda Kodiaq", "Bought a Ford E-Transit", "Hilux sold
+to a guy in Voss", "is Camry 2014, not Corolla", "No car, never had one", "Drove my Golf"; "I speak Arabic, French,
+English and a little Spanish"; "im the bassist"; "im in 3rd semester of arquitectura at ITESO", "Dariush study
+engineering at University of Toronto", "BSc Statistics from OAU", "registered for Seneca Polytechnic", "Emma's home
+from Iowa State on winter break".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase
+from engine.facts.rules.life.context import Context, clause_start, context
+from engine.facts.rules.life.words import LANGUAGE_WORDS, VEHICLE_BRANDS, VEHICLE_MODELS
+from engine.facts.rules.model import Found, Sentence
+
+_VEHICLE_WORD = r"(?:" + "|".join(sorted((re.escape(w) for w in VEHICLE_BRANDS | VEHICLE_MODELS), key=len, reverse=True)) + r")"
+_VEHICLE_RE = re.compile(
+    r"(?P<lead>\b(?:our|my)\s+(?:car|van|truck|suv)\s+is\s+|\b(?:now\s+)?(?:we|i)\s+(?:now\s+)?(?:have|has|drive|own)\s+"
+    r"(?:an?\s+|the\s+)?|\b(?:bought|buying|got|getting|picked\s+up|drove|driving|drive)\s+(?:an?\s+|my\s+|our\s+|the\s+)?|"
+    r"\b(?:sold|selling)\s+(?:the\s+|my\s+|our\s+)?|\bis\s+|\b(?:my|our|the)\s+)"
+    r"(?P<car>(?:" + _VEHICLE_WORD + r")(?:[\s-]+(?:(?-i:[A-Z0-9])[\w-]*(?:\.\d+)?|" + _VEHICLE_WORD + r")){0,4})",
+    re.IGNORECASE,
+)
+_SOLD_RE = re.compile(
+    r"(?<![\w-])(?P<car>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})\s+(?:was\s+|got\s+)?sold\b", re.IGNORECASE
+)
+_SOLD_AFTER_RE = re.compile(r"\s+(?:was\s+|is\s+)?sold\b", re.IGNORECASE)
+_CORRECTION_RE = re.compile(r",?\s*not\s+(?:the\s+|my\s+|a\s+)?(?P<wrong>[\w-]+)", re.IGNORECASE)
+_NO_CAR_RE = re.compile(r"\b(?:no\s+car|don['’]?t\s+(?:have|own)\s+a\s+car|never\s+had\s+a\s+car|car-?free)\b", re.IGNORECASE)
+_LANG_ALT = "|".join(sorted(LANGUAGE_WORDS, key=len, reverse=True))
+_SPEAK_RE = re.compile(
+    r"\b(?P<verb>speak|speaks|spoke|fluent\s+in|learning|learn|native\s+language\s+is)\s+(?P<list>(?:(?:a\s+little|some|basic|"
+    r"fluent|good|bad|broken|ok|okay|decent)\s+)?(?:" + _LANG_ALT + r")(?:\s*(?:,|and|&)\s*(?:(?:a\s+little|some|basic|"
+    r"fluent|a\s+bit\s+of)\s+)?(?:" + _LANG_ALT + r"))*)",
+    re.IGNORECASE,
+)
+_PLAYER_RE = re.compile(
+    r"\b(?:the|a|an)\s+(?P<who>bassist|guitarist|drummer|pianist|violinist|cellist|saxophonist|trumpeter|keyboardist)\b",
+    re.IGNORECASE,
+)
+_INSTRUMENT_OF = {
+    "bassist": "bass",
+    "guitarist": "guitar",
+    "drummer": "drums",
+    "pianist": "piano",
+    "violinist": "violin",
+    "cellist": "cello",
+    "saxophonist": "saxophone",
+    "trumpeter": "trumpet",
+    "keyboardist": "keyboards",
+}
+_YEAR_OF_RE = re.compile(
+    r"\b(?:in|into)\s+(?:my|her|his|their|the)\s+(?:\w+\s+)?(?:year|semester|term|grade)\s+of\s+(?:an?\s+|my\s+|her\s+|his\s+)?"
+    r"(?P<field>[^,.;!?()]{2,50}?)(?:\s+(?:at|in)\s+(?P<org>[^,.;!?()]{2,60}))?(?=[,.;!?()]|\s+and\b|$)",
+    re.IGNORECASE,
+)
+_STUDY_RE = re.compile(
+    r"\b(?P<verb>study|studies|studying|studied|majoring\s+in|major\s+in|doing)\s+(?P<field>[\w\s-]{2,40}?)\s+(?:at|in)\s+",
+    re.IGNORECASE,
+)
+_DEGREE_RE = re.compile(
+    r"\b(?P<deg>BSc|BA|BEng|MSc|MA|MBA|MEng|PhD|MPhil|BS|MS|LLB|LLM|MD|Bachelor(?:'s)?(?:\s+of\s+\w+)?|Master(?:'s)?(?:\s+of\s+\w+)?)"
+    r"\s+(?:in\s+)?(?P<field>(?:[A-Z][\w-]*|and|&)(?:\s+(?:[A-Z][\w-]*|and|&)){0,3})\s+(?:at|from)\s+(?:the\s+)?",
+)
+_ENROLLED_RE = re.compile(r"\b(?:registered|enrolled|signed\s+up|accepted)\s+(?:for|in|at|into|to)\s+", re.IGNORECASE)
+_HOME_FROM_RE = re.compile(r"['’]s\s+home\s+from\s+|\bhome\s+from\s+|\bheading\s+(?:off\s+)?to\s+|\bback\s+to\s+", re.IGNORECASE)
+_SCHOOL_WORD_RE = re.compile(
+    r"\b(?:University|College|Institute|Polytechnic|School|State|Academy|Uni|Universidad|Université|Universität)\b|"
+    r"^(?-i:[A-Z]{2,6})$"
+)
+
+
+def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """Vehicles, languages, instruments and studies in one sentence."""
+    low = s.low
+    yield from _vehicles(s)
+    if any(w in low for w in ("speak", "fluent", "learning", "native language")):
+        for m in _SPEAK_RE.finditer(s.text, s.start, s.end):
+            yield from _languages(s, m)
+    for m in _PLAYER_RE.finditer(s.text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is not None and not ctx.negated and re.search(r"\b(?:i['’]?m|im|i\s+am|i\s+was)\s*$", s.text[ctx.start : m.start()], re.I):
+            yield make(ctx, s, "plays_instrument", _INSTRUMENT_OF[m.group("who").casefold()], "instrument.player", end=m.end())
+    yield from _studies(s)
+
+
+def _vehicles(s: Sentence) -> Iterator[Found]:
+    text = s.text
+    for m in _VEHICLE_RE.finditer(text, s.start, s.end):
+        lead = m.group("lead").casefold().strip()
+        car = m.group("car").strip().rstrip(".")
+        if not _vehicle_like(car):
+            continue
+        if lead in ("my", "our", "the") and not re.search(r"\b(?:car|van|truck|drive|drove|driving|note|insurance|parked|tow)\b", text[s.start : s.end], re.I):
+            continue
+        sold = lead.startswith(("sold", "selling")) or _SOLD_AFTER_RE.match(text, m.end(), s.end) is not None
+        time = "past" if sold or lead.startswith(("bought", "got", "picked", "drove")) else "present"
+        possessive = lead.startswith(("our", "my", "the"))
+        ctx = ctx_at(s, m.start() if possessive else m.end("lead") if lead.startswith(("we", "i", "now")) else m.start(), time=time)  # type: ignore[arg-type]
+        if ctx is None and (lead == "is" or sold or possessive):
+            ctx = context_or_none(s, m.start(), time)
+        if ctx is None or ctx.irrealis or (ctx.person is not None and ctx.subject != s.speaker):
+            continue
+        if lead.startswith(("selling", "buying", "getting")) or ctx.planned:
+            continue
+        if lead == "is" and not re.search(r"\b(?:car|sorry|actually|is)\b", text[max(s.start, m.start() - 40) : m.start()], re.I):
+            continue
+        ctx = replace(ctx, subject=s.speaker, person=None)
+        end = m.end()
+        if sold:
+            yield _dated_by_next(make(ctx, s, "drives", car, "vehicle.sold", end=end, negated=True, change=True), s)
+            continue
+        change = bool(re.search(r"\b(?:now|bought|new|got|sold)\b", text[s.start : end], re.I))
+        yield _dated_by_next(make(ctx, s, "drives", car, "vehicle", end=end, negated=False, change=change), s)
+        wrong = _CORRECTION_RE.match(text, end, s.end)
+        if wrong is not None and _vehicle_like(wrong.group("wrong")):
+            yield make(ctx, s, "drives", wrong.group("wrong"), "vehicle.not", end=wrong.end(), negated=True, change=True)
+    for m in _SOLD_RE.finditer(text, s.start, s.end):
+        car = m.group("car")
+        if not _vehicle_like(car):
+            continue
+        ctx = context_or_none(s, m.start(), "past")
+        if ctx is None or ctx.irrealis:
+            continue
+        yield make(replace(ctx, subject=s.speaker, person=None), s, "drives", car, "vehicle.sold", end=m.end(), negated=True, change=True)
+    for m in _NO_CAR_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.subject != s.speaker:
+            continue
+        yield make(replace(ctx, negated=False), s, "drives", "no car", "vehicle.none", end=m.end())
+
+
+def context_or_none(s: Sentence, pos: int, time: str) -> Context | None:
+    """The speaker's context at ``pos`` for a possessive or subjectless vehicle clause ("Our car is …", "car note
+    for the civic", "Hilux sold to …"): None only when the clause is unreal."""
+    ctx = context(s.text, s.start, pos, s.speaker, verb_time=time)  # type: ignore[arg-type]
+    if ctx is None:
+        ctx = Context(s.speaker, clause_start(s.text, s.start, pos), False, time, False, False)  # type: ignore[arg-type]
+    return None if ctx.irrealis else ctx
+
+
+def _vehicle_like(car: str) -> bool:
+    words = [w.casefold() for w in re.findall(r"[\w-]+", car)]
+    return bool(words) and any(w in VEHICLE_BRANDS or w in VEHICLE_MODELS for w in words) and not (
+        len(words) == 1 and words[0] in ("model", "leaf", "fit", "ram", "mini", "seat", "focus", "golf", "polo", "transit", "patrol", "ranger", "accord", "superb")
+        and not re.search(r"[A-Z]", car[:1])
+    )
+
+
+def _dated_by_next(found: Found, s: Sentence) -> Found:
+    """ "Bought a Ford E-Transit. Picked it up yesterday.": the next sentence dates it when it refers back."""
+    nxt = re.compile(r"[\s.!]*(?:picked\s+it\s+up|got\s+it|collected\s+it|it\s+arrived)[^.!?\n]{0,30}", re.IGNORECASE).match(s.text, s.end)
+    if nxt is None or found.span is None:
+        return found
+    return replace(found, span=(found.span[0], nxt.end()), time="past")
+
+
+def _languages(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    verb = m.group("verb").casefold()
+    ctx = ctx_at(s, m.start())
+    if ctx is None or ctx.negated:
+        return
+    predicate = "learning" if verb.startswith("learn") else "native_language" if verb.startswith("native") else "speaks_language"
+    for part in re.split(r"\s*(?:,|\band\b|&)\s*", m.group("list")):
+        lang = re.search(r"(?:" + _LANG_ALT + r")$", part, re.IGNORECASE)
+        if lang is None:
+            continue
+        value = part.strip() if predicate == "speaks_language" else lang.group(0)
+        yield make(ctx, s, predicate, value, "language", end=m.end())
+
+
+def _school(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | None:
+    m = re.compile(r"\s*(?:the\s+)?").match(text, pos, end)
+    start = m.end() if m else pos
+    found = read_name(text, start, end, lowercase_ok=lower_ok, max_words=6)
+    if found is None:
+        return None
+    if not _SCHOOL_WORD_RE.search(found[0]) and not re.fullmatch(r"[A-Z]{2,6}", found[0]):
+        return None
+    return found
+
+
+def _studies(s: Sentence) -> Iterator[Found]:
+    text = s.text
+    lower_ok = lowercase_writer(text)
+    for m in _YEAR_OF_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        field = m.group("field").strip()
+        yield make(ctx, s, "studies", field, "studies.year", end=m.end("field"))
+        if m.group("org"):
+            org = read_name(text, m.start("org"), m.end("org") + 1, lowercase_ok=lower_ok, max_words=6)
+            if org is not None:
+                yield make(ctx, s, "studies_at", org[0], "studies.year.at", end=org[1])
+    for m in _STUDY_RE.finditer(text, s.start, s.end):
+        org = _school(text, m.end(), s.end, lower_ok)
+        if org is None:
+            continue
+        verb = m.group("verb").casefold()
+        ctx = ctx_at(s, m.start(), time="past" if verb == "studied" else "present")
+        if ctx is None or ctx.negated:
+            continue
+        field = m.group("field").strip()
+        predicate = "graduated_from" if verb == "studied" else "studies_at"
+        yield make(ctx, s, predicate, f"{org[0]} ({field})", "studies", end=org[1])
+    for m in _DEGREE_RE.finditer(text, s.start, s.end):
+        org = _school(text, m.end(), s.end, lower_ok) or read_name(text, m.end(), s.end, lowercase_ok=False, max_words=5)
+        if org is None:
+            continue
+        ctx = ctx_at(s, m.start())
+        if ctx is None:
+            continue
+        degree = f"{m.group('deg')} {m.group('field')}".strip()
+        future = bool(re.search(r"\bstart(?:ing|s)?\b", text[org[1] : s.end], re.I)) or ctx.planned
+        if future:
+            yield make(ctx, s, "plans_to", f"study {degree} at {org[0]}", "degree.plan", end=org[1], time="future")
+        else:
+            yield make(ctx, s, "has_degree", f"{degree} from {org[0]}", "degree", end=org[1])
+    for m in _ENROLLED_RE.finditer(text, s.start, s.end):
+        org = _school(text, m.end(), s.end, lower_ok)
+        if org is None:
+            continue
+        ctx = ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated:
+            continue
+        course = read_phrase(text, org[1] + 2, s.end, max_words=6) if text[org[1] : org[1] + 1] == "," else None
+        value = f"{org[0]}, {course}" if course else org[0]
+        yield make(ctx, s, "enrolled_in", value, "enrolled", end=org[1])
+    for m in _HOME_FROM_RE.finditer(text, s.start, s.end):
+        org = _school(text, m.end(), s.end, lower_ok)
+        if org is None:
+            continue
+        ctx = ctx_at(s, m.start() + (1 if text[m.start()] in "'’" else 0))
+        if ctx is None or ctx.negated:
+            continue
+        field = re.compile(r"[^.;!?]{0,30}?\bfor\s+(?P<f>[\w\s]{3,30}?)(?=[,.;!?]|$)").match(text, org[1], s.end)
+        value = f"{org[0]} ({field.group('f').strip()})" if field else org[0]
+        yield make(ctx, s, "studies_at", value, "studies.home-from", end=org[1])

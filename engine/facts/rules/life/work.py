@@ -1,0 +1,404 @@
+"""Work: roles and employers, and their changes.
+
+"I'm a UX designer at Zalando", "im an icu nurse in st james's", "Co-founder and COO at Parcelwise", "she's a
+nurse at grady", "works for the Métropole de Lyon", "I quit Zalando", "last day at greenlight is jan 30", "start
+at mailchimp monday feb 2", "GOT THE JOB at hola coffee", "they promoted me to audit manager", "I'm now director of
+sales", "opened my own practice: Ribeiro Advocacia", "moved from icu to the emergency department".
+
+Leaving an employer is a negated ``works_at`` (it retracts the stored one); joining one, being promoted or hired,
+or a role said with "now" is a change of the slot.  A start still ahead is dated to when it begins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name
+from engine.facts.rules.life.words import ROLE_HEADS, ROLE_MODIFIERS_STOP
+from engine.facts.rules.model import Found, Sentence
+
+_HEADS = "|".join(sorted((re.escape(h) for h in ROLE_HEADS), key=len, reverse=True))
+#: "<lead> (a|an|the) <role> [at|in|for <org>]"
+#: A word that may stand before a job title's head ("UX", "senior backend", "self-employed"): not a function word.
+_ROLE_WORD = (
+    r"(?!(?:is|are|was|were|am|be|been|not|no|never|my|your|his|her|our|their|the|a|an|i|i['’]m|im|he|she|we|"
+    r"they|you|it|and|or|but|to|of|for|in|at|with|on|as|so|that|this|who|which|time|first)\b)[\w&/.'’-]+"
+)
+_ROLE_RE = re.compile(
+    r"(?P<lead>(?:\b(?:i['’]?m|im|i\s+am|i\s+was|i['’]ve\s+been|i\s+have\s+been|been|am|is|are|was|were|"
+    r"(?:he|she)['’]?s|['’]s|['’]re|as|became|become|becoming|promoted\s+(?:me\s+)?to|now)"
+    r"|[,(—–-]|\band|(?<![\w'’-]))\s*(?:(?:now|still|currently|also|actually|officially|just|already|basically|"
+    r"technically|finally|not|no\s+longer|never)\s+)*)(?:(?:an?|the)\s+)?"
+    r"(?P<role>(?:" + _ROLE_WORD + r"\s+){0,4}?(?:" + _HEADS + r")s?)(?![\w-])(?P<tail>\s+of\s+[\w-]+)?",
+    re.IGNORECASE,
+)
+_MORE_HEAD_RE = re.compile(
+    r"(?:\s+and(?:\s+an?)?)?(?:\s+" + _ROLE_WORD + r"){0,2}?\s+(?:" + _HEADS + r")s?(?![\w-])", re.IGNORECASE
+)
+#: After a role that opens a verbless fragment: what may follow it ("Doctor told me" is not a role).
+_FRAGMENT_FOLLOW_RE = re.compile(r"\s*(?:[,.(;:!—–-]|$|(?:at|in|for|with|and|since|from)\b)", re.IGNORECASE)
+_WORK_RE = re.compile(
+    r"\b(?P<verb>work|works|worked|working)\s+(?:(?:full[- ]time|part[- ]time|remotely|remote|"
+    r"\d+\s+(?:weeks|months|years|days)|now|still|currently|there)\s+)*"
+    r"(?:as\s+(?:an?\s+)?(?P<role>[\w\s-]{2,40}?)\s+)?(?P<prep>at|for|with|in)\s+",
+    re.IGNORECASE,
+)
+_LEAVE_RE = re.compile(
+    r"(?<!\bback\s)(?<!\bthe\s)(?<!\bmy\s)(?<!\bhis\s)(?<!\bher\s)(?<!\byour\s)(?<!\bon\s)\b(?P<verb>quit|quitting|left|leaving|resigned\s+from|resigning\s+from|resign\s+from|retired\s+from|"
+    r"fired\s+from|laid\s+off\s+from|last\s+day\s+(?:was\s+|is\s+|will\s+be\s+)?at|last\s+day\s+at)\s+"
+    r"(?:my\s+job\s+at\s+)?",
+    re.IGNORECASE,
+)
+_JOIN_RE = re.compile(
+    r"\b(?P<verb>start|starts|started|starting|joined|joining|join|got\s+(?:the|a|my\s+new|a\s+new)\s+job|"
+    r"accepted\s+(?:a|the|an)\s+(?:new\s+)?(?:job|position|role|offer)|new\s+job|hired)"
+    r"(?P<gap>(?:\s+[\w]+){0,3}?)\s+(?:at|with|by)\s+",
+    re.IGNORECASE,
+)
+_ACCEPTED_RE = re.compile(r"\b(?:i['’]ve|i\s+have|i)\s+accepted\s+(?=[A-Z])", re.IGNORECASE)
+_PROMOTED_RE = re.compile(
+    r"\b(?:promoted|hired|appointed|made)\s+(?:me\s+)?(?:as\s+|to\s+)(?:an?\s+|the\s+)?", re.IGNORECASE
+)
+_DEPT_RE = re.compile(
+    r"\b(?:in|to|into|at)\s+(?:the\s+)?(?P<dept>(?:[\w&-]+\s+){0,3}?(?:department|dept|ward|unit|team))\b",
+    re.IGNORECASE,
+)
+_BUSINESS_RE = re.compile(
+    r"\b(?P<verb>have|has|own|owns|co-own|co-owns|run|runs|opened|open|opening|started|starting|founded)\s+"
+    r"(?:(?:a|an|my|our)\s+)?(?:own\s+)?(?:(?:small|little|new|tiny)\s+)?"
+    r"(?P<kind>(?:[\w-]+\s+)?(?:izakaya|restaurant|cafe|café|coffee\s+shop|shop|bakery|bar|pub|garage|practice|"
+    r"firm|studio|company|business|startup|start-up|agency|salon|clinic|store|workshop|food\s+truck|farm|"
+    r"consultancy))\b",
+    re.IGNORECASE,
+)
+_NAMED_RE = re.compile(
+    r"[^.;!?]{0,80}?(?:\b(?:called|named)\s+|\bname\s+is\s+|:\s*|,\s*(?=[A-Z\"“]))",
+    re.IGNORECASE,
+)
+_FOCUS_RE = re.compile(
+    r"\b(?:we|i)\s+(?:focus|specialise|specialize|specialised|specialized)\s+(?:on|in)\s+", re.IGNORECASE
+)
+_START_DATE_RE = re.compile(r"\b(?:start|starts|starting|start\s+date\s+is|from)\b", re.IGNORECASE)
+_NOT_ORG = frozenset(
+    """home work school uni university college class office night nights day days weekend weekends morning
+    mornings the a an my our his her their it this that least all first once least""".split()
+)
+_PAST = frozenset("was were been worked left quit resigned retired".split())
+
+
+def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """Roles, employers, departments, businesses and their changes in one sentence."""
+    text, low = s.text, s.low
+    lower_ok = lowercase_writer(text)
+    yield from _roles(s, lower_ok)
+    if "work" in low:
+        for m in _WORK_RE.finditer(text, s.start, s.end):
+            yield from _works(s, m, lower_ok)
+    if any(w in low for w in ("quit", "left", "leav", "resign", "retired from", "fired", "laid off", "last day")):
+        for m in _LEAVE_RE.finditer(text, s.start, s.end):
+            org = _org(text, m.end(), s.end, lower_ok)
+            verb = m.group("verb").casefold()
+            ctx = ctx_at(s, m.start(), time="future" if verb.startswith("leaving") else "past")
+            if org is None or ctx is None or ctx.negated:
+                continue
+            if verb.startswith("quit") and _is_activity(org[0]):
+                continue
+            yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
+    if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
+        for m in _JOIN_RE.finditer(text, s.start, s.end):
+            yield from _joined(s, m, lower_ok)
+        for m in _ACCEPTED_RE.finditer(text, s.start, s.end):
+            org = _org(text, m.end(), s.end, lower_ok)
+            ctx = ctx_at(s, m.start(), time="past")
+            if org is not None and ctx is not None and not ctx.negated:
+                yield _dated_start(make(ctx, s, "works_at", org[0], "accepted", end=org[1], change=True), s)
+    if "promot" in low or "hired" in low or "appointed" in low:
+        for m in _PROMOTED_RE.finditer(text, s.start, s.end):
+            role = _role_at(text, m.end(), s.end)
+            ctx = ctx_at(s, m.start(), time="past")
+            if role is None or ctx is None or ctx.negated:
+                continue
+            yield make(replace(ctx, subject=s.speaker), s, "works_as", role[0], "promoted", end=role[1], change=True)
+    if any(w in low for w in ("department", "dept", "ward", " unit", " team")):
+        for m in _DEPT_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            window = text[max(s.start, m.start() - 80) : m.start()]
+            if ctx is None or ctx.negated or not re.search(r"\b(?:work|moved|transferred|switched)", window, re.I):
+                continue
+            dept = m.group("dept")
+            changed = bool(re.search(r"\b(?:moved|transferred|switched)\b", window, re.I))
+            yield make(ctx, s, "works_in_department", dept, "department", end=m.end(), change=changed, time="past" if changed else ctx.time)
+    for m in _BUSINESS_RE.finditer(text, s.start, s.end):
+        yield from _business(s, m, lower_ok)
+    if "focus" in low or "speciali" in low:
+        for m in _FOCUS_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            field = _field(text, m.end(), s.end)
+            if ctx is not None and field is not None and not ctx.negated:
+                yield make(ctx, s, "works_in_field", field[0], "focus", end=field[1])
+
+
+def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
+    text = s.text
+    for m in _ROLE_RE.finditer(text, s.start, s.end):
+        lead = m.group("lead").strip().casefold()
+        role = _clean_role(m.group("role"))
+        if role is None:
+            continue
+        role_text, role_start = role
+        start_abs = m.start("role") + role_start
+        end = m.end("role")
+        more = _MORE_HEAD_RE.match(text, end, s.end)
+        if more is not None and _clean_role(text[start_abs : more.end()].replace(" and ", " ")) is not None:
+            end = more.end()  # "lead designer", "senior backend engineer"
+        if m.group("tail") and end == m.end("role"):
+            end = m.end("tail")
+        role_text = text[start_abs:end]
+        bare = lead.split()[0] if lead.split() else ""
+        if bare in ("", ",", "(", "—", "–", "-", "and"):
+            if not _fragment_start(text, s.start, m.start("role"), bare):
+                continue
+            if not _FRAGMENT_FOLLOW_RE.match(text, end, s.end) or role_text.split()[0].casefold().endswith("ing"):
+                continue
+        time = "past" if any(w in lead.split() for w in _PAST) or lead.startswith(("i was", "i've been")) else "present"
+        ctx = ctx_at(s, start_abs, time=time)  # type: ignore[arg-type]
+        if ctx is None or (bare == "as" and not re.search(r"\b(?:work|working|worked|job|hired|employed)\b", text[ctx.start : m.start()], re.I)):
+            continue
+        if ctx.person is not None and ctx.person.is_pet:
+            continue
+        head = role_text.split()[-1].casefold()
+        if head in ("student",):
+            continue
+        change = "now" in lead.split() or bool(re.search(r"\bnow\b", text[end : end + 12], re.I)) or bare in ("promoted", "became", "become")
+        predicate = "worked_as" if time == "past" and not ctx.negated else "works_as"
+        org = None
+        after = re.match(r"\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:for\s+(?:\d+|a\s+few|many|several|two|three|\w+)\s+(?:years?|months?)\s+)?(?P<prep>at|in|for|with)\s+", text[end : s.end])
+        if after is not None:
+            org = _org(text, end + after.end(), s.end, lower_ok)
+        found_role = make(ctx, s, predicate, role_text, "role", end=end, change=change and predicate == "works_as")
+        if org is not None and predicate == "worked_as":
+            found_role = replace(found_role, object=f"{role_text} in {org[0]}")
+        yield found_role
+        if org is not None and predicate == "works_as" and not ctx.negated and not _is_place_word(org[0]):
+            group = re.search(r"\b(?:band|choir|orchestra|club|team|group)\b", text[end : org[1]], re.I)
+            yield make(ctx, s, "member_of" if group else "works_at", org[0], "role.at", end=org[1], change=change)
+
+
+def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool:
+    """A verbless fragment that opens with a role ("Self-employed carpenter, based in Fana", "Co-founder and COO
+    at Parcelwise") or an apposition after "I'm 64," / "and an audit senior at …"."""
+    before = text[sentence_start:pos].strip().casefold()
+    before = re.sub(r"^(?:(?:ok|okay|so|and|also|well|update|btw|plus|anyway)\b[\s,:!]*)+", "", before)
+    if not before or before in ("an", "a", "the"):
+        return True
+    if lead in (",", "—", "–", "-") and re.search(r"\b(?:i['’]?m|im|i\s+am)\s+\d+\s*[,—–-]?\s*(?:an?|the)?$", before):
+        return True
+    if lead == "and" and re.search(r"\b(?:i['’]?m|im|i\s+am)\s+an?\s+[^,.;]{2,80}\band\s+(?:an?|the)?$", before):
+        return True
+    return False
+
+
+def _clean_role(raw: str) -> tuple[str, int] | None:
+    """Drop leading words that are not part of a job title ("so excited to be the …", "hired as …"); None when
+    nothing job-like remains."""
+    words = raw.split()
+    offset = 0
+    if "as" in (w.casefold() for w in words[:-1]):
+        cut = max(i for i, w in enumerate(words[:-1]) if w.casefold() == "as")
+        for w in words[: cut + 1]:
+            offset = raw.index(w, offset) + len(w)
+        words = words[cut + 1 :]
+    while words and (words[0].casefold() in ROLE_MODIFIERS_STOP or words[0].casefold().endswith(("ly",))):
+        offset = raw.index(words[0], offset) + len(words[0])
+        words = words[1:]
+    if not words:
+        return None
+    start = raw.index(words[0], offset)
+    if any(w.casefold() in _NOT_IN_ROLES for w in words):
+        return None
+    value = " ".join(words)
+    return value, start
+
+
+_NOT_IN_ROLES = frozenset(
+    """my your his her our their a an the i me you he she we they it is are was were am be been not no never
+    have has had do does did will would can could to in at for with from on and but or so if when who which
+    that this these those""".split()
+)
+
+
+def _role_at(text: str, pos: int, end: int) -> tuple[str, int] | None:
+    m = re.compile(r"(?P<role>(?:[\w&/.'’-]+\s+){0,4}?(?:" + _HEADS + r")s?)(?![\w-])(?:\s+of\s+[\w-]+)?", re.I).match(
+        text, pos, end
+    )
+    if m is None:
+        return None
+    cleaned = _clean_role(m.group("role"))
+    if cleaned is None:
+        return None
+    return text[pos + cleaned[1] : m.end()], m.end()
+
+
+def _org(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | None:
+    """An employer's name at ``pos``: "Zalando", "the Métropole de Lyon", "st james's", "a small product studio
+    here in Lisbon called Tidewater" → "Tidewater", "a pharmacy in the Croix-Rousse" → "pharmacy in the
+    Croix-Rousse"."""
+    m = re.compile(r"\s*(?:the\s+)(?=[A-Z])").match(text, pos, end)
+    if m:
+        pos = m.end()
+    np = re.compile(r"\s*(?:an?|the|my|our)\s+(?P<np>(?:[\w-]+\s+){0,4}?[\w-]+)").match(text, pos, end)
+    if np is not None:
+        named = re.compile(r"[^.;!?—]{0,60}?\b(?:called|named)\s+").match(text, np.end(), end)
+        if named is not None:
+            return read_name(text, named.end(), end, lowercase_ok=lower_ok, max_words=4)
+        there = re.compile(r"\s+(?:in|at)\s+(?:the\s+)?(?=[A-Z])").match(text, np.end(), end)
+        if there is not None:
+            place = read_name(text, there.end(), end, lowercase_ok=False, max_words=3)
+            if place is not None:
+                return text[np.start("np") : place[1]], place[1]
+        return None
+    found = read_name(text, pos, end, lowercase_ok=lower_ok, max_words=5)
+    if found is None or found[0].casefold() in _NOT_ORG or _is_activity(found[0]):
+        return None
+    # "Patel & Co" with a trailing "CPA": keep it; drop a trailing possessive-less "here"
+    return found
+
+
+def _is_activity(value: str) -> bool:
+    first = value.split()[0].casefold()
+    return first.endswith("ing") or first in ("smoking", "drinking", "coffee", "alcohol", "sugar", "meat")
+
+
+def _is_place_word(value: str) -> bool:
+    return value.casefold() in ("here", "there", "home", "town", "the city")
+
+
+def _works(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
+    text = s.text
+    verb = m.group("verb").casefold()
+    time = "past" if verb == "worked" else "present"
+    ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
+    if ctx is None or (ctx.person is not None and ctx.person.is_pet):
+        return
+    prep = m.group("prep").casefold()
+    if prep == "in" and re.match(r"\s*(?:sales|marketing|finance|tech|it|hr|retail|education|healthcare|law|construction|logistics|insurance|banking|hospitality|research|design|media|software|accounting)\b", text[m.end() :], re.I):
+        field = re.match(r"\s*([\w-]+)", text[m.end() :])
+        assert field is not None
+        yield make(ctx, s, "works_in_field", field.group(1), "work.in", end=m.end() + field.end())
+        at = re.compile(r"\s+(?:at|for)\s+").match(text, m.end() + field.end(), s.end)
+        if at is None:
+            return
+        org = _org(text, at.end(), s.end, lower_ok)
+        if org is not None:
+            yield make(ctx, s, "worked_at" if time == "past" else "works_at", org[0], "work.at", end=org[1])
+            tail = re.compile(r"\s*,\s*").match(text, org[1], s.end)
+            if tail is not None:
+                role = _role_at(text, tail.end(), s.end)
+                if role is not None:
+                    yield make(ctx, s, "works_as", role[0], "work.as", end=role[1])
+        return
+    org = _org(text, m.end(), s.end, lower_ok)
+    if org is None:
+        return
+    change = bool(re.search(r"\b(?:now|since)\b", text[s.start : org[1]], re.I))
+    predicate = "worked_at" if time == "past" and not ctx.negated else "works_at"
+    yield make(ctx, s, predicate, org[0], "work", end=org[1], change=change)
+    if m.group("role"):
+        role = _clean_role(m.group("role"))
+        if role is not None:
+            yield make(ctx, s, "worked_as" if time == "past" else "works_as", role[0], "work.as", end=m.end("role"))
+
+
+def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
+    text = s.text
+    verb = m.group("verb").casefold()
+    gap = (m.group("gap") or "").strip()
+    if gap and not re.fullmatch(r"(?:\w+\s*){0,3}", gap):
+        return
+    org = _org(text, m.end(), s.end, lower_ok)
+    if org is None:
+        return
+    time = "past" if verb.endswith("ed") or verb.startswith(("got", "accepted")) or verb == "hired" else "present"
+    ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
+    if ctx is None or ctx.negated or (ctx.person is not None and ctx.person.is_pet):
+        return
+    if verb.startswith(("start", "join")) and gap and not _looks_like_time(gap):
+        return  # "started a project at …"
+    found = make(ctx, s, "works_at", org[0], "join", end=org[1], change=True)
+    yield _dated_start(found, s)
+    role = re.compile(r"\s+as\s+(?:an?\s+)?").match(text, org[1], s.end)
+    if role is not None:
+        r = _role_at(text, role.end(), s.end)
+        if r is not None:
+            yield _dated_start(make(ctx, s, "works_as", r[0], "join.as", end=r[1], change=True), s)
+
+
+def _looks_like_time(gap: str) -> bool:
+    return bool(re.fullmatch(r"(?:(?:on|in|this|next|last|today|monday|tuesday|wednesday|thursday|friday|saturday|"
+                             r"sunday|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|"
+                             r"dec\w*|\d{1,2}(?:st|nd|rd|th)?|week|month)\s*)+", gap.casefold()))
+
+
+def _dated_start(found: Found, s: Sentence) -> Found:
+    """A job start whose own clause has no date borrows the sentence's "start date is 1 June" / "start 1
+    December"."""
+    if found.span is None:
+        return found
+    limit = min(len(s.text), s.end + 60)
+    m = _START_DATE_RE.search(s.text, found.span[1], limit)
+    if m is None:
+        return found
+    stop = re.compile(r"[^.;!?\n]{0,40}").match(s.text, m.end(), limit)
+    end = stop.end() if stop else m.end()
+    return replace(found, span=(found.span[0], end), time=found.time or "present")
+
+
+def _business(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
+    text = s.text
+    verb = m.group("verb").casefold()
+    kind = m.group("kind")
+    time = "past" if verb in ("opened", "started", "founded") else "present"
+    ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
+    if ctx is None or ctx.negated:
+        return
+    if verb in ("have", "has") and not re.search(r"\b(?:my|our|own|small|little)\b", text[m.start() : m.end()], re.I) and not ctx.subject == s.speaker:
+        return
+    name = None
+    explicit = re.compile(r"[^.;!?]{0,80}?\b(?:called|named|name\s+is)\s+", re.IGNORECASE).match(text, m.end(), s.end)
+    named = explicit or _NAMED_RE.match(text, m.end(), s.end)
+    if named is not None:
+        name = read_name(text, named.end(), s.end, lowercase_ok=lower_ok, max_words=5)
+    planned = ctx.time == "future" or ctx.planned or verb in ("open", "opening") and not ctx.negated
+    end = name[1] if name else m.end()
+    obj = f"{kind} {name[0]}" if name else text[m.start("kind") : _extend(text, m.end(), s.end)]
+    if planned and verb in ("open", "opening", "starting"):
+        yield make(ctx, s, "plans_to", f"open {text[m.start() + len(m.group('verb')) : _extend(text, end, s.end)].strip()}", "business.plan", end=end, time="future")
+        return
+    if name is None and verb in ("have", "has", "run", "runs"):
+        return
+    yield make(ctx, s, "runs_business", obj, "business", end=end, change=verb in ("opened", "started", "founded"))
+    if name is not None and verb in ("opened", "started", "founded") and ctx.subject == s.speaker:
+        yield make(ctx, s, "works_at", name[0], "business.work", end=end, change=True)
+
+
+def _extend(text: str, pos: int, end: int) -> int:
+    """Extend a business phrase over "with my cousin Tarek in Ras Al Khor" up to the clause's end."""
+    m = re.compile(r"[^.;!?,:—]{0,60}").match(text, pos, end)
+    return m.end() if m else pos
+
+
+def _field(text: str, pos: int, end: int) -> tuple[str, int] | None:
+    m = re.compile(r"([\w-]+(?:\s+[\w-]+)?)").match(text, pos, end)
+    if m is None:
+        return None
+    words = m.group(1).split()
+    if words[0].casefold() in ("the", "a", "an", "my", "our", "it", "that", "this"):
+        return None
+    value = m.group(1)
+    if len(words) == 2 and words[1].casefold() in ("for", "and", "with", "in", "at"):
+        value = words[0]
+    return value, pos + len(value)
+
