@@ -167,9 +167,9 @@ def test_import_of_a_malformed_file_says_where_and_exits_non_zero(tmp_path: Path
     vault_dir = tmp_path / "v"
     broken = tmp_path / "broken.jsonl"
     broken.write_text(
-        '{"role": "user", "content": "I live in Porto.", "conversation_id": "good"}\n'
-        '{"role": "user", "content": "Second turn", "conversation_id": "bad"}\n'
-        '{"role": "narrator", "content": "Once upon a time", "conversation_id": "bad"}\n',
+        '{"role": "user", "content": "I live in Porto.", "conversation_id": "good", "occurred_at": 1714557600}\n'
+        '{"role": "user", "content": "Second turn", "conversation_id": "bad", "occurred_at": 1714557600}\n'
+        '{"role": "narrator", "content": "Once upon a time", "conversation_id": "bad", "occurred_at": 1714557601}\n',
         encoding="utf-8",
     )
     truncated = tmp_path / "export.json"

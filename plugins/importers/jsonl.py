@@ -1,9 +1,13 @@
-"""JSON Lines transcripts: one ``{role, content, time?, author?, conversation_id?, id?}`` per line.
+"""JSON Lines transcripts: one ``{role, content, occurred_at, author?, conversation_id?, id?, title?}`` per line.
 
 The simplest format for scripts.  ``role`` is one of ``user``, ``assistant``, ``system``, ``tool``;
-``content`` is the text (an empty one is skipped); ``time`` is ISO-8601 text or Unix seconds
-(milliseconds are recognised by size); ``author`` names the speaker.  Blank lines are allowed and
-other keys are ignored.
+``content`` is the text (an empty one is skipped); ``author`` names the speaker; ``title`` (on any line of
+a conversation) names the conversation.  Blank lines are allowed and other keys are ignored.
+
+Every turn needs its time, because relative dates in it ("tomorrow", "last week") are resolved against it:
+``occurred_at`` (the ingest endpoint's name), or ``timestamp``, ``time``, ``created_at`` — ISO-8601 text or
+Unix seconds (milliseconds are recognised by size).  A turn whose time is missing or unreadable is reported
+with its line; it is never stamped with the import time.
 
 Lines are grouped by ``conversation_id`` in the order each conversation first appears; the id is
 used as given so that a file written by a client that also talks to the live endpoint lands in the
@@ -22,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from engine.plugin_api import ImportedConversation, ImportedTurn, ImportFormatError, Role
@@ -53,13 +58,14 @@ class _Group:
     turns: list[ImportedTurn] = field(default_factory=list)
     errors: list[ImportFormatError] = field(default_factory=list)
     seen_ids: dict[str, int] = field(default_factory=dict)
+    title: str = ""
 
 
 class JsonlImporter(IsolatingImporter):
     """Reads JSON Lines transcripts of ``{role, content, ...}`` records."""
 
     name = "jsonl"
-    description = "JSON Lines, one {role, content, time?, author?, conversation_id?, id?} per line"
+    description = "JSON Lines, one {role, content, occurred_at, author?, conversation_id?, id?} per line"
     extensions: tuple[str, ...] = (".jsonl", ".ndjson")
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -97,6 +103,9 @@ class JsonlImporter(IsolatingImporter):
             group = groups.setdefault(conversation_id, _Group(conversation_id))
             if conversation_id != default_id:
                 where = f"{where} (conversation {conversation_id})"
+            title = record.get("title")
+            if isinstance(title, str) and title.strip() and not group.title:
+                group.title = title.strip()
             try:
                 turn = _turn(record, number, where, group)
             except ImportFormatError as exc:
@@ -135,7 +144,7 @@ def _turn(record: JsonObject, number: int, where: str, group: _Group) -> Importe
     if role is None:
         raise ImportFormatError(f"role {role_name!r} is not one of {', '.join(_ROLES)}", location=where)
     content = required_str(record, "content", where)
-    occurred_at = flexible_time_field(record, "time", where)
+    occurred_at = _time_of(record, where)
     author = optional_str(record, "author", where)
     external_id = optional_id(record, "id", where) or f"line:{number}"
     if external_id in group.seen_ids:
@@ -152,6 +161,27 @@ def _turn(record: JsonObject, number: int, where: str, group: _Group) -> Importe
     )
 
 
+#: The names a turn's time goes by, in the order they are looked for.
+TIME_KEYS = ("occurred_at", "timestamp", "time", "created_at")
+
+
+def _time_of(record: JsonObject, where: str) -> datetime:
+    """The turn's time from the first time key present; an error naming the line when there is none."""
+    for key in TIME_KEYS:
+        if record.get(key) is not None:
+            found = flexible_time_field(record, key, where)
+            if found is not None:
+                return found
+    raise ImportFormatError(
+        "no time: give each turn 'occurred_at' (ISO-8601 or Unix seconds; 'timestamp', 'time' and 'created_at' "
+        "are read too) so that its relative dates resolve against when it was said",
+        location=where,
+    )
+
+
 def _title(group: _Group, path: Path) -> str:
-    """The file stem for the file's own conversation, else the conversation id."""
+    """The conversation's own title when a line gives one, else the file stem for the file's own conversation,
+    else the conversation id."""
+    if group.title:
+        return group.title
     return path.stem if group.conversation_id == f"jsonl:{path.stem}" else group.conversation_id

@@ -188,9 +188,14 @@ def test_re_importing_the_same_file_adds_nothing(tmp_path: Path, name: str) -> N
 def test_an_oversized_turn_rejects_its_conversation_only_and_names_its_line(tmp_path: Path) -> None:
     lines = [
         {"conversation_id": "first", "role": "user", "content": "I live in Porto.", "time": "2024-05-01T10:00:00Z"},
-        {"conversation_id": "first", "role": "assistant", "content": "x" * (MAX_CONTENT_CHARS + 1)},
+        {
+            "conversation_id": "first",
+            "role": "assistant",
+            "content": "x" * (MAX_CONTENT_CHARS + 1),
+            "time": "2024-05-01T10:00:05Z",
+        },
         {"conversation_id": "second", "role": "user", "content": "I work as a nurse.", "time": 1714557600},
-        {"conversation_id": "second", "role": "assistant", "content": "Noted."},
+        {"conversation_id": "second", "role": "assistant", "content": "Noted.", "time": 1714557605},
     ]
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")

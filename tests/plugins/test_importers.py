@@ -203,11 +203,11 @@ def test_jsonl_single_conversation(tmp_path: Path) -> None:
 
 def test_jsonl_groups_conversations_and_isolates_a_bad_one(tmp_path: Path) -> None:
     lines = [
-        {"conversation_id": "x", "role": "user", "content": "x1"},
-        {"conversation_id": 42, "role": "user", "content": "y1", "id": 1},
-        {"conversation_id": "x", "role": "assistant", "content": "x2"},
-        {"conversation_id": 42, "role": "robot", "content": "y2"},
-        {"role": "user", "content": "z1"},
+        {"conversation_id": "x", "role": "user", "content": "x1", "occurred_at": 1714557600},
+        {"conversation_id": 42, "role": "user", "content": "y1", "id": 1, "occurred_at": 1714557601},
+        {"conversation_id": "x", "role": "assistant", "content": "x2", "occurred_at": 1714557602},
+        {"conversation_id": 42, "role": "robot", "content": "y2", "occurred_at": 1714557603},
+        {"role": "user", "content": "z1", "occurred_at": 1714557604},
     ]
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
@@ -232,24 +232,61 @@ def test_jsonl_groups_conversations_and_isolates_a_bad_one(tmp_path: Path) -> No
         ('{"role": "user"}', "line 2: missing key 'content'"),
         ('{"role": "user", "content": 5}', "line 2: 'content' must be a string, not a number"),
         ('{"role": "user", "content": "x", "time": "soon"}', "line 2: bad timestamp in 'time'"),
-        ('{"role": "user", "content": "x", "id": "a"}', "line 2: id 'a' is already used on line 1"),
+        ('{"role": "user", "content": "x", "occurred_at": "soon"}', "line 2: bad timestamp in 'occurred_at'"),
+        ('{"role": "user", "content": "x"}', "line 2: no time: give each turn 'occurred_at'"),
+        ('{"role": "user", "content": "x", "id": "a", "time": 1}', "line 2: id 'a' is already used on line 1"),
     ],
 )
 def test_jsonl_errors_name_the_line(tmp_path: Path, line: str, expected: str) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"role": "user", "content": "hi", "id": "a"}\n' + line + "\n", encoding="utf-8")
+    path.write_text('{"role": "user", "content": "hi", "id": "a", "time": 1}\n' + line + "\n", encoding="utf-8")
     good, errors = read_all(JsonlImporter(), path)
     assert good == []
     assert expected in str(errors[0])
     assert str(errors[0]).startswith("bad.jsonl line 2")
 
 
+@pytest.mark.parametrize("key", ["occurred_at", "timestamp", "time", "created_at"])
+def test_jsonl_reads_the_turn_time_under_every_usual_name(tmp_path: Path, key: str) -> None:
+    path = tmp_path / "times.jsonl"
+    path.write_text(
+        json.dumps({"role": "user", "content": "ISO", key: "2025-06-18T15:10:23Z"})
+        + "\n"
+        + json.dumps({"role": "assistant", "content": "epoch", key: 1750259435})
+        + "\n",
+        encoding="utf-8",
+    )
+    (conversation,) = only(JsonlImporter(), path)
+    assert [t.occurred_at for t in conversation.turns] == [utc(2025, 6, 18, 15, 10, 23), utc(2025, 6, 18, 15, 10, 35)]
+
+
+def test_jsonl_prefers_occurred_at_and_keeps_a_conversation_title(tmp_path: Path) -> None:
+    path = tmp_path / "titled.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "conversation_id": "c1",
+                "title": "Moving to Lisbon",
+                "role": "user",
+                "content": "hi",
+                "occurred_at": "2025-06-18T15:10:23Z",
+                "time": "1999-01-01T00:00:00Z",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (conversation,) = only(JsonlImporter(), path)
+    assert conversation.title == "Moving to Lisbon"
+    assert conversation.turns[0].occurred_at == utc(2025, 6, 18, 15, 10, 23)
+
+
 def test_jsonl_unassignable_line_withholds_every_conversation(tmp_path: Path) -> None:
     path = tmp_path / "two.jsonl"
     path.write_text(
-        '{"conversation_id": "a", "role": "user", "content": "1"}\n'
+        '{"conversation_id": "a", "role": "user", "content": "1", "time": 1}\n'
         "not json\n"
-        '{"conversation_id": "b", "role": "user", "content": "2"}\n',
+        '{"conversation_id": "b", "role": "user", "content": "2", "time": 2}\n',
         encoding="utf-8",
     )
     good, errors = read_all(JsonlImporter(), path)
