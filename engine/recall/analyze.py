@@ -15,6 +15,7 @@ expanded: more of the nearest predicate descriptions are kept, at a lower simila
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -27,6 +28,7 @@ from engine.ai.llm import LLM
 from engine.errors import ModelUnavailable
 from engine.facts.catalog import Catalog
 from engine.prompts import load_prompt
+from engine.recall.slots import SlotQuestion, slot_question
 from engine.recall.types import Mode, TimeWindow
 from engine.temporal import find_mentions
 from engine.vectors.ops import matvec
@@ -97,6 +99,10 @@ class QueryAnalysis:
     notes: tuple[str, ...] = ()
     #: The keywords of each model rewrite (``used_queries[1:]``, same order), searched beside :attr:`keywords`.
     rewrite_keywords: tuple[tuple[str, ...], ...] = ()
+    #: A personal question's slot (:mod:`engine.recall.slots`): its predicates, best first, and whose slots they
+    #: are; facts of those slots rank first.
+    slot_predicates: tuple[str, ...] = ()
+    slot_subject_ids: tuple[int, ...] = ()
 
 
 def keywords_of(text: str) -> tuple[str, ...]:
@@ -139,8 +145,10 @@ class QueryAnalyzer:
         query_vector: npt.NDArray[np.float32] | None,
         llm: LLM | None = None,
         llm_timeout_s: float = 2.0,
+        relatives: Callable[[tuple[str, ...]], tuple[int, ...]] | None = None,
     ) -> QueryAnalysis:
-        """Analyse ``query``; ``known_subjects`` maps lower-cased names and aliases to subject ids."""
+        """Analyse ``query``; ``known_subjects`` maps lower-cased names and aliases to subject ids; ``relatives``
+        gives the subject ids of the asker's relatives by relationship predicate ("my son" → the children)."""
         text = query.strip()
         words = [w.strip("'’-") for w in _WORD.findall(text)]
         subjects, subject_ids = self._subjects(text, words, known_subjects)
@@ -156,10 +164,16 @@ class QueryAnalyzer:
         keywords = keywords_of(untimed)
         section, section_doc = _named_section(text)
         mode = self.mode_of(text)
+        slot = slot_question(text) if text else None
+        predicates = self._predicates(text, query_vector, wide=mode == "indirect")
+        if slot is not None:
+            predicates = tuple(dict.fromkeys((*slot.predicates, *predicates)))[: max(len(slot.predicates), 4)]
+            if mode == "broad" and _BROAD.search(text) is None:
+                mode = "direct"
         analysis = QueryAnalysis(
             query=text,
             mode=mode,
-            predicates=self._predicates(text, query_vector, wide=mode == "indirect"),
+            predicates=predicates,
             subjects=subjects,
             subject_ids=subject_ids,
             temporal=window,
@@ -169,6 +183,8 @@ class QueryAnalyzer:
             section_document=section_doc,
             used_queries=(text,),
             engine="rules",
+            slot_predicates=slot.predicates if slot is not None else (),
+            slot_subject_ids=self._slot_subjects(slot, subject_ids, known_subjects, relatives or {}) if slot else (),
         )
         if llm is not None and text:
             analysis = self._refine(analysis, llm, llm_timeout_s)
@@ -176,6 +192,29 @@ class QueryAnalyzer:
                 # the model heard a request for advice the rules missed: expand its predicates as the rules would
                 analysis = replace(analysis, predicates=self._predicates(text, query_vector, wide=True))
         return analysis
+
+    @staticmethod
+    def _slot_subjects(
+        slot: SlotQuestion,
+        subject_ids: tuple[int, ...],
+        known: dict[str, int],
+        relatives: Callable[[tuple[str, ...]], tuple[int, ...]] | Any,
+    ) -> tuple[int, ...]:
+        """Whose slot a personal question asks about: the named relative, the relatives of that kind, named
+        people, or the asker."""
+        user = known.get("user")
+        if slot.asks_relation:
+            return (user,) if user is not None else ()
+        if slot.name and slot.name.casefold() in known:
+            return (known[slot.name.casefold()],)
+        if slot.relation is not None and slot.relation_predicates and callable(relatives):
+            found = tuple(relatives(slot.relation_predicates))
+            if found:
+                return found
+        named = tuple(i for i in subject_ids if i != user)
+        if named:
+            return named
+        return (user,) if user is not None else ()
 
     @staticmethod
     def mode_of(text: str) -> Mode:

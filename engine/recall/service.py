@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.ai.embedders import Embedder
@@ -95,6 +95,11 @@ SUBJECT_BOOST = 1.6
 WINDOW_BOOST = 1.4
 OUT_OF_WINDOW = 0.7  # the query names a time: dated items outside it are less likely what is asked for
 SAME_CONVERSATION = 1.05
+#: A personal question's slot facts ("where do I live" → the user's lives_in): × SLOT_BOOST for the first predicate
+#: asked, × SLOT_DECAY less for each later one; a value only valid from a later date counts NOT_YET as much.
+SLOT_BOOST = 4.0
+SLOT_DECAY = 0.8
+NOT_YET = 0.4
 #: Indirect questions: how much deeper every channel digs, how many of the weighed anchors are reranked, how
 #: much closeness in meaning can raise an anchor (× 1 + w·cosine), and the lift of a preference or habit.
 INDIRECT_WIDEN = 2
@@ -215,13 +220,15 @@ class Recall:
         query_vector = self._embedder.embed([req.query])[0] if req.query.strip() else None
         timings["embed"] = _ms(t0)
         t0 = time.perf_counter()
+        known = self._known_subjects(req.user_id)
         analysis = self._analyzer.analyse(
             req.query,
             reference_time=reference,
-            known_subjects=self._known_subjects(req.user_id),
+            known_subjects=known,
             query_vector=query_vector,
             llm=self._llm(),
             llm_timeout_s=settings.llm.query_timeout_s,
+            relatives=lambda predicates: self._relatives(req.user_id, known, predicates),
         )
         timings["analyse"] = _ms(t0)
         rewrite_vectors: tuple[Any, ...] = ()
@@ -271,6 +278,27 @@ class Recall:
                 known.setdefault(str(alias).casefold(), int(subject_id))
         self._subject_cache[user_id] = (now, fingerprint, known)
         return known
+
+    def _relatives(self, user_id: str, known: dict[str, int], predicates: tuple[str, ...]) -> tuple[int, ...]:
+        """Subject ids of the people the user's live facts of ``predicates`` name ("has_child" → the children)."""
+        user = known.get("user")
+        if user is None or not predicates:
+            return ()
+        marks = ",".join("?" * len(predicates))
+        rows = self._store.query(
+            f"SELECT object_text FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
+            "AND status IN ('active', 'contested') ORDER BY recorded_at DESC LIMIT 20",
+            (user_id, user, *predicates),
+        )
+        found: list[int] = []
+        for (value,) in rows:
+            text = str(value).casefold()
+            for name in (text, text.split()[-1] if text.split() else text):
+                subject_id = known.get(name)
+                if subject_id is not None and subject_id != user and subject_id not in found:
+                    found.append(subject_id)
+                    break
+        return tuple(found)
 
     def _record_usage(self, result: RecallResult) -> None:
         """Count an access for each fact the query itself ranked and injected.
@@ -466,6 +494,7 @@ def weigh(
     anchors: dict[Key, Anchor] = {}
     subjects = {s.casefold() for s in analysis.subjects}
     window = analysis.temporal
+    slot_rank = {p: i for i, p in enumerate(analysis.slot_predicates)}
     for key, rrf in scores.items():
         kind, object_id = key
         item = hydrated.get(kind, {}).get(object_id)
@@ -495,6 +524,8 @@ def weigh(
             when = item.started_at
         if subjects and who is not None and who.casefold() in subjects:
             weight *= SUBJECT_BOOST
+        if isinstance(item, Fact) and slot_rank:
+            weight *= _slot_weight(item, slot_rank, analysis.slot_subject_ids, reference)
         if window is not None and when is not None:
             weight *= WINDOW_BOOST if window.start <= when < window.end else OUT_OF_WINDOW
         score = rrf * weight
@@ -508,6 +539,18 @@ def weigh(
     for anchor in ordered:
         anchor.facts.sort(key=lambda f: -f[0])
     return ordered
+
+
+def _slot_weight(fact: Fact, slot_rank: dict[str, int], subject_ids: tuple[int, ...], reference: datetime) -> float:
+    """A personal question's own slot first: a live fact of an asked predicate, about whom it asks, leads (the
+    first-listed predicate most); a value that only holds from a later date (a plan) is not yet the answer."""
+    rank = slot_rank.get(fact.predicate)
+    if rank is None or (subject_ids and fact.subject_id not in subject_ids):
+        return 1.0
+    weight = SLOT_BOOST * (SLOT_DECAY**rank)
+    if fact.valid_from is not None and fact.valid_from > reference + timedelta(days=1):
+        weight *= NOT_YET
+    return weight
 
 
 def rerank_indirect(

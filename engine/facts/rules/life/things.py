@@ -30,6 +30,15 @@ _VEHICLE_RE = re.compile(
 _SOLD_RE = re.compile(
     r"(?<![\w-])(?P<car>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})\s+(?:was\s+|got\s+)?sold\b", re.IGNORECASE
 )
+_SOLD_THING_RE = re.compile(
+    r"\b(?:sold|got\s+rid\s+of)\s+(?P<thing>(?:the|our|my)\s+(?:(?!last|this|next|in|on|at|to|for|and|but|so)[\w-]+\s*){1,3})",
+    re.IGNORECASE,
+)
+_CLASS_RE = re.compile(
+    r"\b(?:got|have|teach|teaching|taking|with)\s+(?:a|the|my)?\s*(?P<cls>(?:year|grade)\s+\d{1,2})\s+class\b|"
+    r"\bteach(?:er|ing)?\s*\((?P<cls2>(?:year|grade)\s+\d{1,2})",
+    re.IGNORECASE,
+)
 _SOLD_AFTER_RE = re.compile(r"\s+(?:was\s+|is\s+)?sold\b", re.IGNORECASE)
 _CORRECTION_RE = re.compile(r",?\s*not\s+(?:the\s+|my\s+|a\s+)?(?P<wrong>[\w-]+)", re.IGNORECASE)
 _NO_CAR_RE = re.compile(r"\b(?:no\s+car|don['’]?t\s+(?:have|own)\s+a\s+car|never\s+had\s+a\s+car|car-?free)\b", re.IGNORECASE)
@@ -77,9 +86,28 @@ _SCHOOL_WORD_RE = re.compile(
 
 
 def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
-    """Vehicles, languages, instruments and studies in one sentence."""
+    """Vehicles, languages, instruments, studies, classes taught and things sold in one sentence."""
     low = s.low
     yield from _vehicles(s)
+    if "sold" in low or "got rid of" in low:
+        for m in _SOLD_THING_RE.finditer(s.text, s.start, s.end):
+            thing = m.group("thing").strip()
+            if _vehicle_like(thing):
+                continue
+            ctx = ctx_at(s, m.start(), time="past")
+            if ctx is not None and not ctx.negated and ctx.subject == s.speaker:
+                yield make(ctx, s, "sold", thing, "sold", end=m.end(), change=True, time="past")
+    if "year" in low or "grade" in low:
+        for m in _CLASS_RE.finditer(s.text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is None or ctx.subject != s.speaker:
+                continue
+            yield make(ctx, s, "teaches", m.group("cls") or m.group("cls2"), "teaches", end=m.end())
+            other = re.compile(r"[^.;!?]{0,25}?,?\s*not\s+(?P<cls>(?:year|grade|class)\s+\d{1,2})", re.I).match(
+                s.text, m.end(), s.end
+            )
+            if other is not None:
+                yield make(ctx, s, "teaches", other.group("cls"), "teaches.not", end=other.end(), negated=True, change=True)
     if any(w in low for w in ("speak", "fluent", "learning", "native language")):
         for m in _SPEAK_RE.finditer(s.text, s.start, s.end):
             yield from _languages(s, m)
