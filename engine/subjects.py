@@ -7,7 +7,7 @@ aliases, so "Mel" can be made an alias of "Melanie" and both resolve to one subj
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -182,8 +182,10 @@ def merge_subjects(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
 class SubjectsApi:
     """``vault.subjects``: the people and topics the vault knows (calling it lists them, the owner first)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, restate: Callable[[Tx, int], object] | None = None) -> None:
         self._store = store
+        #: Writes the statements of a subject's facts again from their slots (after a rename or a merge).
+        self._restate = restate
 
     def __call__(self, *, user_id: str | None = None, q: str | None = None, limit: int = 500) -> list[Subject]:
         """Subjects (not merged away), the vault owner first, then by how much is known about them."""
@@ -319,13 +321,25 @@ class SubjectsApi:
         return [(self.get(int(r[0])), int(r[1])) for r in rows]
 
     def rename(self, subject_id: int, new_name: str) -> Subject:
-        """Rename (the old name stays as an alias)."""
-        self._store.write(lambda tx: rename_subject(tx, subject_id, new_name))
+        """Rename (the old name stays as an alias); the subject's facts are restated under the new name."""
+
+        def op(tx: Tx) -> None:
+            rename_subject(tx, subject_id, new_name)
+            if self._restate is not None:
+                self._restate(tx, subject_id)
+
+        self._store.write(op)
         return self.get(subject_id)
 
     def merge(self, keep_id: int, merge_ids: Sequence[int]) -> Subject:
-        """Merge ``merge_ids`` into ``keep_id``."""
+        """Merge ``merge_ids`` into ``keep_id``; the facts that moved are restated under the keeper's name."""
         if not merge_ids:
             raise ValidationError("merge_ids", "name at least one subject to merge")
-        self._store.write(lambda tx: merge_subjects(tx, keep_id, merge_ids))
+
+        def op(tx: Tx) -> None:
+            merge_subjects(tx, keep_id, merge_ids)
+            if self._restate is not None:
+                self._restate(tx, keep_id)
+
+        self._store.write(op)
         return self.get(keep_id)

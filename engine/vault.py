@@ -44,6 +44,7 @@ from engine.facts.api import ConflictsApi, ConflictView, FactsApi
 from engine.facts.catalog import Catalog, load_catalog
 from engine.facts.decide import Decider, stage_traces
 from engine.facts.pipeline import Analysis, Pipeline
+from engine.facts.statements import Restater
 from engine.facts.types import StageTrace
 from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_receipt
 from engine.jobs import JobInfo, JobRunner, JobStats, job_stats, list_jobs, retry_parked
@@ -123,11 +124,12 @@ class Vault:
         self.catalog = catalog
         self._closed = False
         self.pipeline = Pipeline(catalog, embedder_choice.embedder, settings, llm=lambda: self.llm)
-        self._decider = Decider(settings.facts, vectors)
+        self._restater = Restater(catalog, embedder_choice.embedder.embed, vectors)
+        self._decider = Decider(settings.facts, vectors, self._restater)
         self._episodes = EpisodeCutter(settings.episodes)
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
-        self.subjects = SubjectsApi(store)
+        self.subjects = SubjectsApi(store, restate=self._restater.restate_subject)
         self.conversations = ConversationsApi(
             store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
         )

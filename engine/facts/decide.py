@@ -32,9 +32,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.config import FactSettings
-from engine.facts import params
-from engine.facts.model import confidence, contains_detail, standing_for, tier_for, tier_with_reason
+from engine.facts import compat, params
+from engine.facts.model import (
+    confidence,
+    contains_detail,
+    normalise_object,
+    standing_for,
+    tier_for,
+    tier_with_reason,
+)
 from engine.facts.pipeline import STAGES, Proposal
+from engine.facts.statements import Restater
 from engine.facts.types import Decision, StageTrace, Tier
 from engine.store import Tx
 from engine.subjects import ensure_subject, find_subject_id
@@ -109,6 +117,8 @@ class Action:
     reason: str = ""
     conflict_with_user: bool = False
     replaces: tuple[int, ...] = ()  # older non-authoritative values a kept-aside candidate takes over from
+    combine: bool = False  # MERGE: a second value of a single slot in the same message, kept beside the first
+    keep_object: str | None = None  # UPDATE: the new version keeps this (fuller) wording of the corrected fact
 
 
 @dataclass(slots=True)
@@ -185,18 +195,34 @@ def applied_from_event(q: Any, user_id: str, subject_id: int | None, p: Proposal
     return [int(r[0]) for r in q.execute(sql, base).fetchall() if _same_value(str(r[1]), p.object_norm)]
 
 
-def opposed_facts(q: Any, user_id: str, subject_id: int | None, predicate: str, object_norm: str) -> list[SlotFact]:
-    """Live facts of the opposite preference ("likes" X against "dislikes" X) for the same subject and value."""
-    opposites = params.OPPOSITE_PREDICATES.get(predicate, ())
-    if subject_id is None or not opposites or not object_norm:
+def opposed_facts(
+    q: Any, user_id: str, subject_id: int | None, predicate: str, object_norm: str, object_text: str = ""
+) -> list[SlotFact]:
+    """Live facts the proposal contradicts outside its own slot: the opposite preference for the same value
+    ("likes" X against "dislikes" X), and facts of related slots it cannot coexist with (a vegetarian diet against
+    a steak, "I don't smoke" against a cigarette: :mod:`engine.facts.compat`)."""
+    if subject_id is None:
         return []
-    marks = ",".join("?" * len(opposites))
-    rows = q.execute(
-        f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
-        "AND object_norm = ? AND status IN ('active', 'contested') ORDER BY recorded_at, id",
-        (user_id, subject_id, *opposites, object_norm),
-    ).fetchall()
-    return [_slot_fact(r) for r in rows]
+    found: list[SlotFact] = []
+    opposites = params.OPPOSITE_PREDICATES.get(predicate, ())
+    if opposites and object_norm:
+        marks = ",".join("?" * len(opposites))
+        rows = q.execute(
+            f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
+            "AND object_norm = ? AND status IN ('active', 'contested') ORDER BY recorded_at, id",
+            (user_id, subject_id, *opposites, object_norm),
+        ).fetchall()
+        found += [_slot_fact(r) for r in rows]
+    related = compat.RELATED.get(predicate, ())
+    if related and object_text:
+        marks = ",".join("?" * len(related))
+        rows = q.execute(
+            f"SELECT {SLOT_COLUMNS}, predicate FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN "
+            f"({marks}) AND status IN ('active', 'contested') ORDER BY recorded_at, id LIMIT 200",
+            (user_id, subject_id, *related),
+        ).fetchall()
+        found += [_slot_fact(r) for r in rows if compat.clash(predicate, object_text, str(r[-1]), str(r[2]))]
+    return found
 
 
 def _slot_fact(r: Sequence[Any]) -> SlotFact:
@@ -225,7 +251,7 @@ def match(q: Any, user_id: str, subject_id: int | None, p: Proposal, *, event_id
     ``at`` is when the proposal was said: recency is measured back from it, not from the clock.
     """
     slot = tuple(slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm))
-    opposed = tuple(opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm))
+    opposed = tuple(opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm, p.object_text))
     applied = tuple(applied_from_event(q, user_id, subject_id, p, event_id))
     seen = {f.id for f in slot}
     ranked = rank(p, [*slot, *(f for f in opposed if f.id not in seen)], at)
@@ -325,6 +351,19 @@ def plan(
             return Action("LINK", p, (match.id,), "known relationship mentioned again")
         detail = contains_detail(p.object_norm, match.object_norm)
         return Action("MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again")
+    corrected = _corrected_event(slot, p)
+    if corrected is not None:
+        return Action(
+            "UPDATE",
+            p,
+            (corrected.id,),
+            "a correction of the date of a known event",
+            keep_object=corrected.object_text,
+        )
+    if p.cardinality == "single" and event_id is not None and not p.proposition.change_cue:
+        together = [f for f in slot if f.event_id == event_id and f.source_role == p.source_role]
+        if together and not any(f.status == "contested" for f in together):
+            return Action("MERGE", p, (together[0].id,), "another value of the slot in the same message", combine=True)
     others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)] if p.cardinality == "single" else []
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
@@ -352,6 +391,23 @@ def plan(
     return Action("CONFLICT", p, tuple(f.id for f in user_backed), "different value without a change cue")
 
 
+#: Predicates of dated events whose date a later statement may correct ("the appointment is Friday, not Thursday").
+_EVENTS = frozenset({"has_event", "plans_to", "plans_to_visit"})
+
+
+def _corrected_event(slot: Sequence[SlotFact], p: Proposal) -> SlotFact | None:
+    """The known event a correction re-dates: same head noun, a different date, said before."""
+    if p.predicate not in _EVENTS or not p.proposition.change_cue or p.when is None or p.proposition.negated:
+        return None
+    head = p.object_norm.split()[-1] if p.object_norm.split() else ""
+    if not head:
+        return None
+    for f in reversed(slot):
+        if head in f.object_norm.split() and f.valid_from is not None and abs(f.valid_from - (p.valid_from or 0)) > 3600:
+            return f
+    return None
+
+
 def _same_value(stored: str, new: str) -> bool:
     return stored == new or contains_detail(new, stored) or contains_detail(stored, new)
 
@@ -374,9 +430,14 @@ class FactContext:
 class Decider:
     """Plans and applies proposals inside a write transaction."""
 
-    def __init__(self, settings: FactSettings, vectors: VectorIndex) -> None:
+    def __init__(self, settings: FactSettings, vectors: VectorIndex, restater: Restater | None = None) -> None:
         self.settings = settings
         self.vectors = vectors
+        self.restater = restater
+
+    def _restate(self, tx: Tx, fact_ids: Sequence[int]) -> None:
+        if self.restater is not None:
+            self.restater.restate(tx, fact_ids)
 
     def decide_and_apply(self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal]) -> list[Applied]:
         """Match, decide, store and tier each proposal in order (later proposals see earlier ones)."""
@@ -458,13 +519,19 @@ class Decider:
                 done.touched = list(action.replaces)
             case "MERGE" | "LINK":
                 target = action.targets[0]
-                self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE")
+                if action.combine:
+                    self._combine(tx, target, p)
+                self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE" and not action.combine)
                 # the event speaks of the fact's subject (and, for a relationship, of the person named) as a new
                 # fact's event does: tagging both lets the turn be found from either side
                 self._tag(tx, ctx, target, p, subject_id=subject_id)
                 done.touched.append(target)
             case "UPDATE":
+                if action.keep_object is not None:
+                    p = replace(p, object_text=action.keep_object, object_norm=normalise_object(action.keep_object))
                 new_id = self._insert(tx, ctx, subject_id, p, previous_id=action.targets[-1])
+                if action.keep_object is not None:
+                    self._restate(tx, [new_id])
                 for old in action.targets:
                     supersede(tx, old, new_id, close_conflicts=False)
                 for old in action.targets:  # conflicts among the replaced values are moot now
@@ -594,6 +661,19 @@ class Decider:
                     (ctx.event_id, sid),
                 )
 
+    def _combine(self, tx: Tx, fact_id: int, p: Proposal) -> None:
+        """Keep a second value of a single slot from the same message beside the first ("moved to Lisbon … a flat
+        in Arroios" → "Lisbon, Arroios"): one message rarely contradicts itself; it names a place and a part of it."""
+        row = tx.execute("SELECT object_text FROM facts WHERE id = ?", (fact_id,)).first()
+        if row is None or p.object_text.casefold() in str(row[0]).casefold():
+            return
+        value = f"{row[0]}, {p.object_text}"
+        tx.execute(
+            "UPDATE facts SET object_text = ?, object_norm = ?, updated_at = ? WHERE id = ?",
+            (value, normalise_object(value), tx.now, fact_id),
+        )
+        self._restate(tx, [fact_id])
+
     def _corroborate(self, tx: Tx, fact_id: int, ctx: FactContext, p: Proposal, *, more_detail: bool) -> None:
         row = tx.execute(
             "SELECT object_text, object_norm, corroboration, source_role, kind, metadata, status, "
@@ -641,6 +721,8 @@ class Decider:
             ),
         )
         tx.emit("memory.updated", fact_id, reason="corroborated")
+        if new_text != object_text:
+            self._restate(tx, [fact_id])
 
 
 # -- stage 9 and the trace of stages 6–9 ------------------------------------------------------------------------

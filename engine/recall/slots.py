@@ -44,7 +44,7 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
          r"suburb|area)\b.{0,30}\blive\b|\bwhere(?:'s| is)\s+home\b", ("lives_in", "moved_to", "located_in", "plans_to")),
         (r"\bwhere\b.{0,25}\b(?:from|grow\s+up|grew\s+up|born)\b|\bhome\s*town\b", ("is_from", "lived_in")),
         (r"\bwhere\s+did\b.{0,20}\bwork\b|\bbefore\b.{0,40}\b(?:started|retired|moved|came)\b|\bused\s+to\s+(?:do|work)\b|"
-         r"\bworked\b", ("worked_as", "worked_at", "works_as")),
+         r"\bworked\b", ("previous_job", "worked_at", "works_as")),
         (r"\b(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band|shop)['’]?s?\b.{0,15}\bname\b|"
          r"\bname\s+of\s+my\s+(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band)\b",
          ("runs_business", "member_of", "works_at")),

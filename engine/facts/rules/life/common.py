@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engine.facts.rules.life.context import Context, Time, clause_end, context
+from engine.facts.rules.life.context import Context, Time, clause_end, clause_start, context
 from engine.facts.rules.life.words import COMMON_WORDS
 from engine.facts.rules.model import Found, Sentence
 from engine.facts.rules.text import has_change_cue
@@ -32,6 +32,10 @@ _TIME_WORDS = frozenset(
 _CONNECTORS = frozenset("of de da do dos das del della di du la le el al van von der den y e & and".split())
 _WORD_RE = re.compile(r"[\w'’&.-]+|[^\w\s]", re.UNICODE)
 _DIGIT_RE = re.compile(r"\d")
+#: A speaker correcting themselves: the new value replaces what they said before.
+_CORRECTION_RE = re.compile(
+    r"\b(?:sorry|actually|i\s+mean|i\s+meant|correction|i\s+tell\s+a\s+lie|wait\s+no)\b|,\s*not\s+\w", re.IGNORECASE
+)
 _BOUNDARY_CHARS = set(",;:.!?()[]\"“”—–")
 
 
@@ -138,7 +142,9 @@ def make(
 ) -> Found:
     """A Found for ``ctx``'s subject, spanning the clause from its start to the end of the value's clause."""
     stop = clause_end(s.text, end, s.end) if end < s.end else s.end
-    change = change or has_change_cue(s.text[ctx.start : max(stop, end)])
+    clause = s.text[ctx.start : max(stop, end)]
+    tail = s.text[ctx.start : min(s.end, max(stop, end) + 25)]  # ", not Thursday" follows the clause it corrects
+    change = change or has_change_cue(clause) or _CORRECTION_RE.search(tail) is not None
     return Found(
         subject=subject if subject is not None else ctx.subject,
         predicate=predicate,
@@ -149,6 +155,16 @@ def make(
         span=(ctx.start, max(stop, end)),
         time=time or ctx.time,
     )
+
+
+def speaker_ctx(s: Sentence, pos: int, time: Time = "present") -> Context | None:
+    """The speaker's context at ``pos`` for a clause whose subject is the speaker whatever its words ("our flat
+    in …", "here in …", "car note for the civic"): the parsed one when it is the speaker's, else a plain one; None
+    only when the clause is unreal."""
+    ctx = context(s.text, s.start, pos, s.speaker, verb_time=time)
+    if ctx is None or ctx.subject != s.speaker:
+        ctx = Context(s.speaker, clause_start(s.text, s.start, pos), bool(ctx and ctx.negated), time, bool(ctx and ctx.irrealis), False)
+    return None if ctx.irrealis else ctx
 
 
 def ctx_at(s: Sentence, pos: int, *, time: Time = "present") -> Context | None:

@@ -54,6 +54,11 @@ _IRREALIS = re.compile(
     re.IGNORECASE,
 )
 _RELATIVE_OPENER = re.compile(r".*\b(?:who|which|whom)\s+\S?$", re.IGNORECASE | re.DOTALL)
+_REPORTED_RE = re.compile(
+    r"\b(?:he|she|they|[A-Z][a-z]+)\s+(?:told|tells|says|said|thinks|thought|reckons|keeps\s+telling)\s+(?:me\s+)?"
+    r"(?:that\s+)?(?:i|i['’]m|im|i\s+am)\b",
+    re.IGNORECASE,
+)
 #: Markers that make everything after them in the sentence unreal, whichever clause they sit in.
 _SENTENCE_IRREALIS = re.compile(
     r"\b(?:if|hypothetical(?:ly)?|imagine|suppose|supposing|pretend|in\s+theory|only\s+dream|"
@@ -114,6 +119,8 @@ def context(
     """The context of a trigger at ``pos`` in the sentence starting at ``lo``; None when its subject is not
     someone the vault can attribute it to ("you", "the landlord", "it")."""
     start = clause_start(text, lo, pos)
+    if _REPORTED_RE.search(text, lo, pos):
+        return None  # "He told me I'm a great cook": someone else's words about the speaker
     prefix = text[start:pos]
     tokens = [t.casefold().strip(".-") for t in _TOKEN_RE.findall(prefix)]
     tokens = [t for t in tokens if t]

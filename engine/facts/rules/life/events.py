@@ -153,6 +153,12 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         verb = re.sub(r"^will\s+", "", m.group("verb"), flags=re.I)
         obj = f"{verb} in {_untimed(m.group('np'))}"
         yield make(ctx, s, "plans_to" if ctx.time != "past" else "participated_in", obj, "play", end=m.end(), time="future" if ctx.time != "past" else "past")
+    first = _DATE_FIRST_RE.match(text, s.start, s.end)
+    if first is not None and not any(a <= first.start("np") < b for a, b in claimed):
+        ctx = ctx_at(s, first.start("np"))
+        if ctx is not None and not ctx.negated:
+            np = re.sub(r"^(?:a|an|the|our|my|small|big)\s+", "", first.group("np").strip(), flags=re.I)
+            yield replace(make(ctx, s, "has_event", np, "event.dated", end=first.end()), span=(s.start, first.end()), time="future")
     if "set" in low and "date" in low:
         for m in _SET_DATE_RE.finditer(text, s.start, s.end):
             rest = re.compile(r"[^.;!?\n]{2,80}").match(text, m.end(), s.end)
@@ -214,8 +220,31 @@ def _event_np(s: Sentence, start: int, end: int, np: str, after: int) -> Found |
     what = _untimed(what)
     if not what or len(what.split()) > 10:
         return None
+    what = _with_topic(s, start, what)
     found = make(replace(ctx, subject=who), s, "has_event", what, "event", end=after)
     return replace(found, span=(start, found.span[1] if found.span else after), time="present")
+
+
+_ACRONYM_RE = re.compile(r"\b(?-i:[A-Z]{2,6})\b")
+_NOT_TOPICS = frozenset("OK UK US USA EU AI CV TV PM AM ID PS FYI LOL OMG BTW NDA CEO COO CTO HR IT OMW ASAP".split())
+_GENERIC_EVENTS = frozenset("test exam interview appointment meeting assessment course class hearing".split())
+
+
+def _with_topic(s: Sentence, start: int, what: str) -> str:
+    """A bare "test" or "exam" takes the name of what it is in the message ("help with IELTS writing. My test is
+    on 16 August" → "IELTS test")."""
+    if what.casefold() not in _GENERIC_EVENTS:
+        return what
+    topics = [m.group(0) for m in _ACRONYM_RE.finditer(s.text, 0, start) if m.group(0) not in _NOT_TOPICS]
+    return f"{topics[-1]} {what}" if topics else what
+
+
+#: "12 september 2026, small wedding in kilkenny": a sentence that opens with a date and names an event.
+_DATE_FIRST_RE = re.compile(
+    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"(?:\s+\d{4})?|" + _MONTHS + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?)"
+    r"\s*[,:—–-]\s*(?P<np>(?:[\w'’-]+\s+){0,3}?(?:" + _EVENT_NOUNS + r")(?:\s+(?:in|at)\s+[^,.;!?]{2,40})?)",
+    re.IGNORECASE,
+)
 
 
 def _have_event(s: Sentence, m: re.Match[str]) -> Found | None:

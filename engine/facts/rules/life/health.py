@@ -36,7 +36,7 @@ _COND_ALT = "|".join(sorted((re.escape(w) for w in CONDITION_WORDS), key=len, re
 _CONDITION_RE = re.compile(
     r"\b(?P<verb>have|has|had|having|got|get|gets|suffer\s+from|suffers\s+from|diagnosed\s+with|living\s+with|"
     r"struggle\s+with|struggling\s+with|developed)\s+(?:(?:a|an|the|some|mild|severe|chronic|bad|"
-    r"type\s+[12]|really\s+bad|bit\s+of)\s+)*(?P<cond>(?:high\s+|low\s+)?(?:"
+    r"really\s+bad|bit\s+of)\s+)*(?P<cond>(?:high\s+|low\s+|type\s+[12]\s+)?(?:"
     + _COND_ALT
     + r")(?:\s+with\s+aura)?)\b",
     re.IGNORECASE,
@@ -172,7 +172,7 @@ def _conditions(s: Sentence) -> Iterator[Found]:
         ctx = ctx_at(s, m.start(), time="past")
         if ctx is None or ctx.negated:
             continue
-        yield make(ctx, s, "has_injury", f"{m.group(0).split()[0].casefold()} {m.group('part')}", "injury", end=m.end())
+        yield make(ctx, s, "has_injury", m.group(0), "injury", end=m.end())
 
 
 def _allergy(s: Sentence, m: re.Match[str]) -> Iterator[Found]:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx
 from engine.facts.rules.life.context import Time
 from engine.facts.rules.model import Found, Sentence
 
@@ -76,7 +76,13 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             yield from _residence(s, m.start(), m.end(), "present", lower_ok, "home", own=own)
     if "here in" in low:
         for m in _HERE_RE.finditer(text, s.start, s.end):
-            yield from _residence(s, m.start(), m.end(), "present", lower_ok, "here", speaker_only=True)
+            place = _place(text, m.end(), s.end, lower_ok)
+            ctx = speaker_ctx(s, m.start())
+            if place is not None and ctx is not None and not ctx.negated:
+                # "a studio here in Lisbon": where the speaker is, said in passing; the home slot is left to
+                # statements about living somewhere
+                found = make(ctx, s, "located_in", place[0], "here", end=place[1])
+                yield replace(found, span=(m.start(), place[1]))
     if "commut" in low:
         for m in _COMMUTE_RE.finditer(text, s.start, s.end):
             yield from _residence(s, m.start(), m.end(), "present", lower_ok, "commute")
@@ -163,6 +169,7 @@ def _move(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
         yield make(ctx, s, "plans_to", f"move to {place[0]}", "move.plan", end=place[1], time="future")
         return
     yield make(ctx, s, "lives_in", place[0], "move", end=place[1], change=True)
+    yield make(ctx, s, "moved_to", place[0], "move.event", end=place[1], time="past")
     origin = m.group("from")
     if origin:
         old = _place(text, m.start("from"), m.end("from"), lower_ok)

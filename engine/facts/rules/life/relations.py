@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, make
 from engine.facts.rules.life.people import Person, mentions, owner_of
-from engine.facts.rules.life.words import DOG_BREEDS, PET_WORDS, RELATION_PREDICATES
+from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
 
 _PLURAL = frozenset("kids children sons daughters twins grandchildren grandkids siblings brothers sisters".split())
@@ -59,7 +59,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             ctx = ctx_at(s, m.start())
             if ctx is None or ctx.negated:
                 continue
-            yield make(ctx, s, "has_pet", f"{m.group('kind').lower()} {m.group('name')}", "pet.named", end=m.end())
+            yield make(ctx, s, "has_pet", m.group("name"), "pet.named", end=m.end())
+            yield make(ctx, s, "pet_breed", m.group("kind").lower(), "pet.named.kind", end=m.end(), subject=m.group("name"))
         for m in _HAVE_KIDS_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start())
             if ctx is None or ctx.negated or ctx.subject != s.speaker:
@@ -91,9 +92,8 @@ def _mention(s: Sentence, person: Person) -> Iterator[Found]:
         return
     if predicate == "has_pet":
         if person.name:
-            kind = "dog" if rel in DOG_BREEDS else rel
-            yield _plain(s, s.speaker, "has_pet", f"{kind} {person.name}", "pet", person)
-            if kind != rel:
+            yield _plain(s, s.speaker, "has_pet", person.name, "pet", person)
+            if rel not in ("pet", "pets"):
                 yield _plain(s, person.name, "pet_breed", rel, "pet.breed", person)
         return
     if person.name:
@@ -142,11 +142,9 @@ def _is_my(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     if ctx is None or ctx.negated:
         return
     if rel in PET_WORDS:
-        kind = "dog" if rel in DOG_BREEDS else rel
         breed = (m.group("mods") + m.group("rel")).strip()
-        yield make(ctx, s, "has_pet", f"{kind} {name}", "pet.is-my", end=m.end(), subject=s.speaker)
-        if breed.casefold() != kind:
-            yield make(ctx, s, "pet_breed", breed, "pet.breed", end=m.end(), subject=name)
+        yield make(ctx, s, "has_pet", name, "pet.is-my", end=m.end(), subject=s.speaker)
+        yield make(ctx, s, "pet_breed", breed, "pet.breed", end=m.end(), subject=name)
         return
     predicate = RELATION_PREDICATES.get(rel)
     if predicate is None:
@@ -192,4 +190,8 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     value = {"a widow": "widowed", "a widower": "widowed", "got engaged": "engaged", "got married": "married"}.get(what, what)
     if value == "married" and ctx.planned:
         return
+    spouse = re.compile(r"\s+to\s+(?P<name>(?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+)?)").match(text, m.end(), s.end)
+    if spouse is not None and value in ("married", "engaged"):
+        predicate = "has_spouse" if value == "married" else "has_partner"
+        yield make(ctx, s, predicate, spouse.group("name"), f"status.{value}.to", end=spouse.end())
     yield make(ctx, s, "relationship_status", value, f"status.{value}", end=m.end(), change=what.startswith("got") or value in ("divorced", "separated", "widowed"))

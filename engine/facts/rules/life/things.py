@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase
-from engine.facts.rules.life.context import Context, clause_start, context
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase, speaker_ctx
 from engine.facts.rules.life.words import LANGUAGE_WORDS, VEHICLE_BRANDS, VEHICLE_MODELS
 from engine.facts.rules.model import Found, Sentence
 
@@ -132,7 +131,7 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         possessive = lead.startswith(("our", "my", "the"))
         ctx = ctx_at(s, m.start() if possessive else m.end("lead") if lead.startswith(("we", "i", "now")) else m.start(), time=time)  # type: ignore[arg-type]
         if ctx is None and (lead == "is" or sold or possessive):
-            ctx = context_or_none(s, m.start(), time)
+            ctx = speaker_ctx(s, m.start(), time)  # type: ignore[arg-type]
         if ctx is None or ctx.irrealis or (ctx.person is not None and ctx.subject != s.speaker):
             continue
         if lead.startswith(("selling", "buying", "getting")) or ctx.planned:
@@ -153,7 +152,7 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         car = m.group("car")
         if not _vehicle_like(car):
             continue
-        ctx = context_or_none(s, m.start(), "past")
+        ctx = speaker_ctx(s, m.start(), "past")
         if ctx is None or ctx.irrealis:
             continue
         yield make(replace(ctx, subject=s.speaker, person=None), s, "drives", car, "vehicle.sold", end=m.end(), negated=True, change=True)
@@ -162,15 +161,6 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         if ctx is None or ctx.subject != s.speaker:
             continue
         yield make(replace(ctx, negated=False), s, "drives", "no car", "vehicle.none", end=m.end())
-
-
-def context_or_none(s: Sentence, pos: int, time: str) -> Context | None:
-    """The speaker's context at ``pos`` for a possessive or subjectless vehicle clause ("Our car is …", "car note
-    for the civic", "Hilux sold to …"): None only when the clause is unreal."""
-    ctx = context(s.text, s.start, pos, s.speaker, verb_time=time)  # type: ignore[arg-type]
-    if ctx is None:
-        ctx = Context(s.speaker, clause_start(s.text, s.start, pos), False, time, False, False)  # type: ignore[arg-type]
-    return None if ctx.irrealis else ctx
 
 
 def _vehicle_like(car: str) -> bool:

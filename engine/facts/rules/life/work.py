@@ -167,19 +167,19 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
         ctx = ctx_at(s, start_abs, time=time)  # type: ignore[arg-type]
         if ctx is None or (bare == "as" and not re.search(r"\b(?:work|working|worked|job|hired|employed)\b", text[ctx.start : m.start()], re.I)):
             continue
-        if ctx.person is not None and ctx.person.is_pet:
-            continue
+        if (ctx.person is not None and ctx.person.is_pet) or ctx.planned or ctx.time == "future":
+            continue  # "I want to become a pilot" is a goal, left to the goal rules
         head = role_text.split()[-1].casefold()
         if head in ("student",):
             continue
         change = "now" in lead.split() or bool(re.search(r"\bnow\b", text[end : end + 12], re.I)) or bare in ("promoted", "became", "become")
-        predicate = "worked_as" if time == "past" and not ctx.negated else "works_as"
+        predicate = "previous_job" if time == "past" and not ctx.negated else "works_as"
         org = None
         after = re.match(r"\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:for\s+(?:\d+|a\s+few|many|several|two|three|\w+)\s+(?:years?|months?)\s+)?(?P<prep>at|in|for|with)\s+", text[end : s.end])
         if after is not None:
             org = _org(text, end + after.end(), s.end, lower_ok)
         found_role = make(ctx, s, predicate, role_text, "role", end=end, change=change and predicate == "works_as")
-        if org is not None and predicate == "worked_as":
+        if org is not None and predicate == "previous_job":
             found_role = replace(found_role, object=f"{role_text} in {org[0]}")
         yield found_role
         if org is not None and predicate == "works_as" and not ctx.negated and not _is_place_word(org[0]):
@@ -309,7 +309,7 @@ def _works(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     if m.group("role"):
         role = _clean_role(m.group("role"))
         if role is not None:
-            yield make(ctx, s, "worked_as" if time == "past" else "works_as", role[0], "work.as", end=m.end("role"))
+            yield make(ctx, s, "previous_job" if time == "past" else "works_as", role[0], "work.as", end=m.end("role"))
 
 
 def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
