@@ -267,10 +267,16 @@ def _split_label(text: str, start: int, end: int) -> Iterator[_Piece]:
     piece = text[start:end]
     label, reason = _label(piece)
     if label == "question" and reason == "ends with '?'":
-        split = _statement_before_question(piece)
+        split = _statement_before_question(piece) or _own_statement_before_question(piece)
         if split is not None:
             yield start, start + split[0], "statement", "statement before a question"
             yield start + split[1], end, "question", "question after a statement"
+            return
+    if label == "question" and not piece.rstrip().endswith("?"):
+        after = _statement_after_question(piece)
+        if after is not None:
+            yield start, start + after[0], "question", reason
+            yield start + after[1], end, "statement", "statement after a question"
             return
     yield start, end, label, reason
 
@@ -302,6 +308,42 @@ def _statement_before_question(piece: str) -> tuple[int, int] | None:
         if _label(head)[0] == "statement" and not cues.EN_QUESTION_START.match(_norm(head)):
             return head_end, tail_start
         return None
+    return None
+
+
+#: The opening of a statement about the speaker ("I speak …", "Also I don't smoke", "we have …", "my wife …").
+_OWN_STATEMENT = re.compile(
+    r"^(?:(?:also|and|but|so|plus|ok|okay|well|oh|btw)\s+)?(?:i|i['’]m|im|i['’]ve|we|we['’]re|we['’]ve|my|our)\s",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:i|i['’]m|im|me|my|we|our|us)\b", re.IGNORECASE)
+
+
+def _own_statement_before_question(piece: str) -> tuple[int, int] | None:
+    """A statement about the speaker with a short question tacked on after a comma ("I speak Arabic, French and
+    a little Spanish, maybe this is an advantage?", "I don't smoke, I don't drink, so rent 4,000 ok?")."""
+    if not _OWN_STATEMENT.match(_norm(piece)):
+        return None
+    for head_end, tail_start in sorted(((_mark_end(m), m.end()) for m in _TAG_SEP.finditer(piece)), reverse=True):
+        tail = piece[tail_start:]
+        if len(tail) > 120:
+            return None
+        if _FIRST_PERSON_WORD.search(tail):
+            continue
+        head = piece[:head_end]
+        if len(_WORD.findall(head)) >= 3 and _label(head)[0] == "statement":
+            return head_end, tail_start
+        return None
+    return None
+
+
+def _statement_after_question(piece: str) -> tuple[int, int] | None:
+    """A question without "?" that runs on into a statement about the speaker ("what should I set up at home
+    before, we have a two story house and my wife works full time")."""
+    for m in _TAG_SEP.finditer(piece):
+        tail = piece[m.end() :]
+        if _OWN_STATEMENT.match(_norm(tail)) and len(_WORD.findall(tail)) >= 3:
+            return _mark_end(m), m.end()
     return None
 
 

@@ -36,6 +36,7 @@ from engine.facts import compat, params
 from engine.facts.model import (
     confidence,
     contains_detail,
+    kind_of,
     normalise_object,
     standing_for,
     tier_for,
@@ -49,6 +50,10 @@ from engine.subjects import ensure_subject, find_subject_id
 from engine.vectors import VectorIndex, VectorItem
 
 AUTHORITATIVE = frozenset({"user", "manual"})
+#: The value of a negated proposition that ends every earlier value of its slot ("I quit Zalando" → the role too).
+ANY_VALUE = "*"
+#: Separates the new and the old value of a "switched from A to B" proposal ("B ⟵ A").
+SWITCH_MARK = "⟵"
 #: How many ranked candidates the Match trace lists per proposal (a multi-valued slot can hold hundreds).
 TRACE_CANDIDATES = 5
 
@@ -314,10 +319,31 @@ def plan(
     """
     if applied:
         return Action("NOOP", p, tuple(applied), "already applied from this event")
+    corrected = _corrected_event(slot, p)
+    if corrected is not None:
+        return Action(
+            "UPDATE",
+            p,
+            (corrected.id,),
+            "a correction of the date of a known event",
+            keep_object=corrected.object_text if len(corrected.object_text) > len(p.object_text) else None,
+        )
     position = {c.fact_id: i for i, c in enumerate(ranked)}
     same = sorted(
         (f for f in slot if _same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
     )
+    if p.proposition.negated and p.object_text == ANY_VALUE:
+        # "I quit Zalando" ends the role held there too: every value of the slot said before this message
+        ended = [
+            f
+            for f in slot
+            if f.event_id != event_id and (stated_at is None or f.stated_at is None or f.stated_at < stated_at)
+        ]
+        if p.source_role not in AUTHORITATIVE:
+            ended = [f for f in ended if f.source_role not in AUTHORITATIVE]
+        if ended:
+            return Action("RETRACT", p, tuple(f.id for f in ended), "ended with what it belonged to")
+        return Action("NOOP", p, (), "nothing of the slot to end")
     if p.proposition.negated:
         # A negation ends what was said before it, never a value stated later (an older event enriched again or
         # imported late); an assistant or tool cannot end what the user said.
@@ -351,15 +377,6 @@ def plan(
             return Action("LINK", p, (match.id,), "known relationship mentioned again")
         detail = contains_detail(p.object_norm, match.object_norm)
         return Action("MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again")
-    corrected = _corrected_event(slot, p)
-    if corrected is not None:
-        return Action(
-            "UPDATE",
-            p,
-            (corrected.id,),
-            "a correction of the date of a known event",
-            keep_object=corrected.object_text,
-        )
     if p.cardinality == "single" and event_id is not None and not p.proposition.change_cue:
         together = [f for f in slot if f.event_id == event_id and f.source_role == p.source_role]
         if together and not any(f.status == "contested" for f in together):
@@ -435,6 +452,39 @@ class Decider:
         self.vectors = vectors
         self.restater = restater
 
+    def _switched(self, tx: Tx, user_id: str, subject_id: int, p: Proposal) -> tuple[Proposal, tuple[int, ...]]:
+        """A "switched from A to B" proposal filed in A's slot: B replaces the live fact that says A.
+
+        Without a fact that says A it stays a ``switched_to`` fact worded "B (from A)".
+        """
+        if p.predicate != "switched_to" or SWITCH_MARK not in p.object_text:
+            return p, ()
+        new, _, old = (part.strip() for part in p.object_text.partition(SWITCH_MARK))
+        rows = tx.execute(
+            "SELECT id, predicate FROM facts WHERE user_id = ? AND subject_id = ? AND object_norm = ? "
+            "AND status IN ('active', 'contested') ORDER BY recorded_at DESC LIMIT 5",
+            (user_id, subject_id, normalise_object(old)),
+        ).fetchall()
+        if not rows or self.restater is None:
+            value = f"{new} (from {old})"
+            return replace(p, object_text=value, object_norm=normalise_object(value)), ()
+        predicate = str(rows[0][1])
+        spec = self.restater.spec(predicate)
+        statement = self.restater.statement(p.subject, predicate, new)
+        moved = replace(
+            p,
+            predicate=predicate,
+            object_text=new,
+            object_norm=normalise_object(new),
+            statement=statement,
+            cardinality=spec.cardinality if spec else p.cardinality,
+            kind=kind_of(spec.kind) if spec else p.kind,
+            decay=spec.decay if spec else p.decay,
+            tier_hint=spec.tier_hint if spec else p.tier_hint,
+            importance=spec.importance if spec else p.importance,
+        )
+        return moved, tuple(int(r[0]) for r in rows if str(r[1]) == predicate)
+
     def _restate(self, tx: Tx, fact_ids: Sequence[int]) -> None:
         if self.restater is not None:
             self.restater.restate(tx, fact_ids)
@@ -447,9 +497,12 @@ class Decider:
             t0 = time.perf_counter()
             kind = "person" if p.source_class != "manual" and _looks_like_name(p.subject) else "entity"
             subject_id = ensure_subject(tx, ctx.user_id, p.subject, kind)
+            p, replaced = self._switched(tx, ctx.user_id, subject_id, p)
             found = match(tx, ctx.user_id, subject_id, p, event_id=ctx.event_id, at=at)
             t1 = time.perf_counter()
             action = plan_match(found, event_id=ctx.event_id, valid_time=ctx.valid_time, stated_at=ctx.stated_at)
+            if replaced and action.decision == "CREATE":
+                action = Action("UPDATE", p, replaced, "switched from what it replaces")
             done = self.apply(tx, ctx, subject_id, action)
             t2 = time.perf_counter()
             done.tiers = _stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])

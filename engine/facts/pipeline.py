@@ -456,6 +456,8 @@ def _utility(prop: Proposition, importance: float) -> tuple[float, str]:
     words = obj.split()
     if not words:
         return 0.0, "empty object"
+    if obj == "*" and prop.negated:
+        return importance, "ends every earlier value of the slot"
     if obj in _EMPTY_OBJECTS or (len(words) == 1 and words[0] in _EMPTY_OBJECTS):
         return 0.0, "the object says nothing on its own"
     if len(obj) > 200:

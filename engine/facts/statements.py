@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.facts.catalog import Catalog
+from engine.plugin_api import PredicateSpec
 from engine.facts.model import render_statement
 from engine.store import Tx
 from engine.vectors import VectorIndex, VectorItem
@@ -50,6 +51,10 @@ class Restater:
         self._catalog = catalog
         self._embed = embed
         self._vectors = vectors
+
+    def spec(self, predicate: str) -> PredicateSpec | None:
+        """The catalog entry of ``predicate`` (None for a custom one)."""
+        return self._catalog.get(predicate) if predicate in self._catalog else None
 
     def statement(self, subject: str, predicate: str, object_text: str, when: datetime | None = None) -> str:
         """The statement of a slot value."""

@@ -77,6 +77,7 @@ _SECTION_STOP = frozenset(
 PREDICATE_SIM = 0.45
 INDIRECT_PREDICATES = 6
 INDIRECT_PREDICATE_SIM = 0.35
+_NOW = re.compile(r"\b(?:now|right\s+now|currently|these\s+days|at\s+the\s+moment|nowadays|today|still)\b", re.I)
 _WHEN = re.compile(r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b", re.IGNORECASE)
 
 
@@ -103,6 +104,9 @@ class QueryAnalysis:
     #: are; facts of those slots rank first.
     slot_predicates: tuple[str, ...] = ()
     slot_subject_ids: tuple[int, ...] = ()
+    #: The question asks about now ("now", "right now", "currently", "these days"): a value that only holds from a
+    #: later date is not the answer.
+    asks_now: bool = False
 
 
 def keywords_of(text: str) -> tuple[str, ...]:
@@ -185,7 +189,11 @@ class QueryAnalyzer:
             engine="rules",
             slot_predicates=slot.predicates if slot is not None else (),
             slot_subject_ids=self._slot_subjects(slot, subject_ids, known_subjects, relatives or {}) if slot else (),
+            asks_now=bool(_NOW.search(text)),
         )
+        if analysis.slot_subject_ids:
+            # the predicate channel walks the slots of whom the question is about ("my husband" → Youssef)
+            analysis = replace(analysis, subject_ids=tuple(dict.fromkeys((*analysis.slot_subject_ids, *subject_ids))))
         if llm is not None and text:
             analysis = self._refine(analysis, llm, llm_timeout_s)
             if analysis.mode == "indirect" and mode != "indirect":

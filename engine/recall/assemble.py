@@ -30,6 +30,7 @@ from typing import Any
 
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.recall.analyze import QueryAnalysis
+from engine.recall.slots import slot_rank
 from engine.recall.channels import Key, fold
 from engine.recall.hydrate import (
     TURN_COLUMNS,
@@ -114,7 +115,9 @@ def build(
     background_ids = {b.id for b in background}
     fact_blocks = [b for b in ranked if b.kind == "fact"]
     # a hot fact the query asks about is an answer too (the text still shows it once, under Background)
-    answer = [b for b in fact_blocks if b.meta.get("injected")][:ANSWER_FACTS]
+    answer = _slot_first([b for b in fact_blocks if b.meta.get("injected")], analysis, hydrated, reference)[
+        :ANSWER_FACTS
+    ]
     supporting = [b for b in fact_blocks if b not in answer and b.id not in background_ids]
     conflicts = _conflicts(store, request, challenged)
     docs = [b for b in blocks if b.kind in ("span", "section", "document")]
@@ -335,6 +338,36 @@ def _episodes_around(
 
 def _stem(token: str) -> str:
     return stem(fold(token))
+
+
+def _slot_first(
+    blocks: list[Block], analysis: QueryAnalysis, hydrated: dict[str, dict[int, Any]], reference: datetime
+) -> list[Block]:
+    """A personal question's answer facts with its own slot first ("where do I work" → the current employer before
+    the role said in the same message), in the order the question ranks the slot's predicates; the rest keep their
+    rank after them."""
+    if not analysis.slot_predicates:
+        return blocks
+    last = 2 * len(analysis.slot_predicates) + 1
+
+    def key(item: tuple[int, Block]) -> tuple[int, int]:
+        index, block = item
+        fact = hydrated["fact"].get(block.id)
+        if fact is None:
+            return last, index
+        rank = slot_rank(
+            fact.predicate,
+            fact.object_text,
+            fact.subject_id,
+            fact.valid_from,
+            predicates=analysis.slot_predicates,
+            subject_ids=analysis.slot_subject_ids,
+            reference=reference,
+            now=analysis.asks_now,
+        )
+        return (last if rank is None else rank), index
+
+    return [b for _i, b in sorted(enumerate(blocks), key=key)]
 
 
 def _fact_meta(fact: Fact) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.model import Fact
 from engine.recall import assemble
+from engine.recall.slots import slot_rank
 from engine.recall.analyze import QueryAnalysis, QueryAnalyzer
 from engine.recall.channels import (
     ADVICE_KINDS,
@@ -96,10 +97,9 @@ WINDOW_BOOST = 1.4
 OUT_OF_WINDOW = 0.7  # the query names a time: dated items outside it are less likely what is asked for
 SAME_CONVERSATION = 1.05
 #: A personal question's slot facts ("where do I live" → the user's lives_in): × SLOT_BOOST for the first predicate
-#: asked, × SLOT_DECAY less for each later one; a value only valid from a later date counts NOT_YET as much.
+#: asked, × SLOT_DECAY less for each later one.
 SLOT_BOOST = 4.0
 SLOT_DECAY = 0.8
-NOT_YET = 0.4
 #: Indirect questions: how much deeper every channel digs, how many of the weighed anchors are reranked, how
 #: much closeness in meaning can raise an anchor (× 1 + w·cosine), and the lift of a preference or habit.
 INDIRECT_WIDEN = 2
@@ -494,7 +494,6 @@ def weigh(
     anchors: dict[Key, Anchor] = {}
     subjects = {s.casefold() for s in analysis.subjects}
     window = analysis.temporal
-    slot_rank = {p: i for i, p in enumerate(analysis.slot_predicates)}
     for key, rrf in scores.items():
         kind, object_id = key
         item = hydrated.get(kind, {}).get(object_id)
@@ -524,8 +523,8 @@ def weigh(
             when = item.started_at
         if subjects and who is not None and who.casefold() in subjects:
             weight *= SUBJECT_BOOST
-        if isinstance(item, Fact) and slot_rank:
-            weight *= _slot_weight(item, slot_rank, analysis.slot_subject_ids, reference)
+        if isinstance(item, Fact) and analysis.slot_predicates:
+            weight *= _slot_weight(item, analysis, reference)
         if window is not None and when is not None:
             weight *= WINDOW_BOOST if window.start <= when < window.end else OUT_OF_WINDOW
         score = rrf * weight
@@ -541,16 +540,20 @@ def weigh(
     return ordered
 
 
-def _slot_weight(fact: Fact, slot_rank: dict[str, int], subject_ids: tuple[int, ...], reference: datetime) -> float:
+def _slot_weight(fact: Fact, analysis: QueryAnalysis, reference: datetime) -> float:
     """A personal question's own slot first: a live fact of an asked predicate, about whom it asks, leads (the
-    first-listed predicate most); a value that only holds from a later date (a plan) is not yet the answer."""
-    rank = slot_rank.get(fact.predicate)
-    if rank is None or (subject_ids and fact.subject_id not in subject_ids):
-        return 1.0
-    weight = SLOT_BOOST * (SLOT_DECAY**rank)
-    if fact.valid_from is not None and fact.valid_from > reference + timedelta(days=1):
-        weight *= NOT_YET
-    return weight
+    first-listed predicate most; see :func:`engine.recall.slots.slot_rank`)."""
+    rank = slot_rank(
+        fact.predicate,
+        fact.object_text,
+        fact.subject_id,
+        fact.valid_from,
+        predicates=analysis.slot_predicates,
+        subject_ids=analysis.slot_subject_ids,
+        reference=reference,
+        now=analysis.asks_now,
+    )
+    return 1.0 if rank is None else SLOT_BOOST * (SLOT_DECAY**rank)
 
 
 def rerank_indirect(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 _REL = (
     r"(?:son|daughter|kids?|children|child|boy|girl|twins|wife|husband|spouse|partner|girlfriend|boyfriend|gf|bf|"
@@ -41,7 +42,8 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), preds)
     for p, preds in (
         (r"\bwhere\b.{0,30}\b(?:live|living|stay|staying|based|reside)\b|\b(?:city|town|neighbou?rhood|country|"
-         r"suburb|area)\b.{0,30}\blive\b|\bwhere(?:'s| is)\s+home\b", ("lives_in", "moved_to", "located_in", "plans_to")),
+         r"suburb|area)\b.{0,30}\blive\b|\bwhere(?:'s| is)\s+home\b",
+         ("lives_in", "moved_to", "located_in", "plans_to", "works_at", "studies_at")),
         (r"\bwhere\b.{0,25}\b(?:from|grow\s+up|grew\s+up|born)\b|\bhome\s*town\b", ("is_from", "lived_in")),
         (r"\bwhere\s+did\b.{0,20}\bwork\b|\bbefore\b.{0,40}\b(?:started|retired|moved|came)\b|\bused\s+to\s+(?:do|work)\b|"
          r"\bworked\b", ("previous_job", "worked_at", "works_as")),
@@ -56,7 +58,7 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
          r"\bwho\s+do\s+\w+\s+work\s+for\b|\bwork\s+for\b", ("works_at", "runs_business", "works_as", "works_in_department")),
         (r"\bwhat\b.{0,20}\b(?:do|does)\b.{0,15}\b(?:for\s+(?:a\s+)?(?:work|living|job)|do\s+for\s+work)\b|"
          r"\b(?:job|role|title|occupation|profession|position)\b|\bwhat\s+do\s+i\s+do\b|\bworking\s+or\s+studying\b",
-         ("works_as", "works_at", "runs_business", "studies", "studies_at")),
+         ("works_as", "works_at", "runs_business", "studies", "studies_at", "plans_to")),
         (r"\b(?:postdoc|phd|internship|residency|apprenticeship)\b", ("works_at", "plans_to", "studies_at")),
         (r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b|\b(?:which|what)\s+(?:school|college|uni|"
          r"university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|university)\b|\bgo\s+to\s+(?:school|college|uni)",
@@ -67,7 +69,8 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\ballerg", ("has_allergy", "has_condition")),
         (r"\bmedicat|\bmedicine|\bpills?\b|\btake\s+for\b|\bprescri", ("takes_medication",)),
         (r"\bdiet|\bvegetarian|\bvegan\b|\bdietary\b|\beat\b|\bfood\b", ("diet", "has_allergy", "has_condition", "avoids")),
-        (r"\bsmoke|\bsmoking\b|\bdrink\b|\balcohol\b|\bcoffee\b", ("stopped", "avoids", "consumes")),
+        (r"\bsmoke|\bsmoking\b", ("stopped", "avoids", "consumes")),
+        (r"\bdrink\b|\balcohol\b|\bcoffee\b", ("consumes", "stopped", "avoids")),
         (r"\b(?:car|vehicle|van|truck)\b|\bdrive\b", ("drives",)),
         (r"\blanguage|\bspeak\b", ("speaks_language", "native_language")),
         (r"\binstrument\b", ("plays_instrument",)),
@@ -119,3 +122,44 @@ def slot_question(text: str) -> SlotQuestion | None:
         rel.group("name") if rel else None,
         asks_relation,
     )
+
+
+#: A plan whose date has passed answers for the slot it planned: a move for where someone lives, a start for work.
+DONE_PLANS: dict[str, tuple[str, ...]] = {
+    "lives_in": ("move", "live"),
+    "works_as": ("start", "work", "join"),
+    "works_at": ("start", "work", "join"),
+    "studies_at": ("study", "start"),
+    "studies": ("study", "start"),
+}
+
+
+def slot_rank(
+    predicate: str,
+    object_text: str,
+    subject_id: int,
+    valid_from: datetime | None,
+    *,
+    predicates: tuple[str, ...],
+    subject_ids: tuple[int, ...],
+    reference: datetime,
+    now: bool,
+) -> int | None:
+    """Where a fact stands among a personal question's answers (0 = the asked slot itself), or None when it is
+    not part of the asked slots.
+
+    A plan whose date has passed ranks as the value it planned ("plans to move to Midtown (Dec 1)", asked in
+    February, says where they live); asked about now, a value that only holds from a later date ranks after every
+    other.
+    """
+    if predicate not in predicates or (subject_ids and subject_id not in subject_ids):
+        return None
+    rank = predicates.index(predicate)
+    later = valid_from is not None and valid_from > reference + timedelta(days=1)
+    if predicate == "plans_to" and valid_from is not None and not later and predicates:
+        words = object_text.casefold().split()
+        if words and words[0] in DONE_PLANS.get(predicates[0], ()):
+            rank = 0
+    if later and now:
+        rank += len(predicates)
+    return rank

@@ -186,7 +186,8 @@ def _check_segments(text: str, segments: Sequence[tuple[int, int]] | None) -> li
 
 def _sentence_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> Iterator[Found]:
     quote = text[span.start : span.end]
-    if skip_reason(quote) is not None:
+    reason = skip_reason(quote)
+    if reason == "question":
         return
     quotes = quoted_spans(text, span.start, span.end)
 
@@ -205,6 +206,10 @@ def _sentence_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> It
         if found.span is not None and found.predicate not in _UNCLAIMING:
             claimed.append(found.span)
         yield found
+    if reason is not None:
+        # a hypothetical somewhere in the sentence ("…, so I suppose he would be …"): the life shapes judged each
+        # clause on its own; the other rules read whole sentences and take none of it
+        return
     for shape in SHAPES:
         yield from shape(sentence, catalog)
     implicit: tuple[str, Person] | None = (speaker, "first")

@@ -168,6 +168,8 @@ def _subject(
             found = resolve_pronoun(text, start, gender)
             return (found.subject, found) if found is not None else (None, None)
     rest = [t for t in core if t not in _FILLERS and not t.isdigit()]
+    if rest and start == lo and _looks_like_verb(rest[0]):
+        return speaker, None  # "Went vegan on 1 January", "Got tinnitus": chat drops the "I"
     if not rest:
         # dropped subject: the previous clause's, or the speaker at the start of the sentence
         if start > lo and depth < 4:
@@ -176,6 +178,21 @@ def _subject(
                 return prev
         return speaker, None
     return None, None
+
+
+_VERB_FORMS = frozenset(
+    """went got had made took came bought sold picked drove left quit started moved became turned joined found
+    built signed booked finished ran won lost gave sent wrote told saw met broke tore hurt fell flew say said
+    set kept thought felt"""
+    .split()
+)
+
+
+def _looks_like_verb(word: str) -> bool:
+    """A clause-opening word that is a past-tense verb ("Went vegan …", "Bought a van"), not a noun."""
+    return word in _VERB_FORMS or (
+        word.endswith(("ed", "ing")) and len(word) > 4 and word not in ("need", "speed", "seed", "morning", "evening", "thing", "something", "everything", "nothing", "wedding", "building", "meeting", "spring")
+    )
 
 
 def _previous_clause_subject(

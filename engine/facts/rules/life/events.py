@@ -67,8 +67,9 @@ _HAVE_EVENT_RE = re.compile(
 _NOUN_DATE_RE = re.compile(
     r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,3}?(?:"
     + _EVENT_NOUNS
-    + r"))s?\s*(?::\s*|\s+)(?=(?:on\s+)?(?:the\s+\d|"
-    + _DAYS + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"))",
+    + r")s?(?:\s+(?:at|in|for|with)\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'’-]*\s*){1,5}){0,2})\s*(?::\s*|\s+)"
+    r"(?=(?:on\s+|in\s+)?(?:the\s+\d|" + _DAYS + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS
+    + r"|" + _MONTHS + r"\b))",
     re.IGNORECASE,
 )
 _GO_RE = re.compile(
@@ -112,6 +113,8 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 date = TIME_CUE_RE.match(text, m.end(), s.end)
                 assert date is not None
                 yield make(ctx, s, "has_birthday", date.group(0), "born", end=date.end(), time="past")
+    for m in _RESULT_RE.finditer(text, s.start, s.end):
+        yield from _result(s, m)
     if not timed:
         return
     claimed: list[tuple[int, int]] = []
@@ -159,6 +162,31 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         if ctx is not None and not ctx.negated:
             np = re.sub(r"^(?:a|an|the|our|my|small|big)\s+", "", first.group("np").strip(), flags=re.I)
             yield replace(make(ctx, s, "has_event", np, "event.dated", end=first.end()), span=(s.start, first.end()), time="future")
+    for m in _PLAN_TRIP_RE.finditer(text, s.start, s.end):
+        if any(a <= m.start("np") < b for a, b in claimed):
+            continue
+        ctx = ctx_at(s, m.start("np"))
+        if ctx is None or ctx.negated:
+            continue
+        rest = m.group("rest")
+        dest = re.search(r"\bto\s+(?P<place>(?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+)?)", rest)
+        route = _ROUTE_RE.match(text, m.end("np"), s.end)
+        what = m.group("np").strip()
+        if dest is not None:
+            what = f"{_untimed(rest[: dest.end()]).strip()}" if len(rest[: dest.end()]) < 60 else f"{what} to {dest.group('place')}"
+            what = f"{m.group('np').strip()} {what}".strip()
+        elif route is not None:
+            what = f"{what}: {route.group('route').strip()}"
+        claimed.append((m.start(), m.end()))
+        yield replace(make(ctx, s, "plans_to", _untimed(what), "trip.plan", end=m.end(), time="future"), span=(m.start(), m.end()))
+    for m in _SIGNED_UP_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated:
+            continue
+        yield replace(
+            make(ctx, s, "has_event", m.group("np").strip(), "signed-up", end=m.end(), time="future"),
+            span=(m.start(), m.end()),
+        )
     if "set" in low and "date" in low:
         for m in _SET_DATE_RE.finditer(text, s.start, s.end):
             rest = re.compile(r"[^.;!?\n]{2,80}").match(text, m.end(), s.end)
@@ -168,6 +196,34 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             what = _untimed(rest.group(0)).strip(" ,")
             if what:
                 yield replace(make(ctx, s, "has_event", what, "set-date", end=rest.end(), time="future"), span=(m.start(), rest.end()))
+
+
+_PLACE_AFTER_RE = re.compile(
+    r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!" + _MONTHS + r"\b|" + _DAYS + r"\b)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
+    r"(?=\s*(?:[,.;!?\n]|$|[^\w\s]|\s(?:and|but|so|for|with|on|this|next)\b))",
+    re.IGNORECASE,
+)
+_ROUTE_RE = re.compile(
+    r"[^:.;!?]{0,20}:\s*(?P<route>(?-i:[A-Z])[\w'’-]*(?:\s+[\w'’-]+){0,3}\s+to\s+(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*){0,2})"
+    r"(?:[^.;!?]{0,40}?\bstart(?:ing|s)?\s+(?:on\s+)?[^,.;!?]{2,20})?",
+    re.IGNORECASE,
+)
+_PLAN_TRIP_RE = re.compile(
+    r"\b(?:plan|plans|planning|planned|booked|booking)\s+(?:a\s+|our\s+|the\s+|my\s+)?(?P<np>(?:[\w-]+\s+){0,2}?"
+    r"(?:holiday|trip|vacation|getaway|tour|visit|honeymoon|break))\b(?P<rest>[^.;!?]{0,80})",
+    re.IGNORECASE,
+)
+_SIGNED_UP_RE = re.compile(
+    r"\b(?:signed\s+up|registered|entered|booked)\s+(?:for|in|into)\s+(?:the\s+|a\s+)?(?P<np>(?:[\w-]+\s+){0,3}?(?:"
+    + _EVENT_NOUNS
+    + r"))s?\b(?P<rest>[^.!?]{0,40})",
+    re.IGNORECASE,
+)
+_RESULT_RE = re.compile(
+    r"\b(?P<verb>scored|got|finished|took|won|placed|came|passed|ran|completed)\s+(?P<obj>(?:[^.;!?,]{0,30}?)"
+    r"(?:\d+(?:[:.]\d+)*|first|second|third|fourth|fifth|1st|2nd|3rd|\d+th)(?:[^.;!?,]{0,40}?)?)(?=[.;!?,]|\s+and\b|$)",
+    re.IGNORECASE,
+)
 
 
 def _clause_timed(s: Sentence, ctx: Context, end: int) -> bool:
@@ -221,6 +277,14 @@ def _event_np(s: Sentence, start: int, end: int, np: str, after: int) -> Found |
     if not what or len(what.split()) > 10:
         return None
     what = _with_topic(s, start, what)
+    where = _PLACE_AFTER_RE.match(s.text, after, s.end)
+    if where is not None and where.group("place").casefold() not in what.casefold():
+        what = f"{what} at {where.group('place').strip()}"  # "we have a gig this saturday at sala el sol"
+        after = where.end()
+    route = _ROUTE_RE.match(s.text, after, s.end)
+    if route is not None:
+        what = f"{what}: {route.group('route').strip()}"  # "a bikepacking trip in July: Innsbruck to Lake Garda"
+        after = route.end()
     found = make(replace(ctx, subject=who), s, "has_event", what, "event", end=after)
     return replace(found, span=(start, found.span[1] if found.span else after), time="present")
 
@@ -311,3 +375,19 @@ def _birthdays(s: Sentence) -> Iterator[Found]:
         owner = f"user's {rel.group(1)}" if rel else re.sub(r"['’]s$", "", whose)
         ctx = Context(s.speaker, m.start(), False, "present", False, False)
         yield replace(make(ctx, s, "has_birthday", m.group("date"), "birthday.of", end=m.end(), subject=owner), span=(m.start(), m.end()))
+
+
+def _result(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    """A result with its number: "I FINISHED THE MARATHON 🏃 4:12:37", "I got IELTS 7.5 overall", "Artur scored 5 out
+    of 7 and took third place"."""
+    verb = m.group("verb").casefold()
+    obj = m.group("obj").strip()
+    if verb == "got" and not re.match(r"(?:an?\s+)?(?-i:[A-Z]{2,})|.*\b(?:score|band|grade|mark|place|points?)\b", obj):
+        return
+    if re.match(r"(?:up|back|home|to|off|in|out|on|over)\b", obj, re.IGNORECASE):
+        return
+    ctx = ctx_at(s, m.start(), time="past")
+    if ctx is None or ctx.negated or ctx.planned:
+        return
+    words = re.sub(r"[^\w\s:.,'’/-]", " ", f"{verb} {obj}")
+    yield make(ctx, s, "achieved", re.sub(r"\s{2,}", " ", words).strip(), "result", end=m.end(), time="past")

@@ -29,7 +29,8 @@ _ADJ = (
 )
 _NAME_WORD = r"[A-Za-zÀ-ÖØ-öø-ÿĀ-ž][a-zà-öø-ÿā-ž'’-]*"
 _MENTION_RE = re.compile(
-    r"(?<![\w'’])(?:(?P<poss>my|our|his|her|their)\s+|(?P<bare>(?<=^)|(?<=[.!?;:]\s)|(?<=\n)))"
+    r"(?<![\w'’])(?:(?P<poss>my|our|his|her|their)\s+|(?P<a>an?)\s+(?=(?:former\s+|old\s+|good\s+|close\s+)*"
+    r"(?:colleague|friend|cousin|coworker|co-worker)\s*,)|(?P<bare>(?<=^)|(?<=[.!?;:]\s)|(?<=\n)))"
     + _ADJ
     + r"(?P<rel>"
     + _REL_ALT
@@ -125,7 +126,7 @@ def mentions(text: str) -> tuple[Person, ...]:
             owner: str | None = poss
         else:
             owner = None
-        start = m.start("poss") if m.group("poss") else m.start("rel")
+        start = m.start("poss") if m.group("poss") else m.start("a") if m.group("a") else m.start("rel")
         found.append(Person(start, end, name, rel, owner))
         taken.append((start, end))
     for m in _CAP_NAME_RE.finditer(text):

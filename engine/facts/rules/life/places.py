@@ -47,6 +47,11 @@ _FROM_RE = re.compile(
     re.IGNORECASE,
 )
 _CAME_TO_RE = re.compile(r"\b(?:came|come|immigrated|emigrated)\s+to\s+", re.IGNORECASE)
+_COMING_FROM_RE = re.compile(
+    r"\b(?:coming|driving|flying|travelling|traveling|visiting|come|comes)\s+(?:up\s+|down\s+|over\s+|in\s+|back\s+)?from\s+",
+    re.IGNORECASE,
+)
+_MOVED_IN_RE = re.compile(r"[\s.!]*(?:we\s+|i\s+)?moved\s+in\s+(?:on\s+)?[^.!?\n]{0,30}", re.IGNORECASE)
 _IS_IN_RE = re.compile(r"\b(?:is|are|['’]s)\s+(?:now\s+|currently\s+|still\s+)?(?:in|at)\s+", re.IGNORECASE)
 #: Words after "in" that are not places ("live in fear", "stay in touch").
 _NOT_PLACES = frozenset(
@@ -108,6 +113,14 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if " in " in low or " at " in low:
         for m in _IS_IN_RE.finditer(text, s.start, s.end):
             yield from _located(s, m, lower_ok)
+    if "from " in low:
+        for m in _COMING_FROM_RE.finditer(text, s.start, s.end):
+            place = _place(text, m.end(), s.end, lower_ok)
+            ctx = ctx_at(s, m.start())
+            if place is None or ctx is None or ctx.person is None or ctx.person.is_pet or ctx.negated:
+                continue
+            # "my sister Thandi is coming up from Durban for it": a visitor comes from where they live
+            yield replace(make(ctx, s, "lives_in", place[0], "coming-from", end=place[1]), span=(m.start(), place[1]))
 
 
 def _place(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | None:
@@ -135,18 +148,23 @@ def _residence(
     place = _place(s.text, pos, s.end, lower_ok)
     if place is None:
         return
-    ctx = ctx_at(s, start, time=time)
+    # "our flat in …", "my place in …": the speaker's home whoever the clause is about
+    ctx = speaker_ctx(s, start, time) if own else ctx_at(s, start, time=time)
     if ctx is None:
         return
-    if own:  # "our flat in …", "my place in …": the speaker's home whoever the clause is about
-        ctx = replace(ctx, subject=s.speaker, person=None, negated=False)
+    if own:
+        ctx = replace(ctx, negated=False)
     if speaker_only and ctx.subject != s.speaker:
         return
     if ctx.time == "future" or ctx.planned:
         yield make(ctx, s, "plans_to", f"live in {place[0]}", f"{rule}.plan", end=place[1])
         return
     predicate = "lived_in" if time == "past" and not ctx.negated else "lives_in"
-    yield make(ctx, s, predicate, place[0], rule, end=place[1], change=change or bool(ctx.negated))
+    found = make(ctx, s, predicate, place[0], rule, end=place[1], change=change or bool(ctx.negated))
+    if rule in ("home", "commute", "farm"):
+        # said in passing ("I swim at the club near home in Bukit Timah"): the rest of the clause is its own fact
+        found = replace(found, span=(start, place[1]))
+    yield found
 
 
 def _move(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
@@ -168,13 +186,27 @@ def _move(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
         # a move still ahead: a plan, dated by its clause ("moving into a 1br in midtown dec 1")
         yield make(ctx, s, "plans_to", f"move to {place[0]}", "move.plan", end=place[1], time="future")
         return
-    yield make(ctx, s, "lives_in", place[0], "move", end=place[1], change=True)
-    yield make(ctx, s, "moved_to", place[0], "move.event", end=place[1], time="past")
+    after = _MOVED_IN_RE.match(text, s.end) if clause_end_of(s, place[1]) == s.end else None
+    for found in (
+        make(ctx, s, "lives_in", place[0], "move", end=place[1], change=True),
+        make(ctx, s, "moved_to", place[0], "move.event", end=place[1], time="past"),
+    ):
+        if after is not None and found.span is not None:
+            # "we moved from Brunswick to Geelong!! moved in on the 10th": the next words date the move
+            found = replace(found, span=(found.span[0], after.end()))
+        yield found
     origin = m.group("from")
     if origin:
         old = _place(text, m.start("from"), m.end("from"), lower_ok)
         if old is not None and old[0].casefold() != place[0].casefold():
             yield make(ctx, s, "lived_in", old[0], "move.from", end=old[1])
+
+
+def clause_end_of(s: Sentence, pos: int) -> int:
+    """Where the sentence's text after ``pos`` stops being part of the same clause (the sentence end when only
+    punctuation follows)."""
+    rest = s.text[pos : s.end]
+    return s.end if not rest.strip(" !.?") else pos
 
 
 def _located(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:

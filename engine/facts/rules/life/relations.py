@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, make
-from engine.facts.rules.life.people import Person, mentions, owner_of
+from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_pronoun
 from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
 
@@ -37,6 +37,17 @@ _X_IS_MY_RE = re.compile(
 _HAVE_KIDS_RE = re.compile(
     r"\b(?:i|we)\s+have\s+(?:(?:two|three|four|\d)\s+)?(?P<rel>twins|kids|children|sons|daughters|grandchildren)"
     r"(?:\s+of\s+\d+\s*(?:years?|yrs?))?\s*,?\s*(?P<names>[A-Z][\w'’-]+(?:\s*(?:,|and|&)\s*[A-Z][\w'’-]+)+)",
+    re.IGNORECASE,
+)
+_PARENT_OF_RE = re.compile(
+    r"\b(?:a\s+)?(?:single\s+|proud\s+|stay-at-home\s+|working\s+)?(?:mom|mum|mother|dad|father|parent|mama|papa)\s+"
+    r"(?:to|of)\s+(?P<name>(?-i:[A-Z])[\w'’-]+)",
+    re.IGNORECASE,
+)
+_SCHOOL_NAME = r"(?P<school>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})"
+_CHILD_SCHOOL_RE = re.compile(
+    r"\b(?:keep|keeping|kept|send|sending|sent|enrol|enroll|enrolled|enrolling)\s+(?P<who>(?-i:[A-Z])[\w'’-]+|him|her)\s+"
+    r"(?:at|to|in)\s+" + _SCHOOL_NAME + r"|\b(?P<whose>his|her|(?-i:[A-Z])[\w'’-]+['’]s)\s+class\s+at\s+" + _SCHOOL_NAME.replace("school", "school2"),
     re.IGNORECASE,
 )
 _STATUS_RE = re.compile(
@@ -73,6 +84,14 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             yield from _is_my(s, m)
     for m in _STATUS_RE.finditer(text, s.start, s.end):
         yield from _status(s, m)
+    if " to " in low or " of " in low:
+        for m in _PARENT_OF_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is not None and ctx.subject == s.speaker and not ctx.negated:
+                yield make(ctx, s, "has_child", m.group("name"), "parent-of", end=m.end())
+    if any(w in low for w in ("keep", "send", "moving", "enrol", "class at", "school")):
+        for m in _CHILD_SCHOOL_RE.finditer(text, s.start, s.end):
+            yield from _child_school(s, m)
 
 
 def _mention(s: Sentence, person: Person) -> Iterator[Found]:
@@ -195,3 +214,22 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         predicate = "has_spouse" if value == "married" else "has_partner"
         yield make(ctx, s, predicate, spouse.group("name"), f"status.{value}.to", end=spouse.end())
     yield make(ctx, s, "relationship_status", value, f"status.{value}", end=m.end(), change=what.startswith("got") or value in ("divorced", "separated", "widowed"))
+
+
+def _child_school(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
+    """ "we've decided to keep Vihaan at Vibgyor", "children from his class at Vibgyor High": a child's school."""
+    text = s.text
+    who = m.group("who") or m.group("whose")
+    school = m.group("school") or m.group("school2")
+    if who is None or school is None:
+        return
+    word = re.sub(r"['’]s$", "", who)
+    if word.casefold() in ("him", "her", "his"):
+        person = resolve_pronoun(text, m.start(), "f" if word.casefold() == "her" else "m")
+        if person is None or person.name is None:
+            return
+        word = person.name
+    ctx = ctx_at(s, m.start())
+    if ctx is None or ctx.negated or ctx.planned and not re.search(r"\bkeep", m.group(0), re.I):
+        return
+    yield make(ctx, s, "studies_at", school, "child.school", end=m.end(), subject=word)

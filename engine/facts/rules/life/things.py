@@ -64,7 +64,7 @@ _INSTRUMENT_OF = {
     "keyboardist": "keyboards",
 }
 _YEAR_OF_RE = re.compile(
-    r"\b(?:in|into)\s+(?:my|her|his|their|the)\s+(?:\w+\s+)?(?:year|semester|term|grade)\s+of\s+(?:an?\s+|my\s+|her\s+|his\s+)?"
+    r"\b(?:in|into)\s+(?:(?:my|her|his|their|the)\s+)?(?:\w+\s+)?(?:year|semester|term|grade)\s+of\s+(?:an?\s+|my\s+|her\s+|his\s+)?"
     r"(?P<field>[^,.;!?()]{2,50}?)(?:\s+(?:at|in)\s+(?P<org>[^,.;!?()]{2,60}))?(?=[,.;!?()]|\s+and\b|$)",
     re.IGNORECASE,
 )
@@ -84,9 +84,60 @@ _SCHOOL_WORD_RE = re.compile(
 )
 
 
+_FAN_RE = re.compile(
+    r"\b(?:(?:as\s+)?an?\s+|i['’]?m\s+an?\s+|im\s+an?\s+|big\s+|huge\s+)(?P<team>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*){0,2})"
+    r"\s+(?:fan|supporter)\b",
+    re.IGNORECASE,
+)
+_SPORT_CUE_RE = re.compile(
+    r"\b(?:match|season|game|league|football|soccer|team|club|derby|banter|goal|cup|fixture|stadium|pitch)\b",
+    re.IGNORECASE,
+)
+_SWITCH_RE = re.compile(
+    r"\b(?:switch(?:ing|ed)?|chang(?:e|ed|ing)|mov(?:e|ed|ing))\s+(?:my\s+\w+\s+|over\s+)?from\s+(?P<old>[^,.;!?]{2,30}?)\s+to\s+"
+    r"(?P<new>[^,.;!?\U0001F000-\U0001FAFF]{2,30}?)(?=\s*(?:[,.;!?\U0001F000-\U0001FAFF]|$|\s(?:starting|from|in|next|this|because|bc|as)\b))",
+    re.IGNORECASE,
+)
+_EXERCISE_RE = re.compile(
+    r"\b(?P<verb>swim|run|jog|cycle|ride|bike|row|climb|hike|lift|box|play)\s+(?P<what>(?:[a-z]+\s+)?)"
+    r"(?P<freq>(?:\d+|one|two|three|four|five|six|seven|once|twice)\s*(?:x|times)\s+(?:a|per)\s+(?:week|day|month)|"
+    r"(?:about\s+)?\d+\s*(?:km|k|miles?|kilometres?|kilometers?)\s+(?:a|per)\s+(?:week|day|month)|"
+    r"every\s+(?:day|morning|evening|week|weekend)|daily|weekly)",
+    re.IGNORECASE,
+)
+
+
 def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
-    """Vehicles, languages, instruments, studies, classes taught and things sold in one sentence."""
+    """Vehicles, languages, instruments, studies, classes taught, things sold, teams supported, switches and
+    exercise in one sentence."""
     low = s.low
+    if " fan" in low or "supporter" in low:
+        for m in _FAN_RE.finditer(s.text, s.start, s.end):
+            as_a = re.match(r"as\s", m.group(0), re.IGNORECASE) is not None
+            ctx = speaker_ctx(s, m.start()) if as_a else ctx_at(s, m.start() + len(m.group(0).split()[0]))
+            if ctx is None or ctx.negated or ctx.subject != s.speaker:
+                continue
+            team = m.group("team")
+            if _SPORT_CUE_RE.search(s.text):
+                yield replace(make(ctx, s, "supports_team", team, "fan.team", end=m.end()), span=(m.start(), m.end()))
+            else:
+                yield replace(make(ctx, s, "likes", team, "fan", end=m.end()), span=(m.start(), m.end()))
+    if "from" in low and " to " in low:
+        for m in _SWITCH_RE.finditer(s.text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is None or ctx.negated or ctx.subject != s.speaker:
+                continue
+            # "I'm switching from arquitectura to diseño gráfico": whatever the old value was, the new one
+            # replaces it in the same slot (resolved when it is stored)
+            yield make(ctx, s, "switched_to", f"{m.group('new').strip()} ⟵ {m.group('old').strip()}", "switch", end=m.end(), change=True)
+    for m in _EXERCISE_RE.finditer(s.text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        verb = m.group("verb").casefold()
+        what = m.group("what").strip()
+        activity = {"swim": "swimming", "run": "running", "jog": "jogging", "cycle": "cycling", "ride": "cycling", "bike": "cycling", "row": "rowing", "climb": "climbing", "hike": "hiking", "lift": "weightlifting", "box": "boxing"}.get(verb, f"{verb} {what}".strip())
+        yield replace(make(ctx, s, "exercises", f"{activity} {m.group('freq')}", "exercise", end=m.end()), span=(m.start(), m.end()))
     yield from _vehicles(s)
     if "sold" in low or "got rid of" in low:
         for m in _SOLD_THING_RE.finditer(s.text, s.start, s.end):

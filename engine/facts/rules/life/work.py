@@ -81,7 +81,8 @@ _NAMED_RE = re.compile(
 _FOCUS_RE = re.compile(
     r"\b(?:we|i)\s+(?:focus|specialise|specialize|specialised|specialized)\s+(?:on|in)\s+", re.IGNORECASE
 )
-_START_DATE_RE = re.compile(r"\b(?:start|starts|starting|start\s+date\s+is|from)\b", re.IGNORECASE)
+_START_DATE_RE = re.compile(r"\b(?:start|starts|started|starting|start\s+date\s+is|from)\b", re.IGNORECASE)
+_WORK_PLACE_RE = re.compile(r"(?:\s*,\s*[^,.;!?()]{1,30}?)?\s*,?\s+(?:in|here\s+in)\s+(?=(?-i:[A-Z]))", re.IGNORECASE)
 _NOT_ORG = frozenset(
     """home work school uni university college class office night nights day days weekend weekends morning
     mornings the a an my our his her their it this that least all first once least""".split()
@@ -107,6 +108,8 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             if verb.startswith("quit") and _is_activity(org[0]):
                 continue
             yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
+            # the job ends with its role: the role said before this message is no longer current
+            yield make(ctx, s, "works_as", "*", "leave.role", end=org[1], negated=True, change=True)
     if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
         for m in _JOIN_RE.finditer(text, s.start, s.end):
             yield from _joined(s, m, lower_ok)
@@ -175,7 +178,11 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
         change = "now" in lead.split() or bool(re.search(r"\bnow\b", text[end : end + 12], re.I)) or bare in ("promoted", "became", "become")
         predicate = "previous_job" if time == "past" and not ctx.negated else "works_as"
         org = None
-        after = re.match(r"\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:for\s+(?:\d+|a\s+few|many|several|two|three|\w+)\s+(?:years?|months?)\s+)?(?P<prep>at|in|for|with)\s+", text[end : s.end])
+        after = re.match(
+            r"(?:\s+(?-i:[a-zà-ÿ]+))?\s*(?:\([^)]{0,40}\)\s*)?(?:,\s*)?(?:for\s+(?:\d+|a\s+few|many|several|two|three|\w+)\s+"
+            r"(?:years?|months?)\s+)?(?P<prep>at|in|for|with)\s+",
+            text[end : s.end],
+        )
         if after is not None:
             org = _org(text, end + after.end(), s.end, lower_ok)
         found_role = make(ctx, s, predicate, role_text, "role", end=end, change=change and predicate == "works_as")
@@ -185,6 +192,12 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
         if org is not None and predicate == "works_as" and not ctx.negated and not _is_place_word(org[0]):
             group = re.search(r"\b(?:band|choir|orchestra|club|team|group)\b", text[end : org[1]], re.I)
             yield make(ctx, s, "member_of" if group else "works_at", org[0], "role.at", end=org[1], change=change)
+            where = _WORK_PLACE_RE.match(text, org[1], s.end)
+            if where is not None and ctx.subject == s.speaker:
+                place = read_name(text, where.end(), s.end, lowercase_ok=False, max_words=3)
+                if place is not None:
+                    # "an associate at Azevedo & Lins, labor law, in Curitiba": where the speaker works
+                    yield replace(make(ctx, s, "located_in", place[0], "role.in", end=place[1]), span=(where.start(), place[1]))
 
 
 def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool:
@@ -380,6 +393,9 @@ def _business(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     if name is None and verb in ("have", "has", "run", "runs"):
         return
     yield make(ctx, s, "runs_business", obj, "business", end=end, change=verb in ("opened", "started", "founded"))
+    where = re.compile(r"\s+in\s+(?P<place>(?-i:[A-Z])[\w-]+)(?:['’]s\b)?").match(text, m.end(), s.end)
+    if where is not None and ctx.subject == s.speaker:
+        yield replace(make(ctx, s, "located_in", where.group("place"), "business.in", end=where.end()), span=(m.end(), where.end()))
     if name is not None and verb in ("opened", "started", "founded") and ctx.subject == s.speaker:
         yield make(ctx, s, "works_at", name[0], "business.work", end=end, change=True)
 
