@@ -221,7 +221,8 @@ _SIGNED_UP_RE = re.compile(
 )
 _RESULT_RE = re.compile(
     r"\b(?P<verb>scored|got|finished|took|won|placed|came|passed|ran|completed)\s+(?P<obj>(?:[^.;!?,]{0,30}?)"
-    r"(?:\d+(?:[:.]\d+)*|first|second|third|fourth|fifth|1st|2nd|3rd|\d+th)(?:[^.;!?,]{0,40}?)?)(?=[.;!?,]|\s+and\b|$)",
+    r"(?:\d+(?:[:.]\d+)+|\d+(?:\s+out\s+of\s+\d+|/\d+)|(?<=\s)\d+(?:\.\d+)?(?=\s*(?:overall|points?|pts|%|$|[,.!]))|"
+    r"(?:first|second|third|fourth|fifth|1st|2nd|3rd|\d+th)\s+(?:place|position|prize))(?:[^.;!?,]{0,40}?)?)(?=[.;!?,]|\s+and\b|$)",
     re.IGNORECASE,
 )
 
