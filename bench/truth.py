@@ -341,12 +341,19 @@ def summarise(results: list[PersonaResult], phenomena: dict[str, str]) -> dict[s
     }
 
 
+def _fmt(rate: float, checks: int, digits: int = 3) -> str:
+    return "n/a" if checks == 0 else f"{rate:.{digits}f}"
+
+
 def _print(report: dict[str, Any], results: list[PersonaResult], *, failures: bool) -> None:
     overall = report["overall"]
     print(f"\ntruth: {overall['passed']}/{overall['checks']} = {overall['rate']:.3f}  ({report['extractor']})")
-    print("by kind:   " + "  ".join(f"{k} {v['rate']:.3f} ({v['passed']}/{v['checks']})" for k, v in report["by_kind"].items()))
+    print(
+        "by kind:   "
+        + "  ".join(f"{k} {_fmt(v['rate'], v['checks'])} ({v['passed']}/{v['checks']})" for k, v in report["by_kind"].items())
+    )
     for name, half in report["halves"].items():
-        kinds = "  ".join(f"{k} {v['rate']:.2f}" for k, v in half["by_kind"].items())
+        kinds = "  ".join(f"{k} {_fmt(v['rate'], v['checks'], 2)}" for k, v in half["by_kind"].items())
         print(f"{name:5} half: {half['overall']['rate']:.3f}  {kinds}")
     if report["by_phenomenon"]:
         print(

@@ -326,8 +326,12 @@ def plan(
             p,
             (corrected.id,),
             "a correction of the date of a known event",
-            keep_object=corrected.object_text if len(corrected.object_text) > len(p.object_text) else None,
+            keep_object=corrected.object_text
+            if len(corrected.object_text) > len(p.object_text) or p.object_text == ANY_VALUE
+            else None,
         )
+    if p.object_text == ANY_VALUE:
+        return Action("NOOP", p, (), "a correction with nothing known to correct")
     position = {c.fact_id: i for i, c in enumerate(ranked)}
     same = sorted(
         (f for f in slot if _same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
@@ -416,6 +420,9 @@ def _corrected_event(slot: Sequence[SlotFact], p: Proposal) -> SlotFact | None:
     """The known event a correction re-dates: same head noun, a different date, said before."""
     if p.predicate not in _EVENTS or not p.proposition.change_cue or p.when is None or p.proposition.negated:
         return None
+    if p.object_text == ANY_VALUE:  # "it's the 14th, not the 4th": the latest dated event
+        dated = [f for f in slot if f.valid_from is not None and abs(f.valid_from - (p.valid_from or 0)) > 3600]
+        return max(dated, key=lambda f: f.stated_at or 0) if dated else None
     head = p.object_norm.split()[-1] if p.object_norm.split() else ""
     if not head:
         return None

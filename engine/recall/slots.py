@@ -60,9 +60,11 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
          r"\b(?:job|role|title|occupation|profession|position)\b|\bwhat\s+do\s+i\s+do\b|\bworking\s+or\s+studying\b",
          ("works_as", "works_at", "runs_business", "studies", "studies_at", "plans_to")),
         (r"\b(?:postdoc|phd|internship|residency|apprenticeship)\b", ("works_at", "plans_to", "studies_at")),
-        (r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b|\b(?:which|what)\s+(?:school|college|uni|"
-         r"university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|university)\b|\bgo\s+to\s+(?:school|college|uni)",
+        (r"\b(?:which|what)\s+(?:school|college|uni|university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|"
+         r"university)\b|\bgo\s+to\s+(?:school|college|uni)",
          ("studies_at", "studies", "enrolled_in", "has_degree", "graduated_from", "plans_to")),
+        (r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b",
+         ("studies", "studies_at", "has_degree", "enrolled_in", "graduated_from", "plans_to")),
         (r"\bname\b|\bcalled\b|\bwho\s+(?:is|am|are)\b|\bengaged\b|\bmarried\b|\bseeing\s+anyone\b|\bsingle\b|"
          r"\bdating\b|\brelationship\b", ("relationship_status", "has_partner", "has_spouse")),
         (r"\bhealth\b|\bcondition|\bdiagnos|\billness|\bdisease", ("has_condition", "has_allergy", "has_injury")),

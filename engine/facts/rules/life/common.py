@@ -34,7 +34,10 @@ _WORD_RE = re.compile(r"[\w'’&.-]+|[^\w\s]", re.UNICODE)
 _DIGIT_RE = re.compile(r"\d")
 #: A speaker correcting themselves: the new value replaces what they said before.
 _CORRECTION_RE = re.compile(
-    r"\b(?:sorry|actually|i\s+mean|i\s+meant|correction|i\s+tell\s+a\s+lie|wait\s+no)\b|,\s*not\s+\w", re.IGNORECASE
+    r"\b(?:sorry|actually|i\s+mean|i\s+meant|correction|i\s+tell\s+a\s+lie|wait\s+no)\b|"
+    r",\s*not\s+(?!(?:proud|sure|bad|great|good|much|really|ideal|happy|fun|easy|cheap|ok|okay|true|a\s+fan)\b)"
+    r"(?:the\s+|my\s+|a\s+|an\s+)?(?:(?-i:[A-Z])|\d|\w+\s*[,.!?]|\w+$)",
+    re.IGNORECASE,
 )
 _BOUNDARY_CHARS = set(",;:.!?()[]\"“”—–")
 
@@ -84,7 +87,7 @@ def read_name(text: str, pos: int, end: int, *, lowercase_ok: bool, max_words: i
             and low not in _STOP_WORDS
             and low not in COMMON_WORDS
             and low not in _TIME_WORDS
-            and word.replace("'", "").replace("’", "").isalpha()
+            and word.replace("'", "").replace("’", "").replace("-", "").isalpha()
         ):
             parts.append((m.start(), m.end()))
         else:

@@ -18,13 +18,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.facts.rules.life.people import Person, person_at, resolve_pronoun
+from engine.facts.rules.life.people import Person, person_at, person_overlapping, resolve_pronoun
 
 Time = Literal["past", "present", "future"]
 
 #: Where a clause ends and the next begins, for the purpose of finding a trigger's subject.
 _CLAUSE_RE = re.compile(
-    r"[;:!?()\[\]\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF]|\.(?=\s|$)|\s[-–—]+\s|,|\s(?:and|but|so|because|bc|cuz|coz|cause|while|although|though|"
+    r"[;:!?()\[\]\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF]|\.(?=\s|$)|\s[-–—]+\s|,|"
+    # "me and jess broke up", "keisha and i": a coordinated subject, not two clauses
+    r"(?<!\bme)(?<!\bi)\sand\s(?!(?:i|me)\b)|"
+    r"\s(?:but|so|because|bc|cuz|coz|cause|while|although|though|"
     r"whereas|then|plus|which|who|when|since|after|before|until|till|if|unless)\s",
     re.IGNORECASE,
 )
@@ -222,7 +225,7 @@ def _previous_clause_subject(
         return _previous_clause_subject(text, lo, prev, speaker, depth + 1)
     if any(t in _FIRST_PERSON for t in tokens):
         return speaker, None
-    named = person_at(text, prev, back)
+    named = person_at(text, prev, back) or person_overlapping(text, prev, back)
     if named is not None and named.start - prev <= 12:
         return named.subject, named
     for t in tokens[:3]:

@@ -54,7 +54,7 @@ _NP_WORD = (
 )
 _EVENT_SUBJECT_RE = re.compile(
     r"(?P<np>(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,4}?(?:" + _EVENT_NOUNS + r")s?"
-    r"(?:\s+(?:for|at|with|in|of)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
+    r"(?:\s+(?:for|at|with|in|of|to)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
     r"(?:(?:now|still|actually|finally|also|going\s+to\s+be)\s+)*(?=(?:on\s+|at\s+|in\s+|the\s+|this\s+|next\s+|"
     r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
     re.IGNORECASE,
@@ -74,7 +74,7 @@ _NOUN_DATE_RE = re.compile(
 )
 _GO_RE = re.compile(
     r"\b(?P<verb>fly|flying|flies|going|go|heading|head|travel(?:l?ing)?|off|driving|drive|visiting|visit|coming|"
-    r"returned|got\s+back|came\s+back|back)\s+(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
+    r"returned|got\s+back|came\s+back|back)\s+(?:up\s+|down\s+|over\s+|out\s+)?(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
     r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}|[a-z]{4,}(?=\s+(?:" + _MONTHS + r"|on|next|this|for|in|from)\b))",
     re.IGNORECASE,
 )
@@ -115,6 +115,12 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 yield make(ctx, s, "has_birthday", date.group(0), "born", end=date.end(), time="past")
     for m in _RESULT_RE.finditer(text, s.start, s.end):
         yield from _result(s, m)
+    for m in _IT_IS_DATE_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start())
+        if ctx is not None and not ctx.negated:
+            # "Actually it's the 14th, not the 4th": the date of the event spoken of before is corrected
+            found = make(ctx, s, "has_event", ANY_EVENT, "event.redate", end=m.end(), change=True)
+            yield replace(found, span=(m.start("date"), m.end("date")), time="present")
     if not timed:
         return
     claimed: list[tuple[int, int]] = []
@@ -199,7 +205,7 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
 
 
 _PLACE_AFTER_RE = re.compile(
-    r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!" + _MONTHS + r"\b|" + _DAYS + r"\b)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
+    r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!" + _MONTHS + r"\b|" + _DAYS + r"\b|\d)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
     r"(?=\s*(?:[,.;!?\n]|$|[^\w\s]|\s(?:and|but|so|for|with|on|this|next)\b))",
     re.IGNORECASE,
 )
@@ -223,6 +229,15 @@ _RESULT_RE = re.compile(
     r"\b(?P<verb>scored|got|finished|took|won|placed|came|passed|ran|completed)\s+(?P<obj>(?:[^.;!?,]{0,30}?)"
     r"(?:\d+(?:[:.]\d+)+|\d+(?:\s+out\s+of\s+\d+|/\d+)|(?<=\s)\d+(?:\.\d+)?(?=\s*(?:overall|points?|pts|%|$|[,.!]))|"
     r"(?:first|second|third|fourth|fifth|1st|2nd|3rd|\d+th)\s+(?:place|position|prize))(?:[^.;!?,]{0,40}?)?)(?=[.;!?,]|\s+and\b|$)",
+    re.IGNORECASE,
+)
+
+
+#: The object of a date correction that names no event ("it's the 14th, not the 4th"): the latest one is meant.
+ANY_EVENT = "*"
+_IT_IS_DATE_RE = re.compile(
+    r"\b(?:it['’]?s|it\s+is|it\s+was|that['’]s|i\s+mean|i\s+meant|sorry,?|actually,?)\s+(?:actually\s+|really\s+)?(?:on\s+)?(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"
+    r"(?:\s+of\s+" + _MONTHS + r")?|" + _DAYS + r"|" + _MONTHS + r"\s+\d{1,2}(?:st|nd|rd|th)?)\s*,?\s+not\s+",
     re.IGNORECASE,
 )
 

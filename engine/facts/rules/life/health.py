@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, make, read_phrase
+from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.words import (
     ALCOHOL_WORDS,
     CONDITION_WORDS,
@@ -42,7 +43,7 @@ _CONDITION_RE = re.compile(
     re.IGNORECASE,
 )
 _ADJ_CONDITION_RE = re.compile(
-    r"\b(?P<be>i['’]?m|im|i\s+am|is|are|['’]s|was)\s+(?:also\s+|now\s+|a\s+bit\s+)?(?P<cond>diabetic|asthmatic|epileptic|"
+    r"\b(?P<be>i['’]?m|im|i\s+am|is|are|['’]s|was)\s+(?:also\s+|now\s+|a\s+bit\s+)?(?P<cond>(?:type\s+[12]\s+)?diabetic|asthmatic|epileptic|"
     r"lactose[- ]intolerant|gluten[- ]intolerant|coeliac|celiac|anaemic|anemic|hypertensive|pre-?diabetic|"
     r"dyslexic|autistic|colou?r[- ]?blind|deaf|blind)\b",
     re.IGNORECASE,
@@ -84,8 +85,9 @@ _NONSMOKER_RE = re.compile(
 )
 _QUIT_RE = re.compile(
     r"\b(?P<verb>quit|quitting|stopped|stop|gave\s+up|give\s+up|giving\s+up|cut\s+out|kicked)\s+"
-    r"(?P<what>smoking|drinking|alcohol|coffee|caffeine|sugar|meat|vaping|cigarettes|booze|the\s+booze|"
-    r"singing|running|dairy|gluten|social\s+media)\b(?P<rest>[^,.;!?]{0,60})",
+    r"(?P<what>smoking|drinking(?:\s+alcohol)?|alcohol|coffee|caffeine|sugar|meat|vaping|cigarettes|booze|the\s+booze|"
+    r"eating\s+(?:meat|pork|beef|fish|dairy|sugar|red\s+meat|gluten)|singing|running|dairy|gluten|social\s+media)\b"
+    r"(?P<rest>[^,.;!?]{0,60})",
     re.IGNORECASE,
 )
 _CONSUME_RE = re.compile(
@@ -149,6 +151,9 @@ def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             verb = m.group("verb").casefold()
             stopped = "stopped" if verb in ("stop", "stopped") else "gave up" if "give" in verb or "gave" in verb else "quit"
             yield make(ctx, s, "stopped", f"{value} ({stopped})" if stopped != "stopped" else value, "stopped", end=m.end(), change=True, time="past")
+            eating = re.match(r"eating\s+(.+)", m.group("what"), re.IGNORECASE)
+            if eating is not None:  # "I stopped eating meat": they do not eat it now
+                yield make(ctx, s, "avoids", f"eat {eating.group(1).casefold()}", "stopped.avoids", end=m.end(), change=True)
     if _ITEM_RE.search(text, s.start, s.end):
         yield from _consumption(s)
 
@@ -162,11 +167,14 @@ def _conditions(s: Sentence) -> Iterator[Found]:
             continue
         cond = re.sub(r"\s+", " ", m.group("cond"))
         yield make(ctx, s, "has_condition", cond, "condition", end=m.end())
+        if ctx.negated:
+            yield from _attributed(s, ctx, "has_condition", cond, m.end())
     for m in _ADJ_CONDITION_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start("cond"))
         if ctx is None or (ctx.person is not None and ctx.person.is_pet):
             continue
-        cond = m.group("cond").casefold().replace("diabetic", "diabetes (diabetic)")
+        cond = m.group("cond").casefold()
+        cond = cond.replace("diabetic", "diabetes") if "type" in cond else cond.replace("diabetic", "diabetes (diabetic)")
         yield make(ctx, s, "has_condition", cond, "condition.adj", end=m.end())
     for m in _INJURY_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start(), time="past")
@@ -199,6 +207,26 @@ def _allergy(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     if ctx is None:
         return
     yield make(ctx, s, "has_allergy", value, "allergy", end=end)
+    if ctx.negated:
+        yield from _attributed(s, ctx, "has_allergy", value, end)
+
+
+_THAT_WAS_RE = re.compile(
+    r"[^.;!?]{0,20}?[,;—–-]\s*(?:that|it)\s*(?:was|is|['’]s)\s+(?:actually\s+)?(?:my\s+(?P<rel>[\w-]+)(?:\s+(?P<name>(?-i:[A-Z])[\w'’-]+))?"
+    r"|(?P<other>(?-i:[A-Z])[\w'’-]+))",
+    re.IGNORECASE,
+)
+
+
+def _attributed(s: Sentence, ctx: Context, predicate: str, value: str, end: int) -> Iterator[Found]:
+    """ "I'm not allergic to peanuts, that was my brother": the denied fact belongs to whoever is named."""
+    m = _THAT_WAS_RE.match(s.text, end, s.end)
+    if m is None:
+        return
+    who = m.group("name") or m.group("other") or (f"user's {m.group('rel').casefold()}" if m.group("rel") else None)
+    if who is None:
+        return
+    yield make(replace(ctx, subject=who, negated=False, person=None), s, predicate, value, "attributed", end=m.end())
 
 
 def _is_medication(word: str) -> bool:
@@ -246,7 +274,7 @@ def _paren_meds(s: Sentence) -> Iterator[Found]:
 def _diet(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     lead = m.group("lead").casefold()
     changed = lead in ("went", "gone", "going", "go", "turned", "became", "become")
-    past = lead in ("i was", "we were", "was", "been")
+    past = lead in ("i was", "we were", "was") or (lead == "been" and re.search(r"\bhad\s+(?:\w+\s+)?been\s*$", s.text[: m.start("lead") + 4], re.I) is not None)
     ctx = ctx_at(s, m.start("diet"), time="past" if changed or past else "present")
     if ctx is None or (ctx.person is not None and ctx.person.is_pet):
         return
@@ -293,6 +321,8 @@ def _consumption(s: Sentence) -> Iterator[Found]:
             continue
         if verb.startswith("smok") and _food(obj):
             continue  # "smoking a brisket": cooking
+        if re.search(r"\b(?:stop(?:ped)?|quit|gave\s+up|give\s+up|no\s+longer|not|never|don['’]?t|won['’]?t|can['’]?t)\s+$", text[max(s.start, m.start() - 20) : m.start()], re.I):
+            continue  # "I stopped eating meat": the opposite of eating it
         if verb in ("love", "enjoy", "enjoyed", "only") and not _ITEM_RE.match(obj.split()[0] if obj.split() else ""):
             if verb != "only":
                 continue

@@ -41,7 +41,9 @@ _MENTION_RE = re.compile(
     re.IGNORECASE,
 )
 _CAP_NAME_RE = re.compile(r"(?<![\w'’@#/.-])(?-i:[A-Z])[a-zà-öø-ÿā-ž]+(?:[-'’](?-i:[A-Z])[a-zà-öø-ÿ]+)?(?![\w@])")
-_POSSESSIVE_OWNER_RE = re.compile(r"\b(?P<owner>[\w'’-]+)['’]s\s+" + _ADJ + r"(?P<rel>" + _REL_ALT + r")\b", re.I)
+_POSSESSIVE_OWNER_RE = re.compile(
+    r"\b(?P<owner>(?-i:[A-Z])[\w-]+)['’]s\s+" + _ADJ + r"(?P<rel>" + _REL_ALT + r")\b(?!\s+(?-i:[A-Z]))", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +58,12 @@ class Person:
 
     @property
     def subject(self) -> str:
-        """How facts about this person are filed: the name, else "user's <relation>"."""
+        """How facts about this person are filed: the name, else "<owner>'s <relation>" ("user's mum",
+        "Sarah's mum")."""
         if self.name:
             return self.name
+        if self.relation and self.owner and self.owner not in ("his", "her", "their"):
+            return f"{self.owner}'s {self.relation}"
         return f"user's {self.relation}" if self.relation else "someone"
 
     @property
@@ -129,6 +134,12 @@ def mentions(text: str) -> tuple[Person, ...]:
         start = m.start("poss") if m.group("poss") else m.start("a") if m.group("a") else m.start("rel")
         found.append(Person(start, end, name, rel, owner))
         taken.append((start, end))
+    for m in _POSSESSIVE_OWNER_RE.finditer(text):
+        owner = m.group("owner")
+        if any(a <= m.start() < b for a, b in taken) or not _is_name(owner, after_relation=False):
+            continue
+        found.append(Person(m.start(), m.end("rel"), None, m.group("rel"), owner))
+        taken.append((m.start(), m.end("rel")))
     for m in _CAP_NAME_RE.finditer(text):
         if any(a <= m.start() < b for a, b in taken):
             continue
@@ -161,6 +172,12 @@ def person_at(text: str, start: int, pos: int) -> Person | None:
         return None
     # "my wife Agnieszka cook": the mention nearest the verb is its subject
     return inside[-1]
+
+
+def person_overlapping(text: str, start: int, end: int) -> Person | None:
+    """A mention that ends inside ``[start, end)`` (an apposition split by commas: "my partner, Sam, is …")."""
+    found = [p for p in mentions(text) if p.start < start < p.end <= end and (p.name or p.relation)]
+    return found[-1] if found else None
 
 
 def people_before(text: str, pos: int) -> list[Person]:

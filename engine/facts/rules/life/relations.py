@@ -14,7 +14,9 @@ from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_p
 from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
 
-_PLURAL = frozenset("kids children sons daughters twins grandchildren grandkids siblings brothers sisters".split())
+_PLURAL = frozenset(
+    "kids children sons daughters boys girls twins grandchildren grandkids siblings brothers sisters cats dogs pets".split()
+)
 _LIST_NAME_RE = re.compile(
     r"\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:,\s*)?(?:and|&|,)\s+(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)(?![\w'’])"
 )
@@ -25,7 +27,8 @@ _AGE_AFTER_RE = re.compile(
 _HAVE_PETS_RE = re.compile(
     r"\b(?:have|has|got|adopted|get)\s+(?:an?|two|three|our|my)\s+(?:[\w-]+\s+){0,2}?(?P<kind>"
     + "|".join(sorted((re.escape(w) for w in PET_WORDS), key=len, reverse=True))
-    + r")\b\s*(?:\(\s*|,\s*|\s+(?:called|named)\s+)(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)",
+    + r")\b\s*(?:\(\s*|,\s*|\s+(?:called|named)\s+)(?P<name>(?-i:[A-Z])[a-zà-öø-ÿ'’-]+)"
+    r"(?P<more>(?:\s*(?:,|and|&)\s*(?-i:[A-Z])[a-zà-öø-ÿ'’-]+)*)",
     re.IGNORECASE,
 )
 _X_IS_MY_RE = re.compile(
@@ -70,8 +73,11 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             ctx = ctx_at(s, m.start())
             if ctx is None or ctx.negated:
                 continue
-            yield make(ctx, s, "has_pet", m.group("name"), "pet.named", end=m.end())
-            yield make(ctx, s, "pet_breed", m.group("kind").lower(), "pet.named.kind", end=m.end(), subject=m.group("name"))
+            kind = m.group("kind").lower()
+            kind = kind[:-1] if kind.endswith("s") and kind[:-1] in PET_WORDS else kind
+            for name in [m.group("name"), *re.findall(r"(?-i:[A-Z])[a-zà-öø-ÿ'’-]+", m.group("more") or "")]:
+                yield make(ctx, s, "has_pet", name, "pet.named", end=m.end())
+                yield make(ctx, s, "pet_breed", kind, "pet.named.kind", end=m.end(), subject=name)
         for m in _HAVE_KIDS_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start())
             if ctx is None or ctx.negated or ctx.subject != s.speaker:
@@ -195,9 +201,17 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     if ctx.subject != s.speaker or ctx.negated:
         return
     if what in ("broke up", "split up"):
-        other = re.search(r"(?P<name>[\w'’-]+)\s+and\s+(?:i|me)\b", text[ctx.start : m.start()], re.I)
+        other = re.search(
+            r"(?:(?P<name>[\w'’-]+)\s+and\s+(?:i|me)\b|\b(?:i|me)\s+and\s+(?:my\s+\w+\s+)?(?P<name2>[\w'’-]+))",
+            text[s.start : m.start()],
+            re.I,
+        )
         with_whom = re.compile(r"\s+with\s+(?:my\s+\w+\s+)?(?P<name>[\w'’-]+)", re.I).match(text, m.end(), s.end)
-        name = (other or with_whom).group("name") if (other or with_whom) else None
+        name = None
+        if other is not None:
+            name = other.group("name") or other.group("name2")
+        elif with_whom is not None:
+            name = with_whom.group("name")
         value = f"broke up with {name}" if name else "broke up"
         yield make(ctx, s, "relationship_status", value, "status.broke-up", end=m.end(), change=True, time="past")
         if name:

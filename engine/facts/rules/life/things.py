@@ -68,6 +68,17 @@ _YEAR_OF_RE = re.compile(
     r"(?P<field>[^,.;!?()]{2,50}?)(?:\s+(?:at|in)\s+(?P<org>[^,.;!?()]{2,60}))?(?=[,.;!?()]|\s+and\b|$)",
     re.IGNORECASE,
 )
+_PLACE_ON_RE = re.compile(
+    r"\b(?:got|have|been\s+offered|was\s+offered|won|accepted)\s+(?:a\s+place|onto|into|on)\s+(?:on\s+|at\s+|in\s+|onto\s+)?(?:the\s+|a\s+)?"
+    r"(?P<course>(?:[\w-]+\s+){0,4}?(?:course|programme|program|degree|masters?|msc|ma|phd|apprenticeship|diploma))"
+    r"(?:\s+at\s+(?:the\s+)?(?P<org>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,4}))?",
+    re.IGNORECASE,
+)
+_YEAR_AT_RE = re.compile(
+    r"\b(?:\d(?:st|nd|rd|th)|first|second|third|fourth|final|last)\s+year\s+(?:of\s+)?(?P<field>(?:[\w-]+\s+){0,3}?[\w-]+)\s+"
+    r"(?:at|in)\s+(?P<org>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,4})",
+    re.IGNORECASE,
+)
 _STUDY_RE = re.compile(
     r"\b(?P<verb>study|studies|studying|studied|majoring\s+in|major\s+in|doing)\s+(?P<field>[\w\s-]{2,40}?)\s+(?:at|in)\s+",
     re.IGNORECASE,
@@ -268,6 +279,23 @@ def _studies(s: Sentence) -> Iterator[Found]:
             org = read_name(text, m.start("org"), m.end("org") + 1, lowercase_ok=lower_ok, max_words=6)
             if org is not None:
                 yield make(ctx, s, "studies_at", org[0], "studies.year.at", end=org[1])
+    for m in _PLACE_ON_RE.finditer(text, s.start, s.end):
+        ctx = ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated:
+            continue
+        course = m.group("course").strip()
+        future = re.search(r"\bstart(?:ing|s)?\b", text[m.end() : s.end], re.I) is not None
+        yield make(ctx, s, "studies", course, "studies.place", end=m.end(), time="future" if future else "past")
+        if m.group("org"):
+            yield make(ctx, s, "studies_at", m.group("org"), "studies.place.at", end=m.end(), time="future" if future else "past")
+    for m in _YEAR_AT_RE.finditer(text, s.start, s.end):
+        if _YEAR_OF_RE.search(text, max(s.start, m.start() - 12), m.end()):
+            continue
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, "studies", m.group("field"), "studies.year-at", end=m.end("field"))
+        yield make(ctx, s, "studies_at", m.group("org"), "studies.year-at.at", end=m.end())
     for m in _STUDY_RE.finditer(text, s.start, s.end):
         org = _school(text, m.end(), s.end, lower_ok)
         if org is None:

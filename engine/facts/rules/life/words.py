@@ -15,16 +15,18 @@ RELATION_PREDICATES: dict[str, str] = {
     **dict.fromkeys(word_set("fiancé fiancée fiance fiancee fiancé"), "has_partner"),
     **dict.fromkeys(word_set("ex ex-wife ex-husband ex-girlfriend ex-boyfriend ex-partner"), "has_relative"),
     **dict.fromkeys(word_set("flatmate housemate roomie"), "has_friend"),
+    **dict.fromkeys(word_set("hubby missus wifey"), "has_spouse"),
+    **dict.fromkeys(word_set("boys girls sons daughters"), "has_child"),
     **dict.fromkeys(word_set("grandson granddaughter grandchild grandkid"), "has_relative"),
     **dict.fromkeys(word_set("co-founder cofounder supervisor"), "has_colleague"),
     **dict.fromkeys(word_set("kids children sons daughters twins"), "has_child"),
 }
 FEMALE = word_set(
-    """wife girlfriend gf fiancée fiancee mother mom mum mama mother-in-law sister sis daughter aunt grandma
+    """wife wifey missus girlfriend gf fiancée fiancee mother mom mum mama mother-in-law sister sis daughter aunt grandma
     grandmother granny niece stepmom stepdaughter stepsister sister-in-law granddaughter ex-wife ex-girlfriend"""
 )
 MALE = word_set(
-    """husband boyfriend bf fiancé fiance father dad papa father-in-law brother bro son uncle grandpa grandfather
+    """husband hubby boyfriend bf fiancé fiance father dad papa father-in-law brother bro son uncle grandpa grandfather
     nephew stepdad stepson stepbrother brother-in-law grandson ex-husband ex-boyfriend"""
 )
 #: Animals and breeds: "our kelpie Ziggy" is a dog.
@@ -146,7 +148,12 @@ VEHICLE_BRANDS = word_set(
     mitsubishi suzuki dacia jaguar cupra polestar byd maxus"""
 )
 VEHICLE_MODELS = word_set(
-    """civic accord corolla camry prius rav4 hilux yaris golf passat polo tiguan kodiaq octavia fabia superb
+    """ibiza leon arona ateca clio captur megane twingo kangoo 500 panda punto tipo corsa mokka insignia zafira
+    fiesta kuga puma mondeo galaxy octavia kamiq karoq enyaq kodiaq scala t-roc id.3 id.4 touran sharan caddy
+    prius aygo c-hr land-cruiser tacoma tundra highlander camry corolla auris avensis jazz hr-v cr-v
+    swift vitara jimny micra note navara x-trail ariya outlander asx eclipse i10 i20 i30 santa-fe kona
+    picanto rio ceed niro sorento sportage stonic model-3 model-y 3 cx-30 mx-5 forester legacy xv
+    civic accord corolla camry prius rav4 hilux yaris golf passat polo tiguan kodiaq octavia fabia superb
     transit e-transit focus fiesta ranger mustang f-150 model leaf qashqai juke patrol sportage tucson i30 clio
     megane 308 208 3008 astra corsa fit crv cr-v outback forester impreza cx-5 mazda3 a4 a3 x5 jetta e-golf
     ioniq kona niro zoe"""
@@ -168,6 +175,11 @@ ROLE_HEADS = (OCCUPATIONS - word_set("model guide lead owner volunteer student r
     anaesthetist anesthetist radiologist sonographer midwife carer caregiver clerk solicitor barrister notary
     advocate economist underwriter actuary strategist planner buyer merchandiser copywriter owner-chef
     technologist mechanic welder machinist foreman labourer laborer handyman housekeeper concierge steward
+    joiner roofer plasterer bricklayer tiler decorator glazier mason landscaper porter stylist beautician
+    tattooist sommelier dispatcher paramedic optometrist dentist hygienist orthodontist podiatrist
+    physiotherapist physio osteopath chiropractor psychotherapist counsellor nanny childminder caretaker
+    warden ranger curator archivist librarian cartographer surveyor estimator planner scheduler coordinator
+    administrator receptionist cashier teller clerk
     stewardess flight-attendant cabin-crew postman postwoman courier dispatcher controller inspector"""
 ) | word_set("owner senior lead")
 #: Leading words that are not part of a job title.

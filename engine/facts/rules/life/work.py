@@ -53,12 +53,19 @@ _LEAVE_RE = re.compile(
     re.IGNORECASE,
 )
 _JOIN_RE = re.compile(
-    r"\b(?P<verb>start|starts|started|starting|joined|joining|join|got\s+(?:the|a|my\s+new|a\s+new)\s+job|"
-    r"accepted\s+(?:a|the|an)\s+(?:new\s+)?(?:job|position|role|offer)|new\s+job|hired)"
+    r"\b(?P<verb>start|starts|started|starting|joined|joining|join|"
+    r"(?:got|taken|took|landed|accepted|found)\s+(?:the|a|my\s+new|a\s+new|an?\s+)\s*(?:new\s+)?(?:job|position|role|offer)|"
+    r"new\s+job|hired)"
     r"(?P<gap>(?:\s+[\w]+){0,3}?)\s+(?:at|with|by)\s+",
     re.IGNORECASE,
 )
-_ACCEPTED_RE = re.compile(r"\b(?:i['’]ve|i\s+have|i)\s+accepted\s+(?=[A-Z])", re.IGNORECASE)
+_ACCEPTED_RE = re.compile(
+    r"\b(?:(?:i['’]ve|i\s+have|i)\s+accepted|(?:i['’]ve|i\s+have|i|we|he|she|just)\s+joined|joined)\s+(?=(?-i:[A-Z]))", re.IGNORECASE
+)
+_NOTICE_RE = re.compile(
+    r"\b(?:handed\s+in|gave|give|giving|put\s+in)\s+(?:my|in\s+my)\s+(?:notice|resignation)(?:\s+(?:at|to)\s+)?", re.IGNORECASE
+)
+_NEW_JOB_RE = re.compile(r"\b(?:my|a|the)\s+new\s+(?:job|role|position)\s+(?:at|with)\s+", re.IGNORECASE)
 _PROMOTED_RE = re.compile(
     r"\b(?:promoted|hired|appointed|made)\s+(?:me\s+)?(?:as\s+|to\s+)(?:an?\s+|the\s+)?", re.IGNORECASE
 )
@@ -83,6 +90,12 @@ _FOCUS_RE = re.compile(
 )
 _START_DATE_RE = re.compile(r"\b(?:start|starts|started|starting|start\s+date\s+is|from)\b", re.IGNORECASE)
 _WORK_PLACE_RE = re.compile(r"(?:\s*,\s*[^,.;!?()]{1,30}?)?\s*,?\s+(?:in|here\s+in)\s+(?=(?-i:[A-Z]))", re.IGNORECASE)
+#: A new job said in the clause before a role ("I've taken a job with X as a site supervisor"): the role changes.
+_NEW_JOB_CUE_RE = re.compile(
+    r"\b(?:taken|took|accepted|got|landed|started|starting|joined|joining|hired|promoted)\b[^.;!?]{0,60}?\b(?:job|position|role|as)\b",
+    re.IGNORECASE,
+)
+_SCHOOLISH_RE = re.compile(r"\b(?:university|college|school|academy|polytechnic|uni|institute\s+of\s+technology)\b", re.I)
 _NOT_ORG = frozenset(
     """home work school uni university college class office night nights day days weekend weekends morning
     mornings the a an my our his her their it this that least all first once least""".split()
@@ -115,9 +128,32 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             yield from _joined(s, m, lower_ok)
         for m in _ACCEPTED_RE.finditer(text, s.start, s.end):
             org = _org(text, m.end(), s.end, lower_ok)
+            ctx = ctx_at(s, m.end(), time="past")
+            if org is None or ctx is None or ctx.negated:
+                continue
+            predicate = "studies_at" if _SCHOOLISH_RE.search(org[0]) else "works_at"
+            yield _dated_start(make(ctx, s, predicate, org[0], "accepted", end=org[1], change=True), s)
+            role = re.compile(r"[^.;!?]{0,30}?\bas\s+(?:an?\s+)?").match(text, org[1], s.end)
+            if role is not None and predicate == "works_at":
+                r = _role_at(text, role.end(), s.end)
+                if r is not None:
+                    yield _dated_start(make(ctx, s, "works_as", r[0], "accepted.as", end=r[1], change=True), s)
+    if "notice" in low or "resignation" in low:
+        for m in _NOTICE_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start(), time="past")
-            if org is not None and ctx is not None and not ctx.negated:
-                yield _dated_start(make(ctx, s, "works_at", org[0], "accepted", end=org[1], change=True), s)
+            if ctx is None or ctx.negated:
+                continue
+            org = _org(text, m.end(), s.end, lower_ok) if m.group(0).rstrip().endswith(("at", "to")) else None
+            if org is not None:
+                yield make(ctx, s, "works_at", org[0], "notice", end=org[1], negated=True, change=True)
+            yield make(ctx, s, "works_as", "*", "notice.role", end=m.end(), negated=True, change=True)
+    if "new job" in low or "new role" in low or "new position" in low:
+        for m in _NEW_JOB_RE.finditer(text, s.start, s.end):
+            org = _org(text, m.end(), s.end, lower_ok)
+            ctx = ctx_at(s, m.start())
+            if org is None or ctx is None or ctx.negated:
+                continue
+            yield _dated_start(make(ctx, s, "works_at", org[0], "new-job", end=org[1], change=True), s)
     if "promot" in low or "hired" in low or "appointed" in low:
         for m in _PROMOTED_RE.finditer(text, s.start, s.end):
             role = _role_at(text, m.end(), s.end)
@@ -175,7 +211,12 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
         head = role_text.split()[-1].casefold()
         if head in ("student",):
             continue
-        change = "now" in lead.split() or bool(re.search(r"\bnow\b", text[end : end + 12], re.I)) or bare in ("promoted", "became", "become")
+        change = (
+            "now" in lead.split()
+            or bool(re.search(r"\bnow\b", text[end : end + 12], re.I))
+            or bare in ("promoted", "became", "become")
+            or bool(_NEW_JOB_CUE_RE.search(text, ctx.start, m.start("role")))
+        )
         predicate = "previous_job" if time == "past" and not ctx.negated else "works_as"
         org = None
         after = re.match(
@@ -334,15 +375,19 @@ def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     org = _org(text, m.end(), s.end, lower_ok)
     if org is None:
         return
-    time = "past" if verb.endswith("ed") or verb.startswith(("got", "accepted")) or verb == "hired" else "present"
+    time = "past" if verb.endswith("ed") or verb.startswith(("got", "accepted", "taken", "took", "landed", "found")) or verb == "hired" else "present"
     ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
     if ctx is None or ctx.negated or (ctx.person is not None and ctx.person.is_pet):
         return
     if verb.startswith(("start", "join")) and gap and not _looks_like_time(gap):
         return  # "started a project at …"
+    role = re.compile(r"\s+as\s+(?:an?\s+)?").match(text, org[1], s.end)
+    if role is None and _SCHOOLISH_RE.search(org[0]):
+        # "My daughter Ella just started at Leeds University": a student, unless a role says otherwise
+        yield _dated_start(make(ctx, s, "studies_at", org[0], "join.school", end=org[1], change=True), s)
+        return
     found = make(ctx, s, "works_at", org[0], "join", end=org[1], change=True)
     yield _dated_start(found, s)
-    role = re.compile(r"\s+as\s+(?:an?\s+)?").match(text, org[1], s.end)
     if role is not None:
         r = _role_at(text, role.end(), s.end)
         if r is not None:
