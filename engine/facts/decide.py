@@ -330,7 +330,7 @@ def plan(
             if len(corrected.object_text) > len(p.object_text) or p.object_text == ANY_VALUE
             else None,
         )
-    if p.object_text == ANY_VALUE:
+    if p.object_text == ANY_VALUE and not p.proposition.negated:
         return Action("NOOP", p, (), "a correction with nothing known to correct")
     position = {c.fact_id: i for i, c in enumerate(ranked)}
     same = sorted(

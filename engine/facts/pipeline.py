@@ -145,12 +145,12 @@ class Pipeline:
         if role == "system":
             out.traces.append(StageTrace("classify", "system messages are not processed for memory"))
             return out
-        segments = self._stage_classify(out, text, role)
+        segments, commands = self._stage_classify(out, text, role)
         if embed:
             self._stage_context(out, text)
-        if not segments:
+        if not segments and not commands:
             return out
-        propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known)
+        propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known, commands)
         mentions = self._temporal(text, occurred_at)
         if any(p.clause is not None for p in propositions):
             ahead = self._temporal(text, occurred_at, prefer="future")
@@ -181,14 +181,19 @@ class Pipeline:
         )
         return result.text
 
-    def _stage_classify(self, out: Analysis, text: str, role: str) -> list[tuple[int, int]]:
+    def _stage_classify(
+        self, out: Analysis, text: str, role: str
+    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """The statements to extract from, and the user's requests (read for the dated events they name only:
+        "help me with a speech for Beatriz's party on the 14th")."""
         t0 = time.perf_counter()
         result = classify(text, role)
         kept = [(s.start, s.end) for s in result.kept]
+        commands = [(s.start, s.end) for s in result.segments if s.label == "command" and role == "user"]
         labels = [{"text": text[s.start : s.end], "label": s.label, "keep": s.keep} for s in result.segments]
         summary = f"{len(kept)} of {len(result.segments)} segments kept"
         out.traces.append(StageTrace("classify", summary, {"segments": labels}, _ms(t0)))
-        return kept
+        return kept, commands
 
     # -- 1 find context ----------------------------------------------------------------------------------------
     def _stage_context(self, out: Analysis, text: str) -> None:
@@ -212,9 +217,10 @@ class Pipeline:
         speaker: str,
         occurred_at: datetime,
         known: Sequence[str],
+        commands: Sequence[tuple[int, int]] = (),
     ) -> list[Proposition]:
         t0 = time.perf_counter()
-        found = list(rules_extract(text, speaker=speaker, catalog=self.catalog, segments=segments))
+        found = list(rules_extract(text, speaker=speaker, catalog=self.catalog, segments=segments, commands=commands))
         details: dict[str, Any] = {"rules": len(found)}
         llm = self._llm()
         if llm is not None:

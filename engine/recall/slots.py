@@ -63,6 +63,11 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\b(?:which|what)\s+(?:school|college|uni|university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|"
          r"university)\b|\bgo\s+to\s+(?:school|college|uni)",
          ("studies_at", "studies", "enrolled_in", "has_degree", "graduated_from", "plans_to")),
+        (r"\bwhat\s+did\b.{0,25}\b(?:study|major|degree)\b|\bfirst\s+degree\b|\bdegree\s+in\b",
+         ("has_degree", "graduated_from", "studies", "studies_at")),
+        (r"\bwhat\s+was\s+my\b.{0,20}\b(?:time|score|result|grade|mark|place|rank|finish)\b|\bhow\s+did\b.{0,40}\bdo\b|"
+         r"\bhow\s+did\b.{0,40}\b(?:go|went|get\s+on)\b",
+         ("achieved", "participated_in", "attended")),
         (r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b",
          ("studies", "studies_at", "has_degree", "enrolled_in", "graduated_from", "plans_to")),
         (r"\bname\b|\bcalled\b|\bwho\s+(?:is|am|are)\b|\bengaged\b|\bmarried\b|\bseeing\s+anyone\b|\bsingle\b|"

@@ -108,7 +108,7 @@ CHAT = (
     ("c2", "user", "My sister Anna loves React.", "2026-01-02T10:04:00Z"),
     ("c2", "user", "My favourite framework is Django.", "2026-01-02T10:05:00Z"),
 )
-"""A small real chat: a job, a contradiction (Paris / Berlin), a sister and a preference."""
+"""A small real chat: a job and its employer, a contradiction (Paris / Berlin), a sister and a preference."""
 
 
 def seed_chat(vault: Vault) -> list[int]:
@@ -124,7 +124,7 @@ def seed_chat(vault: Vault) -> list[int]:
 
 @pytest.fixture
 def chat_vault(vault: Vault) -> Vault:
-    """The test vault with :data:`CHAT` ingested and enriched (6 facts, 1 open conflict)."""
+    """The test vault with :data:`CHAT` ingested and enriched (7 facts, 1 open conflict)."""
     seed_chat(vault)
     return vault
 

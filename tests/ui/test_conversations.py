@@ -71,11 +71,11 @@ def test_a_conversation_shows_its_turns_episodes_and_what_a_turn_taught(
     assert view.episodes.rowCount() == 1
     assert view.tabs.tabText(1) == "Episodes (1)"
     select_only_row(view.turns_view, 1)
-    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 1, timeout=5000)
-    fact = view.turn_facts.row_item(0)
-    assert (fact.predicate, fact.object_text) == ("works_as", "nurse")
+    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 2, timeout=5000)
+    taught = {(view.turn_facts.row_item(r).predicate, view.turn_facts.row_item(r).object_text) for r in range(2)}
+    assert taught == {("works_as", "nurse"), ("works_at", "St Mary's hospital")}
     assert "St Mary's hospital" in view.turn_text.toPlainText()
-    assert view.facts_caption.text().startswith("1 memory from this turn")
+    assert view.facts_caption.text().startswith("2 memories from this turn")
     select_only_row(view.turns_view, 0)  # "Hi there!" teaches nothing
     qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 0, timeout=5000)
     qtbot.waitUntil(lambda: view.facts_caption.text() == "No memories came from this turn.", timeout=5000)

@@ -54,11 +54,12 @@ def _select(qtbot: QtBot, view: MemoriesView, fact_id: int) -> None:
 
 def test_lists_the_memories_and_filters_them(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     _window, view = _open(window_for, chat_vault, qtbot)
-    assert view.model.rowCount() == 6
-    assert view.count_label.text() == "6 memories"
+    assert view.model.rowCount() == 7
+    assert view.count_label.text() == "7 memories"
     qtbot.waitUntil(lambda: _value_at(view, 0) != "…", timeout=5000)
-    assert {_value_at(view, row) for row in range(6)} == {
+    assert {_value_at(view, row) for row in range(7)} == {
         "nurse",
+        "St Mary's hospital",
         "Paris",
         "Berlin",
         "Anna",
@@ -70,11 +71,11 @@ def test_lists_the_memories_and_filters_them(chat_vault: Vault, window_for: Wind
     qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
     assert view.count_label.text() == "1 memory match"
     view.filters.clear()
-    qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)
-    view.filters.search.setText("nurse hospital")
+    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=5000)
+    view.filters.search.setText("Django")
     view.filters.apply_now()
     qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
-    qtbot.waitUntil(lambda: _value_at(view, 0) == "nurse", timeout=5000)
+    qtbot.waitUntil(lambda: _value_at(view, 0) == "Django", timeout=5000)
     view.filters.clear()
     view.filters.standing.setCurrentText("challenged")  # the two sides of the conflict
     qtbot.waitUntil(lambda: view.model.rowCount() == 2, timeout=5000)
@@ -110,7 +111,7 @@ def test_a_memory_added_by_hand_says_so_and_editing_it_keeps_two_versions(
     dialog.predicate.setEditText("works_as")
     dialog.value.setText("baker")
     dialog.accept()
-    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 8, timeout=5000)
     qtbot.waitUntil(
         lambda: view.detail.fact is not None and view.detail.fact.object_text == "baker",
         timeout=5000,
@@ -163,16 +164,16 @@ def test_bulk_actions_apply_to_every_selected_row(chat_vault: Vault, window_for:
     _window, view = _open(window_for, chat_vault, qtbot)
     view.table.selectAll()
     ids = view.selected_ids()
-    assert len(ids) == 6
+    assert len(ids) == 7
     assert view.bulk_buttons["pin_hot"].isVisibleTo(view)
-    assert view.selection_label.text() == "6 selected"
+    assert view.selection_label.text() == "7 selected"
     view.bulk_buttons["pin_hot"].click()
     qtbot.waitUntil(
         lambda: all(f.tier == "hot" and f.tier_pinned for f in chat_vault.facts.get_many(ids)),
         timeout=5000,
     )
     qtbot.waitUntil(
-        lambda: all(view.model.data(view.model.index(row, TIER)) == "hot (pinned)" for row in range(6)),
+        lambda: all(view.model.data(view.model.index(row, TIER)) == "hot (pinned)" for row in range(7)),
         timeout=5000,
     )
     view.table.clearSelection()
@@ -185,9 +186,9 @@ def test_bulk_actions_apply_to_every_selected_row(chat_vault: Vault, window_for:
     view.act_on_selection("useful")
     qtbot.waitUntil(lambda: all(f.useful_count == 1 for f in chat_vault.facts.get_many(two)), timeout=5000)
     view.act_on_selection("delete")
-    qtbot.waitUntil(lambda: view.model.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 5, timeout=5000)
     assert view.undo()
-    qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=5000)
 
 
 def test_approve_brings_a_memory_out_of_quarantine(chat_vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
@@ -236,7 +237,7 @@ def test_show_fact_clears_filters_that_hide_it(chat_vault: Vault, window_for: Wi
     qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=5000)
     nurse = _fact(chat_vault, "nurse")
     view.show_fact(nurse.id)
-    qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=5000)
     qtbot.waitUntil(lambda: view.selected_ids() == [nurse.id], timeout=5000)
     assert view.filters.is_default()
     assert chat_vault.facts.ids(FactFilter(subject="Anna")) != []
@@ -415,4 +416,4 @@ def test_the_predicate_filter_keeps_only_that_kind_of_memory(
     assert view.model.fact_filter.predicate == "lives_in"
     predicate.lineEdit().clear()
     view.filters.apply_now()
-    qtbot.waitUntil(lambda: view.model.rowCount() == 6, timeout=5000)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=5000)

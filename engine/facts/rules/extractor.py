@@ -16,6 +16,7 @@ from engine.facts.rules import classify as c
 from engine.facts.rules.copula import BE_RULES
 from engine.facts.rules.heads import clause_starts, parse_head
 from engine.facts.rules.life import life_facts
+from engine.facts.rules.life.events import events
 from engine.facts.rules.lexicon import (
     CHAT_VERBS,
     EXERCISE_VERBS,
@@ -99,6 +100,7 @@ def extract(
     speaker: str,
     catalog: Catalog,
     segments: Sequence[tuple[int, int]] | None = None,
+    commands: Sequence[tuple[int, int]] = (),
 ) -> list[Proposition]:
     """Propositions the rules find in ``text``, each with verbatim evidence at exact offsets.
 
@@ -113,12 +115,15 @@ def extract(
         ValidationError: a segment lies outside the text or ends before it starts.
     """
     spans = _check_segments(text, segments)
+    requests = set(_check_segments(text, commands)) if commands else set()
     out: list[Proposition] = []
     seen: set[tuple[str, str, str, bool]] = set()
-    for start, end in spans:
+    for start, end in sorted(set(spans) | requests):
+        request = (start, end) in requests and (start, end) not in spans
         for sentence in sentences(text, start, end):
             quote = text[sentence.start : sentence.end]
-            for found in _distinct(_sentence_facts(text, sentence, speaker, catalog)):
+            facts = _request_facts(text, sentence, speaker, catalog) if request else _sentence_facts(text, sentence, speaker, catalog)
+            for found in _distinct(facts):
                 if found.predicate not in catalog:
                     continue
                 key = (
@@ -145,6 +150,16 @@ def extract(
                     )
                 )
     return out
+
+
+def _request_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> Iterator[Found]:
+    """What a request says in passing about the speaker's dated events ("help me with a speech for Beatriz's
+    party on the 14th"): the event shape only, nothing else of a sentence that asserts nothing."""
+    quote = text[span.start : span.end]
+    sentence = Sentence(text, span.start, span.end, (), speaker, quote.casefold())
+    for found in events(sentence, catalog):
+        if found.predicate in ("has_event", "has_birthday"):
+            yield found
 
 
 def _distinct(found: Iterator[Found]) -> list[Found]:

@@ -53,7 +53,7 @@ _NP_WORD = (
     r"[\w'’-]+"
 )
 _EVENT_SUBJECT_RE = re.compile(
-    r"(?P<np>(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,4}?(?:" + _EVENT_NOUNS + r")s?"
+    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,4}?(?:" + _EVENT_NOUNS + r")s?"
     r"(?:\s+(?:for|at|with|in|of|to)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
     r"(?:(?:now|still|actually|finally|also|going\s+to\s+be)\s+)*(?=(?:on\s+|at\s+|in\s+|the\s+|this\s+|next\s+|"
     r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
@@ -74,7 +74,7 @@ _NOUN_DATE_RE = re.compile(
 )
 _GO_RE = re.compile(
     r"\b(?P<verb>fly|flying|flies|going|go|heading|head|travel(?:l?ing)?|off|driving|drive|visiting|visit|coming|"
-    r"returned|got\s+back|came\s+back|back)\s+(?:up\s+|down\s+|over\s+|out\s+)?(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
+    r"returned|got\s+back|came\s+back|back)\s+(?:up\s+|down\s+|over\s+|out\s+|in\s+(?=from))?(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
     r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}|[a-z]{4,}(?=\s+(?:" + _MONTHS + r"|on|next|this|for|in|from)\b))",
     re.IGNORECASE,
 )
@@ -307,15 +307,19 @@ def _event_np(s: Sentence, start: int, end: int, np: str, after: int) -> Found |
 
 _ACRONYM_RE = re.compile(r"\b(?-i:[A-Z]{2,6})\b")
 _NOT_TOPICS = frozenset("OK UK US USA EU AI CV TV PM AM ID PS FYI LOL OMG BTW NDA CEO COO CTO HR IT OMW ASAP".split())
-_GENERIC_EVENTS = frozenset("test exam interview appointment meeting assessment course class hearing".split())
+_GENERIC_EVENTS = frozenset("test exam".split())
 
 
 def _with_topic(s: Sentence, start: int, what: str) -> str:
     """A bare "test" or "exam" takes the name of what it is in the message ("help with IELTS writing. My test is
-    on 16 August" → "IELTS test")."""
+    on 16 August" → "IELTS test"); an acronym that names another test already ("TB test done") does not."""
     if what.casefold() not in _GENERIC_EVENTS:
         return what
-    topics = [m.group(0) for m in _ACRONYM_RE.finditer(s.text, 0, start) if m.group(0) not in _NOT_TOPICS]
+    topics = [
+        m.group(0)
+        for m in _ACRONYM_RE.finditer(s.text, 0, start)
+        if m.group(0) not in _NOT_TOPICS and not re.match(r"\s+(?:test|exam)\b", s.text[m.end() :], re.IGNORECASE)
+    ]
     return f"{topics[-1]} {what}" if topics else what
 
 

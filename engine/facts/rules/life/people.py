@@ -41,6 +41,7 @@ _MENTION_RE = re.compile(
     re.IGNORECASE,
 )
 _CAP_NAME_RE = re.compile(r"(?<![\w'’@#/.-])(?-i:[A-Z])[a-zà-öø-ÿā-ž]+(?:[-'’](?-i:[A-Z])[a-zà-öø-ÿ]+)?(?![\w@])")
+_NOT_A_PARTNER = re.compile(r"\s+(?:at\s+work|in\s+crime|at\s+the\s+(?:firm|office)|at\s+my\s+(?:firm|job))\b", re.I)
 _POSSESSIVE_OWNER_RE = re.compile(
     r"\b(?P<owner>(?-i:[A-Z])[\w-]+)['’]s\s+" + _ADJ + r"(?P<rel>" + _REL_ALT + r")\b(?!\s+(?-i:[A-Z]))", re.I
 )
@@ -114,6 +115,8 @@ def mentions(text: str) -> tuple[Person, ...]:
         rel = m.group("rel")
         if m.group("bare") is not None and not rel[0].isupper():
             continue  # a bare relation noun only opens a sentence capitalised ("Son Magnus lives in Oslo")
+        if rel.casefold() == "partner" and _NOT_A_PARTNER.match(text, m.end("rel")):
+            continue  # "my partner at work", "my business partner": a colleague
         poss = (m.group("poss") or "").casefold()
         name = m.group("name")
         end = m.end("rel")

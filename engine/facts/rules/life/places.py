@@ -97,7 +97,7 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if "from " in low:
         for m in _FROM_RE.finditer(text, s.start, s.end):
             place = _place(text, m.end(), s.end, lower_ok)
-            ctx = ctx_at(s, m.start())
+            ctx = ctx_at(s, m.end())
             if place is None or ctx is None or ctx.time == "future":
                 continue
             if re.match(r"\s*(?:work|home|school|the\s+(?:office|airport|station|gym))\b", text[m.end() :], re.I):
@@ -188,8 +188,8 @@ def _move(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
         return
     after = _MOVED_IN_RE.match(text, s.end) if clause_end_of(s, place[1]) == s.end else None
     for found in (
-        make(ctx, s, "lives_in", place[0], "move", end=place[1], change=True),
         make(ctx, s, "moved_to", place[0], "move.event", end=place[1], time="past"),
+        make(ctx, s, "lives_in", place[0], "move", end=place[1], change=True),
     ):
         if after is not None and found.span is not None:
             # "we moved from Brunswick to Geelong!! moved in on the 10th": the next words date the move

@@ -43,8 +43,8 @@ _HAVE_KIDS_RE = re.compile(
     re.IGNORECASE,
 )
 _PARENT_OF_RE = re.compile(
-    r"\b(?:a\s+)?(?:single\s+|proud\s+|stay-at-home\s+|working\s+)?(?:mom|mum|mother|dad|father|parent|mama|papa)\s+"
-    r"(?:to|of)\s+(?P<name>(?-i:[A-Z])[\w'’-]+)",
+    r"\b(?:a\s+)?(?:single\s+|proud\s+|stay-at-home\s+|working\s+)?(?:mom|mum|mother|dad|father|parent|mama|papa)\s*"
+    r"(?:[^\w\s]+\s*)?\s(?:to|of)\s+(?P<name>(?-i:[A-Z])[\w'’-]+)",
     re.IGNORECASE,
 )
 _SCHOOL_NAME = r"(?P<school>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})"

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx
 from engine.facts.rules.life.words import ROLE_HEADS, ROLE_MODIFIERS_STOP
 from engine.facts.rules.model import Found, Sentence
 
@@ -96,6 +96,11 @@ _NEW_JOB_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 _SCHOOLISH_RE = re.compile(r"\b(?:university|college|school|academy|polytechnic|uni|institute\s+of\s+technology)\b", re.I)
+_ORG_NOUN_RE = re.compile(
+    r"\s+(?:hospital|clinic|infirmary|school|college|university|bank|hotel|restaurant|cafe|café|bakery|pharmacy|"
+    r"library|museum|council|ministry|agency|studio|garage|factory|plant|warehouse|store|shop|group|institute)\b",
+    re.IGNORECASE,
+)
 _NOT_ORG = frozenset(
     """home work school uni university college class office night nights day days weekend weekends morning
     mornings the a an my our his her their it this that least all first once least""".split()
@@ -107,6 +112,8 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Roles, employers, departments, businesses and their changes in one sentence."""
     text, low = s.text, s.low
     lower_ok = lowercase_writer(text)
+    if "promot" in low or "hired" in low or "appointed" in low:
+        yield from _promotions(s)
     yield from _roles(s, lower_ok)
     if "work" in low:
         for m in _WORK_RE.finditer(text, s.start, s.end):
@@ -154,13 +161,6 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             if org is None or ctx is None or ctx.negated:
                 continue
             yield _dated_start(make(ctx, s, "works_at", org[0], "new-job", end=org[1], change=True), s)
-    if "promot" in low or "hired" in low or "appointed" in low:
-        for m in _PROMOTED_RE.finditer(text, s.start, s.end):
-            role = _role_at(text, m.end(), s.end)
-            ctx = ctx_at(s, m.start(), time="past")
-            if role is None or ctx is None or ctx.negated:
-                continue
-            yield make(replace(ctx, subject=s.speaker), s, "works_as", role[0], "promoted", end=role[1], change=True)
     if any(w in low for w in ("department", "dept", "ward", " unit", " team")):
         for m in _DEPT_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start())
@@ -178,6 +178,20 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             field = _field(text, m.end(), s.end)
             if ctx is not None and field is not None and not ctx.negated:
                 yield make(ctx, s, "works_in_field", field[0], "focus", end=field[1])
+
+
+def _promotions(s: Sentence) -> Iterator[Found]:
+    """ "they promoted me to audit manager, from 1 December", "I am hired as junior accountant"."""
+    text = s.text
+    for m in _PROMOTED_RE.finditer(text, s.start, s.end):
+        role = _role_at(text, m.end(), s.end)
+        if role is None:
+            continue
+        me = re.search(r"\bme\b", m.group(0), re.IGNORECASE) is not None
+        ctx = speaker_ctx(s, m.start(), "past") if me else ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated:
+            continue
+        yield _dated_start(make(ctx, s, "works_as", role[0], "promoted", end=role[1], change=True), s)
 
 
 def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
@@ -317,7 +331,9 @@ def _org(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | Non
     found = read_name(text, pos, end, lowercase_ok=lower_ok, max_words=5)
     if found is None or found[0].casefold() in _NOT_ORG or _is_activity(found[0]):
         return None
-    # "Patel & Co" with a trailing "CPA": keep it; drop a trailing possessive-less "here"
+    kind = _ORG_NOUN_RE.match(text, found[1], end)
+    if kind is not None:  # "St Mary's hospital", "Leeds general infirmary"
+        return text[pos : kind.end()].strip(), kind.end()
     return found
 
 
