@@ -614,9 +614,10 @@ class Decider:
                 self._corroborate(tx, winner, ctx, p, more_detail=False)
                 done.touched.append(winner)
             case "RETRACT":
-                for target in action.targets:
+                ended = [*action.targets, *_ending_with(tx, action.targets)]
+                for target in ended:
                     retract(tx, target, until=ctx.valid_time or tx.now, by_event=ctx.event_id)
-                done.touched = list(action.targets)
+                done.touched = ended
         return done
 
     def _insert(
@@ -931,6 +932,31 @@ def _beside_live_user_fact(tx: Tx, meta: dict[str, Any]) -> bool:
     return bool(
         tx.scalar(f"SELECT COUNT(*) FROM facts WHERE id IN ({marks}) AND status IN ('active', 'contested')", tuple(ids))
     )
+
+
+#: A fact that ends takes with it the facts said together with it: leaving an employer ends the role and the
+#: department the same message named ("I'm a data analyst at Kuda" … "I've resigned from Kuda").
+ENDS_WITH: dict[str, tuple[str, ...]] = {"works_at": ("works_as", "works_in_department")}
+
+
+def _ending_with(tx: Tx, fact_ids: Sequence[int]) -> list[int]:
+    """Live facts of the same subject stated in the same event as a retracted fact, in the slots that end with it."""
+    found: list[int] = []
+    for fact_id in fact_ids:
+        row = tx.execute("SELECT predicate, subject_id, event_id FROM facts WHERE id = ?", (fact_id,)).first()
+        if row is None or row[2] is None or str(row[0]) not in ENDS_WITH:
+            continue
+        related = ENDS_WITH[str(row[0])]
+        marks = ",".join("?" * len(related))
+        found += [
+            int(r[0])
+            for r in tx.execute(
+                f"SELECT id FROM facts WHERE subject_id = ? AND event_id = ? AND predicate IN ({marks}) "
+                "AND status IN ('active', 'contested')",
+                (row[1], row[2], *related),
+            ).fetchall()
+        ]
+    return found
 
 
 def _looks_like_name(text: str) -> bool:

@@ -128,8 +128,6 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             if verb.startswith("quit") and _is_activity(org[0]):
                 continue
             yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
-            # the job ends with its role: the role said before this message is no longer current
-            yield make(ctx, s, "works_as", "*", "leave.role", end=org[1], negated=True, change=True)
     if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
         for m in _JOIN_RE.finditer(text, s.start, s.end):
             yield from _joined(s, m, lower_ok)
