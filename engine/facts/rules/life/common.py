@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from engine.facts.rules.life.context import Context, Time, clause_end, clause_start, context
 from engine.facts.rules.life.words import COMMON_WORDS
@@ -47,6 +48,16 @@ def words_from(text: str, pos: int, end: int) -> Iterator[re.Match[str]]:
     return _WORD_RE.finditer(text, pos, end)
 
 
+@lru_cache(maxsize=512)
+def words_of(low: str) -> frozenset[str]:
+    """The lower-case words of a sentence, for the cheap gates that keep most patterns from running at all."""
+    return frozenset(_GATE_WORD_RE.findall(low))
+
+
+_GATE_WORD_RE = re.compile(r"[a-zà-ÿ0-9]+(?:['’-][a-z]+)*")
+
+
+@lru_cache(maxsize=256)
 def lowercase_writer(text: str) -> bool:
     """True when the message is written mostly in lower case (names and places lose their capitals)."""
     letters = [w for w in re.findall(r"\b[A-Za-z][a-z]+\b", text)]

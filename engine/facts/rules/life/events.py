@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make
+from engine.facts.rules.life.common import ctx_at, make, words_of
 from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.people import resolve_pronoun
 from engine.facts.rules.model import Found, Sentence
@@ -102,8 +102,9 @@ _SET_DATE_RE = re.compile(r"\bset\s+(?:the|a)\s+date\b[^,.;]{0,8}[,.!:\s]+", re.
 def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Dated events, trips and birthdays in one sentence."""
     text = s.text
-    timed = TIME_CUE_RE.search(text, s.start, s.end) is not None
     low = s.low
+    words = words_of(low)
+    timed = bool(words & _TIME_GATE or any(ch.isdigit() for ch in low)) and TIME_CUE_RE.search(text, s.start, s.end) is not None
     if "birthday" in low:
         yield from _birthdays(s)
     if "born" in low:
@@ -113,9 +114,10 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 date = TIME_CUE_RE.match(text, m.end(), s.end)
                 assert date is not None
                 yield make(ctx, s, "has_birthday", date.group(0), "born", end=date.end(), time="past")
-    for m in _RESULT_RE.finditer(text, s.start, s.end):
-        yield from _result(s, m)
-    for m in _IT_IS_DATE_RE.finditer(text, s.start, s.end):
+    if words & _RESULT_VERBS and (any(ch.isdigit() for ch in low) or words & {"place", "position", "prize"}):
+        for m in _RESULT_RE.finditer(text, s.start, s.end):
+            yield from _result(s, m)
+    for m in _IT_IS_DATE_RE.finditer(text, s.start, s.end) if "not" in words else ():
         ctx = ctx_at(s, m.start())
         if ctx is not None and not ctx.negated:
             # "Actually it's the 14th, not the 4th": the date of the event spoken of before is corrected
@@ -233,6 +235,12 @@ _RESULT_RE = re.compile(
 )
 
 
+_TIME_GATE = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday tomorrow tonight yesterday next this last the in
+    january february march april may june july august september october november december jan feb mar apr jun jul
+    aug sep sept oct nov dec""".split()
+)
+_RESULT_VERBS = frozenset("scored got finished took won placed came passed ran completed".split())
 #: The object of a date correction that names no event ("it's the 14th, not the 4th"): the latest one is meant.
 ANY_EVENT = "*"
 _IT_IS_DATE_RE = re.compile(

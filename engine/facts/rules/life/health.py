@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make, read_phrase
+from engine.facts.rules.life.common import ctx_at, make, read_phrase, words_of
 from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.words import (
     ALCOHOL_WORDS,
@@ -115,10 +115,30 @@ _SACRED_RE = re.compile(
 )
 
 
+_CONDITION_GATE = CONDITION_WORDS | frozenset(
+    """diabetic asthmatic epileptic anaemic anemic hypertensive prediabetic pre-diabetic dyslexic autistic deaf blind
+    colourblind colorblind tore torn broke broken sprained twisted fractured dislocated injured hurt""".split()
+)
+_HEALTH_WORDS = (
+    _CONDITION_GATE
+    | DIET_WORDS
+    | MEDICATION_WORDS
+    | frozenset(_CONSUMABLES)
+    | frozenset(
+        """allergic smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker non-drinker teetotal
+        teetotaller sober eat eating quit quitting stopped stop gave give giving cut kicked""".split()
+    )
+)
+
+
 def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Conditions, allergies, medication, diet and consumption in one sentence."""
     text, low = s.text, s.low
-    yield from _conditions(s)
+    words = words_of(low)
+    if not words & _HEALTH_WORDS and not any(len(w) >= 6 and w.endswith(MEDICATION_SUFFIXES) for w in words):
+        return
+    if words & _CONDITION_GATE:
+        yield from _conditions(s)
     if "allergic" in low:
         for m in _ALLERGY_RE.finditer(text, s.start, s.end):
             yield from _allergy(s, m)

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
+from engine.facts.rules.life.people import mentions
 from engine.facts.rules.life.context import Time
 from engine.facts.rules.model import Found, Sentence
 
@@ -59,12 +60,22 @@ _NOT_PLACES = frozenset(
     charge time bed school class work office hospital""".split()
 )
 _PAST = frozenset("lived resided stayed moved relocated emigrated immigrated settled".split())
+_PLACE_WORDS = frozenset(
+    """live lives lived living reside resides resided residing stay stays stayed based settled move moves moved
+    moving relocate relocated relocating emigrated immigrated flat place house home apartment apt condo cottage farm
+    here commute commuting commutes from came come comes coming""".split()
+)
 
 
 def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Residence, moves and origins in one sentence."""
     text, low = s.text, s.low
-    lower_ok = lowercase_writer(text[s.start : s.end]) or lowercase_writer(text)
+    words = words_of(low)
+    located = bool(words & {"in", "at"}) and (bool(words & {"is", "are"}) or "'s " in low or "’s " in low)
+    if not words & _PLACE_WORDS and not located:
+        return
+    named = located and any(s.start <= p.start < s.end for p in mentions(text))
+    lower_ok = lowercase_writer(text)
     if any(w in low for w in ("live", "stay", "based", "settled", "resid")):
         for m in _LIVE_RE.finditer(text, s.start, s.end):
             verb = m.group("verb").casefold()
@@ -110,7 +121,7 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             if place is None or ctx is None:
                 continue
             yield make(ctx, s, "moved_to", place[0], "came-to", end=place[1], time="past")
-    if " in " in low or " at " in low:
+    if named and words & {"in", "at"}:
         for m in _IS_IN_RE.finditer(text, s.start, s.end):
             yield from _located(s, m, lower_ok)
     if "from " in low:

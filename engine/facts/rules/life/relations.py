@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make
+from engine.facts.rules.life.common import ctx_at, make, words_of
 from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_pronoun
 from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
@@ -60,6 +60,13 @@ _STATUS_RE = re.compile(
 )
 
 
+_RELATION_WORDS = frozenset(
+    """have has got adopted my our divorced separated widowed widow widower single engaged married broke split proposed
+    passed died mom mum mother dad father parent mama papa keep keeping kept send sending sent enrol enroll enrolled
+    enrolling class""".split()
+)
+
+
 def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """The speaker's people and pets, people's people, and relationship status, in one sentence."""
     text = s.text
@@ -68,6 +75,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             continue
         yield from _mention(s, person)
     low = s.low
+    if not words_of(low) & _RELATION_WORDS:
+        return
     if any(w in low for w in ("have", "has", "got", "adopted")):
         for m in _HAVE_PETS_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start())

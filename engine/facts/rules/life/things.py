@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase, speaker_ctx
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase, speaker_ctx, words_of
 from engine.facts.rules.life.words import LANGUAGE_WORDS, VEHICLE_BRANDS, VEHICLE_MODELS
 from engine.facts.rules.model import Found, Sentence
 
@@ -118,10 +118,29 @@ _EXERCISE_RE = re.compile(
 )
 
 
+_VEHICLE_GATE = VEHICLE_BRANDS | VEHICLE_MODELS | frozenset({"car", "van", "truck", "suv"})
+_EXERCISE_GATE = frozenset("week day month daily weekly every times x km k miles kilometres kilometers".split())
+_STUDY_GATE = frozenset(
+    """year semester term grade study studies studying studied majoring major doing bsc ba beng msc ma mba meng phd
+    mphil bs ms llb llm md bachelor bachelor's master master's registered enrolled signed accepted home heading back
+    place course programme program degree""".split()
+)
+_THING_WORDS = (
+    _VEHICLE_GATE
+    | _EXERCISE_GATE
+    | _STUDY_GATE
+    | frozenset(_INSTRUMENT_OF)
+    | frozenset("speak speaks spoke fluent learning native sold rid fan supporter switch switching switched change changed changing from no".split())
+)
+
+
 def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Vehicles, languages, instruments, studies, classes taught, things sold, teams supported, switches and
     exercise in one sentence."""
     low = s.low
+    words = words_of(low)
+    if not words & _THING_WORDS:
+        return
     if " fan" in low or "supporter" in low:
         for m in _FAN_RE.finditer(s.text, s.start, s.end):
             as_a = re.match(r"as\s", m.group(0), re.IGNORECASE) is not None
@@ -141,7 +160,7 @@ def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             # "I'm switching from arquitectura to diseño gráfico": whatever the old value was, the new one
             # replaces it in the same slot (resolved when it is stored)
             yield make(ctx, s, "switched_to", f"{m.group('new').strip()} ⟵ {m.group('old').strip()}", "switch", end=m.end(), change=True)
-    for m in _EXERCISE_RE.finditer(s.text, s.start, s.end):
+    for m in _EXERCISE_RE.finditer(s.text, s.start, s.end) if words & _EXERCISE_GATE else ():
         ctx = ctx_at(s, m.start())
         if ctx is None or ctx.negated or ctx.subject != s.speaker:
             continue
@@ -149,7 +168,8 @@ def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         what = m.group("what").strip()
         activity = {"swim": "swimming", "run": "running", "jog": "jogging", "cycle": "cycling", "ride": "cycling", "bike": "cycling", "row": "rowing", "climb": "climbing", "hike": "hiking", "lift": "weightlifting", "box": "boxing"}.get(verb, f"{verb} {what}".strip())
         yield replace(make(ctx, s, "exercises", f"{activity} {m.group('freq')}", "exercise", end=m.end()), span=(m.start(), m.end()))
-    yield from _vehicles(s)
+    if words & _VEHICLE_GATE:
+        yield from _vehicles(s)
     if "sold" in low or "got rid of" in low:
         for m in _SOLD_THING_RE.finditer(s.text, s.start, s.end):
             thing = m.group("thing").strip()
@@ -172,11 +192,12 @@ def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if any(w in low for w in ("speak", "fluent", "learning", "native language")):
         for m in _SPEAK_RE.finditer(s.text, s.start, s.end):
             yield from _languages(s, m)
-    for m in _PLAYER_RE.finditer(s.text, s.start, s.end):
+    for m in _PLAYER_RE.finditer(s.text, s.start, s.end) if words & set(_INSTRUMENT_OF) else ():
         ctx = ctx_at(s, m.start())
         if ctx is not None and not ctx.negated and re.search(r"\b(?:i['’]?m|im|i\s+am|i\s+was)\s*$", s.text[ctx.start : m.start()], re.I):
             yield make(ctx, s, "plays_instrument", _INSTRUMENT_OF[m.group("who").casefold()], "instrument.player", end=m.end())
-    yield from _studies(s)
+    if words & _STUDY_GATE:
+        yield from _studies(s)
 
 
 def _vehicles(s: Sentence) -> Iterator[Found]:

@@ -16,11 +16,20 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
 from engine.facts.rules.life.words import ROLE_HEADS, ROLE_MODIFIERS_STOP
 from engine.facts.rules.model import Found, Sentence
 
 _HEADS = "|".join(sorted((re.escape(h) for h in ROLE_HEADS), key=len, reverse=True))
+#: A sentence runs the role pattern only when it names a job title (or its plural).
+_ROLE_GATE = frozenset(ROLE_HEADS) | frozenset(f"{h}s" for h in ROLE_HEADS)
+#: Words without which a sentence says nothing about work.
+_WORK_WORDS = _ROLE_GATE | frozenset(
+    """work works worked working quit quitting left leaving resigned resigning resign retired fired laid last start
+    starts started starting join joined joining job hired accepted promoted appointed department dept ward unit team
+    notice resignation new own owns co-own co-owns run runs opened open opening founded have has focus specialise
+    specialize specialised specialized taken took landed found made""".split()
+)
 #: "<lead> (a|an|the) <role> [at|in|for <org>]"
 #: A word that may stand before a job title's head ("UX", "senior backend", "self-employed"): not a function word.
 _ROLE_WORD = (
@@ -73,6 +82,10 @@ _DEPT_RE = re.compile(
     r"\b(?:in|to|into|at)\s+(?:the\s+)?(?P<dept>(?:[\w&-]+\s+){0,3}?(?:department|dept|ward|unit|team))\b",
     re.IGNORECASE,
 )
+_BUSINESS_GATE = frozenset(
+    """izakaya restaurant cafe café coffee shop bakery bar pub garage practice firm studio company business startup
+    start-up agency salon clinic store workshop truck farm consultancy""".split()
+)
 _BUSINESS_RE = re.compile(
     r"\b(?P<verb>have|has|own|owns|co-own|co-owns|run|runs|opened|open|opening|started|starting|founded)\s+"
     r"(?:(?:a|an|my|our)\s+)?(?:own\s+)?(?:(?:small|little|new|tiny)\s+)?"
@@ -111,10 +124,14 @@ _PAST = frozenset("was were been worked left quit resigned retired".split())
 def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """Roles, employers, departments, businesses and their changes in one sentence."""
     text, low = s.text, s.low
+    words = words_of(low)
+    if not words & _WORK_WORDS:
+        return
     lower_ok = lowercase_writer(text)
     if "promot" in low or "hired" in low or "appointed" in low:
         yield from _promotions(s)
-    yield from _roles(s, lower_ok)
+    if words & _ROLE_GATE:
+        yield from _roles(s, lower_ok)
     if "work" in low:
         for m in _WORK_RE.finditer(text, s.start, s.end):
             yield from _works(s, m, lower_ok)
@@ -168,8 +185,9 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             dept = m.group("dept")
             changed = bool(re.search(r"\b(?:moved|transferred|switched)\b", window, re.I))
             yield make(ctx, s, "works_in_department", dept, "department", end=m.end(), change=changed, time="past" if changed else ctx.time)
-    for m in _BUSINESS_RE.finditer(text, s.start, s.end):
-        yield from _business(s, m, lower_ok)
+    if words & _BUSINESS_GATE:
+        for m in _BUSINESS_RE.finditer(text, s.start, s.end):
+            yield from _business(s, m, lower_ok)
     if "focus" in low or "speciali" in low:
         for m in _FOCUS_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start())
