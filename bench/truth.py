@@ -145,10 +145,7 @@ def _prepare(root: Path, llm_model: str) -> None:
     if root.exists() and any(root.iterdir()):
         raise RuntimeError(f"{root} is not empty: each persona needs a fresh vault")
     root.mkdir(parents=True, exist_ok=True)
-    if llm_model:
-        llm = f'[llm]\nprovider = "ollama"\nmodel = "{llm_model}"\n'
-    else:
-        llm = '[llm]\nprovider = "simple"\n'
+    llm = f'[llm]\nprovider = "ollama"\nmodel = "{llm_model}"\n' if llm_model else '[llm]\nprovider = "simple"\n'
     (root / "settings.toml").write_text(llm + '\n[embedder]\nprovider = "hashing"\n', encoding="utf-8")
 
 
@@ -319,7 +316,10 @@ def summarise(results: list[PersonaResult], phenomena: dict[str, str]) -> dict[s
     for name, parity in (("odd", 1), ("even", 0)):
         part = [o for r in results if r.number.isdigit() and int(r.number) % 2 == parity for o in r.outcomes]
         if part:
-            halves[name] = {"overall": _rate(part), "by_kind": {k: _rate([o for o in part if o.kind == k]) for k in KINDS}}
+            halves[name] = {
+                "overall": _rate(part),
+                "by_kind": {k: _rate([o for o in part if o.kind == k]) for k in KINDS},
+            }
     return {
         "overall": _rate(every),
         "by_kind": by_kind,
@@ -350,7 +350,9 @@ def _print(report: dict[str, Any], results: list[PersonaResult], *, failures: bo
     print(f"\ntruth: {overall['passed']}/{overall['checks']} = {overall['rate']:.3f}  ({report['extractor']})")
     print(
         "by kind:   "
-        + "  ".join(f"{k} {_fmt(v['rate'], v['checks'])} ({v['passed']}/{v['checks']})" for k, v in report["by_kind"].items())
+        + "  ".join(
+            f"{k} {_fmt(v['rate'], v['checks'])} ({v['passed']}/{v['checks']})" for k, v in report["by_kind"].items()
+        )
     )
     for name, half in report["halves"].items():
         kinds = "  ".join(f"{k} {_fmt(v['rate'], v['checks'], 2)}" for k, v in half["by_kind"].items())
@@ -358,7 +360,9 @@ def _print(report: dict[str, Any], results: list[PersonaResult], *, failures: bo
     if report["by_phenomenon"]:
         print(
             "by phenomenon: "
-            + "  ".join(f"{k} {v['rate']:.2f} ({v['passed']}/{v['checks']})" for k, v in report["by_phenomenon"].items())
+            + "  ".join(
+                f"{k} {v['rate']:.2f} ({v['passed']}/{v['checks']})" for k, v in report["by_phenomenon"].items()
+            )
         )
     parked = sum(r.parked_jobs for r in results)
     if parked:

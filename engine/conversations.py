@@ -15,7 +15,7 @@ from engine.episodes import EPISODE_COLUMNS, Episode, close_idle, episode_from_r
 from engine.errors import NotFound, UnsupportedFile, ValidationError
 from engine.events import EVENT_COLUMNS, ConversationInfo, Event, EventIn, event_from_row
 from engine.plugin_api import ImportedConversation, ImportedTurn, Importer, ImportFormatError
-from engine.store import Store
+from engine.store import Store, Tx
 from engine.temporal import from_epoch
 
 log = logging.getLogger(__name__)
@@ -69,14 +69,15 @@ class ConversationsApi:
     def __call__(self, *, user_id: str | None = None, limit: int = 500) -> list[ConversationInfo]:
         """Conversations, most recently active first."""
         sql = (
-            "SELECT conversation_id, user_id, COUNT(*), MIN(occurred_at), MAX(occurred_at), "
-            "GROUP_CONCAT(DISTINCT author) FROM events"
+            "SELECT e.conversation_id, e.user_id, COUNT(*), MIN(e.occurred_at), MAX(e.occurred_at), "
+            "GROUP_CONCAT(DISTINCT e.author), (SELECT t.title FROM conversation_titles t "
+            "WHERE t.user_id = e.user_id AND t.conversation_id = e.conversation_id) FROM events e"
         )
         args: list[Any] = []
         if user_id:
-            sql += " WHERE user_id = ?"
+            sql += " WHERE e.user_id = ?"
             args.append(user_id)
-        sql += " GROUP BY user_id, conversation_id ORDER BY MAX(occurred_at) DESC LIMIT ?"
+        sql += " GROUP BY e.user_id, e.conversation_id ORDER BY MAX(e.occurred_at) DESC LIMIT ?"
         return [
             ConversationInfo(
                 str(r[0]),
@@ -85,6 +86,7 @@ class ConversationsApi:
                 from_epoch(float(r[3])),
                 from_epoch(float(r[4])),
                 tuple(sorted(a for a in (r[5] or "").split(",") if a)),
+                str(r[6] or ""),
             )
             for r in self._store.query(sql, (*args, limit))
         ]
@@ -272,8 +274,27 @@ class ConversationsApi:
             results = self._ingest(events)
         except ValidationError as exc:
             raise _rejected_turn(exc, turns, conversation, path) from exc
+        title = " ".join((conversation.title or "").split())[:TITLE_MAX]
+        if title and title != conversation.conversation_id:
+            self._store.write(
+                lambda tx: set_title(tx, user_id, conversation.conversation_id, title, f"import:{importer}")
+            )
         duplicates = sum(1 for r in results if r.status == "duplicate")
         return len(results) - duplicates, duplicates
+
+
+#: Titles longer than this are cut (an export's title is a line, not a paragraph).
+TITLE_MAX = 200
+
+
+def set_title(tx: Tx, user_id: str, conversation_id: str, title: str, source: str) -> None:
+    """Record (or replace) the title of a user's conversation."""
+    tx.execute(
+        "INSERT INTO conversation_titles(user_id, conversation_id, title, source, updated_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(user_id, conversation_id) DO UPDATE SET title = excluded.title, source = excluded.source, "
+        "updated_at = excluded.updated_at",
+        (user_id, conversation_id, title, source, tx.now),
+    )
 
 
 def _rejected_turn(

@@ -98,6 +98,7 @@ class ConversationInfo:
     first_at: datetime
     last_at: datetime
     authors: tuple[str, ...]
+    title: str = ""  # the title an export gave it ("" when none: show the id)
 
 
 @dataclass(frozen=True, slots=True)

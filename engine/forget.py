@@ -441,6 +441,11 @@ def _delete(tx: Tx, t: _Targets) -> None:
             tx.execute(f"DELETE FROM objects WHERE id IN ({marks})", vals)
     for table in t.spaces:
         rebuild_vec_table(tx, table)
+    # a conversation's title goes with its last event
+    tx.execute(
+        "DELETE FROM conversation_titles WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.user_id = "
+        "conversation_titles.user_id AND e.conversation_id = conversation_titles.conversation_id)"
+    )
     for fact_id in t.opponents:
         settle(tx, fact_id)
     for fact_id, successor in t.successors.items():

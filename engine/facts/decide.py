@@ -214,10 +214,11 @@ def opposed_facts(
         marks = ",".join("?" * len(opposites))
         rows = q.execute(
             f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
-            "AND object_norm = ? AND status IN ('active', 'contested') ORDER BY recorded_at, id",
-            (user_id, subject_id, *opposites, object_norm),
+            "AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200",
+            (user_id, subject_id, *opposites),
         ).fetchall()
-        found += [_slot_fact(r) for r in rows]
+        # "dislikes oat milk" against "prefers oat milk in my coffee": the same thing with more or less said
+        found += [f for f in map(_slot_fact, reversed(rows)) if _same_value(f.object_norm, object_norm)]
     related = compat.RELATED.get(predicate, ())
     if related and object_text:
         marks = ",".join("?" * len(related))
@@ -385,7 +386,17 @@ def plan(
         together = [f for f in slot if f.event_id == event_id and f.source_role == p.source_role]
         if together and not any(f.status == "contested" for f in together):
             return Action("MERGE", p, (together[0].id,), "another value of the slot in the same message", combine=True)
-    others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)] if p.cardinality == "single" else []
+    if p.cardinality == "single":
+        others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)]
+    else:
+        key = params.value_key(p.predicate, p.object_norm)
+        others = [
+            f
+            for f in slot
+            if key is not None
+            and params.value_key(p.predicate, f.object_norm) == key
+            and not _same_value(f.object_norm, p.object_norm)
+        ]
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
         return Action("CREATE", p, (), "new")
@@ -427,7 +438,11 @@ def _corrected_event(slot: Sequence[SlotFact], p: Proposal) -> SlotFact | None:
     if not head:
         return None
     for f in reversed(slot):
-        if head in f.object_norm.split() and f.valid_from is not None and abs(f.valid_from - (p.valid_from or 0)) > 3600:
+        if (
+            head in f.object_norm.split()
+            and f.valid_from is not None
+            and abs(f.valid_from - (p.valid_from or 0)) > 3600
+        ):
             return f
     return None
 
@@ -687,8 +702,10 @@ class Decider:
                 tx.now,
                 previous_id,
                 status,
-                p.proposition.extractor if p.proposition.extractor != "rules" else ctx.extractor,
-                ctx.prompt_hash,
+                # the extractor that found this fact, not whichever took part in the run: a model's run also keeps
+                # the rules' facts, and those were found by the rules
+                p.proposition.extractor,
+                ctx.prompt_hash if p.proposition.extractor not in ("rules", "manual") else None,
                 json.dumps(meta, sort_keys=True),
             ),
         )

@@ -8,6 +8,7 @@ in ``candidate`` (identity-like kinds) or lower — i.e. α > 3δ keeps the sour
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from engine.facts.types import FactKind, Standing
@@ -81,8 +82,31 @@ SIGNAL_STEP: Final = 0.1
 OPPOSITE_PREDICATES: Final[dict[str, tuple[str, ...]]] = {
     "likes": ("dislikes",),
     "loves": ("dislikes",),
-    "dislikes": ("likes", "loves"),
+    "prefers": ("dislikes",),
+    "dislikes": ("likes", "loves", "prefers"),
 }
+
+#: Multi-valued predicates whose values fall into slots of their own: one favourite per category ("coffee: flat
+#: white" and "coffee: cortado" compete), one preferred thing per kind ("oat milk" and "almond milk" compete, "oat
+#: milk" and "dark mode" do not).
+KEYED_PREDICATES: Final = frozenset({"has_favorite", "prefers"})
+_PREPOSITION = re.compile(r"\s(?:in|on|with|for|at|over|from|to|than|instead)\s.*$")
+
+
+def value_key(predicate: str, object_norm: str) -> str | None:
+    """The slot a value of a keyed predicate falls into (None: no slot, every value stands alone).
+
+    A favourite's category ("coffee" of "coffee: flat white"); a preference's head noun ("milk" of "oat milk in my
+    coffee") when it has a modifier to tell values apart.
+    """
+    if predicate not in KEYED_PREDICATES or not object_norm:
+        return None
+    if predicate == "has_favorite":
+        category, sep, _value = object_norm.partition(":")
+        return category.strip() or None if sep else None
+    words = _PREPOSITION.sub("", object_norm).split()
+    return words[-1] if len(words) >= 2 else None
+
 
 #: A valid time this much later than the current value counts as a change (UPDATE), not a contradiction.
 LATER_VALID_TIME_S: Final = 24 * 3600.0

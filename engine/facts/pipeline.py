@@ -25,6 +25,7 @@ from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.classifier import classify
 from engine.facts.firewall import apply as firewall_apply
+from engine.facts.gates import gate
 from engine.facts.llm_extract import extract_with_model
 from engine.facts.model import confidence, kind_of, normalise_object, render_statement, standing_for
 from engine.facts.rules import extract as rules_extract
@@ -240,10 +241,16 @@ class Pipeline:
                 out.warnings.append(f"model unavailable, used the rule path: {exc.message}")
                 details["model"] = {"error": exc.message, "fallback": "rules"}
             else:
+                gated: list[Proposition] = []
+                gate_notes: list[dict[str, Any]] = []
+                for prop in result.propositions:
+                    judged = gate(text, prop, speaker)
+                    if judged.notes:
+                        gate_notes.append({"proposition": _prop_dict(prop), "gates": list(judged.notes)})
+                    if judged.proposition is not None:
+                        gated.append(judged.proposition)
                 seen = {(p.subject.casefold(), normalise_object(p.object)) for p in found}
-                added = [
-                    p for p in result.propositions if (p.subject.casefold(), normalise_object(p.object)) not in seen
-                ]
+                added = [p for p in gated if (p.subject.casefold(), normalise_object(p.object)) not in seen]
                 found.extend(added)
                 out.extractor = llm.name
                 out.prompt_hash = result.prompt_hash
@@ -252,6 +259,7 @@ class Pipeline:
                     "accepted": len(result.propositions),
                     "added": len(added),
                     "rejected": [{"item": i, "reason": r} for i, r in result.rejected],
+                    "gates": gate_notes,
                     "segments": kept_text[:200],
                 }
         if out.role in ("assistant", "tool"):

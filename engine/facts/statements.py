@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.facts.catalog import Catalog
-from engine.plugin_api import PredicateSpec
 from engine.facts.model import render_statement
+from engine.plugin_api import PredicateSpec
 from engine.store import Tx
 from engine.vectors import VectorIndex, VectorItem
 
@@ -70,8 +70,8 @@ class Restater:
         marks = ",".join("?" * len(fact_ids))
         rows = tx.execute(
             "SELECT f.id, s.name, f.predicate, f.object_text, f.metadata, f.statement, f.user_id, f.object_norm, "
-            f"(SELECT 1 FROM embeddings e WHERE e.object_id = f.id) FROM facts f JOIN subjects s ON s.id = f.subject_id "
-            f"WHERE f.id IN ({marks})",
+            "(SELECT 1 FROM embeddings e WHERE e.object_id = f.id) FROM facts f "
+            f"JOIN subjects s ON s.id = f.subject_id WHERE f.id IN ({marks})",
             tuple(fact_ids),
         ).fetchall()
         changed: list[tuple[int, str, str, str]] = []

@@ -30,7 +30,6 @@ from typing import Any
 
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.recall.analyze import QueryAnalysis
-from engine.recall.slots import slot_rank
 from engine.recall.channels import Key, fold
 from engine.recall.hydrate import (
     TURN_COLUMNS,
@@ -42,6 +41,7 @@ from engine.recall.hydrate import (
     turn_from_row,
 )
 from engine.recall.porter import stem
+from engine.recall.slots import slot_rank
 from engine.recall.types import Block, Evidence, LLMContext, RecallRequest, RecallResult, Routing, Turn as HistoryTurn
 from engine.store import Reader
 from engine.temporal import from_epoch

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.ai.embedders import Embedder
@@ -34,7 +34,6 @@ from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.model import Fact
 from engine.recall import assemble
-from engine.recall.slots import slot_rank
 from engine.recall.analyze import QueryAnalysis, QueryAnalyzer
 from engine.recall.channels import (
     ADVICE_KINDS,
@@ -58,6 +57,7 @@ from engine.recall.hydrate import (
     load_spans,
     load_turns,
 )
+from engine.recall.slots import slot_rank
 from engine.recall.types import ChannelReport, RecallRequest, RecallResult, Routing
 from engine.recall.usage import UsageRecorder
 from engine.store import Reader, Store

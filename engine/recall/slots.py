@@ -25,7 +25,10 @@ _REL = (
 RELATION_OF = {
     **dict.fromkeys(("son", "daughter", "kid", "kids", "children", "child", "boy", "girl", "twins"), ("has_child",)),
     **dict.fromkeys(("wife", "husband", "spouse"), ("has_spouse", "has_partner")),
-    **dict.fromkeys(("partner", "girlfriend", "boyfriend", "gf", "bf", "fiance", "fiancé", "fiancee", "fiancée"), ("has_partner", "has_spouse")),
+    **dict.fromkeys(
+        ("partner", "girlfriend", "boyfriend", "gf", "bf", "fiance", "fiancé", "fiancee", "fiancée"),
+        ("has_partner", "has_spouse"),
+    ),
     **dict.fromkeys(("mum", "mom", "mother", "dad", "father", "parents"), ("has_parent",)),
     **dict.fromkeys(("sister", "brother", "sibling", "siblings"), ("has_sibling",)),
     **dict.fromkeys(
@@ -41,41 +44,70 @@ RELATION_OF = {
 _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), preds)
     for p, preds in (
-        (r"\bwhere\b.{0,30}\b(?:live|living|stay|staying|based|reside)\b|\b(?:city|town|neighbou?rhood|country|"
-         r"suburb|area)\b.{0,30}\blive\b|\bwhere(?:'s| is)\s+home\b",
-         ("lives_in", "moved_to", "located_in", "plans_to", "works_at", "studies_at")),
+        (
+            r"\bwhere\b.{0,30}\b(?:live|living|stay|staying|based|reside)\b|\b(?:city|town|neighbou?rhood|country|"
+            r"suburb|area)\b.{0,30}\blive\b|\bwhere(?:'s| is)\s+home\b",
+            ("lives_in", "moved_to", "located_in", "plans_to", "works_at", "studies_at"),
+        ),
         (r"\bwhere\b.{0,25}\b(?:from|grow\s+up|grew\s+up|born)\b|\bhome\s*town\b", ("is_from", "lived_in")),
-        (r"\bwhere\s+did\b.{0,20}\bwork\b|\bbefore\b.{0,40}\b(?:started|retired|moved|came)\b|\bused\s+to\s+(?:do|work)\b|"
-         r"\bworked\b", ("previous_job", "worked_at", "works_as")),
-        (r"\b(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band|shop)['’]?s?\b.{0,15}\bname\b|"
-         r"\bname\s+of\s+my\s+(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band)\b",
-         ("runs_business", "member_of", "works_at")),
+        (
+            r"\bwhere\s+did\b.{0,20}\bwork\b|\bbefore\b.{0,40}\b(?:started|retired|moved|came)\b|\bused\s+to\s+(?:do|work)\b|"
+            r"\bworked\b",
+            ("previous_job", "worked_at", "works_as"),
+        ),
+        (
+            r"\b(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band|shop)['’]?s?\b.{0,15}\bname\b|"
+            r"\bname\s+of\s+my\s+(?:restaurant|shop|business|company|firm|practice|caf[eé]|bar|studio|band)\b",
+            ("runs_business", "member_of", "works_at"),
+        ),
         (r"\bteach\b", ("teaches", "works_as")),
-        (r"\bwhere\s+did\s+\w+\s+go\b|\bhoneymoon\b|\btrip\b|\bholiday\b|\bvacation\b", ("visited", "plans_to", "has_event")),
+        (
+            r"\bwhere\s+did\s+\w+\s+go\b|\bhoneymoon\b|\btrip\b|\bholiday\b|\bvacation\b",
+            ("visited", "plans_to", "has_event"),
+        ),
         (r"\bwhat\s+department\b|\bwhich\s+(?:department|ward|unit|team)\b", ("works_in_department", "works_at")),
         (r"\b(?:area|field|kind|type)\s+of\s+\w+\b.{0,20}\b(?:practi[cs]e|work|do)\b", ("works_in_field", "works_as")),
-        (r"\bwhere\b.{0,30}\b(?:work|working|job|employed)\b|\b(?:which|what)\s+(?:company|firm|employer|business)\b|"
-         r"\bwho\s+do\s+\w+\s+work\s+for\b|\bwork\s+for\b", ("works_at", "runs_business", "works_as", "works_in_department")),
-        (r"\bwhat\b.{0,20}\b(?:do|does)\b.{0,15}\b(?:for\s+(?:a\s+)?(?:work|living|job)|do\s+for\s+work)\b|"
-         r"\b(?:job|role|title|occupation|profession|position)\b|\bwhat\s+do\s+i\s+do\b|\bworking\s+or\s+studying\b",
-         ("works_as", "works_at", "runs_business", "studies", "studies_at", "plans_to")),
+        (
+            r"\bwhere\b.{0,30}\b(?:work|working|job|employed)\b|\b(?:which|what)\s+(?:company|firm|employer|business)\b|"
+            r"\bwho\s+do\s+\w+\s+work\s+for\b|\bwork\s+for\b",
+            ("works_at", "runs_business", "works_as", "works_in_department"),
+        ),
+        (
+            r"\bwhat\b.{0,20}\b(?:do|does)\b.{0,15}\b(?:for\s+(?:a\s+)?(?:work|living|job)|do\s+for\s+work)\b|"
+            r"\b(?:job|role|title|occupation|profession|position)\b|\bwhat\s+do\s+i\s+do\b|\bworking\s+or\s+studying\b",
+            ("works_as", "works_at", "runs_business", "studies", "studies_at", "plans_to"),
+        ),
         (r"\b(?:postdoc|phd|internship|residency|apprenticeship)\b", ("works_at", "plans_to", "studies_at")),
-        (r"\b(?:which|what)\s+(?:school|college|uni|university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|"
-         r"university)\b|\bgo\s+to\s+(?:school|college|uni)",
-         ("studies_at", "studies", "enrolled_in", "has_degree", "graduated_from", "plans_to")),
-        (r"\bwhat\s+did\b.{0,25}\b(?:study|major|degree)\b|\bfirst\s+degree\b|\bdegree\s+in\b",
-         ("has_degree", "graduated_from", "studies", "studies_at")),
-        (r"\bwhat\s+was\s+my\b.{0,20}\b(?:time|score|result|grade|mark|place|rank|finish)\b|\bhow\s+did\b.{0,40}\bdo\b|"
-         r"\bhow\s+did\b.{0,40}\b(?:go|went|get\s+on)\b",
-         ("achieved", "participated_in", "attended")),
-        (r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b",
-         ("studies", "studies_at", "has_degree", "enrolled_in", "graduated_from", "plans_to")),
-        (r"\bname\b|\bcalled\b|\bwho\s+(?:is|am|are)\b|\bengaged\b|\bmarried\b|\bseeing\s+anyone\b|\bsingle\b|"
-         r"\bdating\b|\brelationship\b", ("relationship_status", "has_partner", "has_spouse")),
+        (
+            r"\b(?:which|what)\s+(?:school|college|uni|university)\b|\bwhere\b.{0,30}\b(?:study|studies|school|college|uni|"
+            r"university)\b|\bgo\s+to\s+(?:school|college|uni)",
+            ("studies_at", "studies", "enrolled_in", "has_degree", "graduated_from", "plans_to"),
+        ),
+        (
+            r"\bwhat\s+did\b.{0,25}\b(?:study|major|degree)\b|\bfirst\s+degree\b|\bdegree\s+in\b",
+            ("has_degree", "graduated_from", "studies", "studies_at"),
+        ),
+        (
+            r"\bwhat\s+was\s+my\b.{0,20}\b(?:time|score|result|grade|mark|place|rank|finish)\b|\bhow\s+did\b.{0,40}\bdo\b|"
+            r"\bhow\s+did\b.{0,40}\b(?:go|went|get\s+on)\b",
+            ("achieved", "participated_in", "attended"),
+        ),
+        (
+            r"\bwhat\b.{0,25}\b(?:study|studying|major|degree|course)\b",
+            ("studies", "studies_at", "has_degree", "enrolled_in", "graduated_from", "plans_to"),
+        ),
+        (
+            r"\bname\b|\bcalled\b|\bwho\s+(?:is|am|are)\b|\bengaged\b|\bmarried\b|\bseeing\s+anyone\b|\bsingle\b|"
+            r"\bdating\b|\brelationship\b",
+            ("relationship_status", "has_partner", "has_spouse"),
+        ),
         (r"\bhealth\b|\bcondition|\bdiagnos|\billness|\bdisease", ("has_condition", "has_allergy", "has_injury")),
         (r"\ballerg", ("has_allergy", "has_condition")),
         (r"\bmedicat|\bmedicine|\bpills?\b|\btake\s+for\b|\bprescri", ("takes_medication",)),
-        (r"\bdiet|\bvegetarian|\bvegan\b|\bdietary\b|\beat\b|\bfood\b", ("diet", "has_allergy", "has_condition", "avoids")),
+        (
+            r"\bdiet|\bvegetarian|\bvegan\b|\bdietary\b|\beat\b|\bfood\b",
+            ("diet", "has_allergy", "has_condition", "avoids"),
+        ),
         (r"\bsmoke|\bsmoking\b", ("stopped", "avoids", "consumes")),
         (r"\bdrink\b|\balcohol\b|\bcoffee\b", ("consumes", "stopped", "avoids")),
         (r"\b(?:car|vehicle|van|truck)\b|\bdrive\b", ("drives",)),
@@ -117,7 +149,9 @@ def slot_question(text: str) -> SlotQuestion | None:
     if relation in ("family",):
         relation = None  # "my family" is the asker and theirs: the asker's slots answer
     rel_preds = RELATION_OF.get(relation or "", ())
-    asks_relation = relation is not None and bool(_ASKS_RELATION_RE.search(text)) and rel is not None and not rel.group("name")
+    asks_relation = (
+        relation is not None and bool(_ASKS_RELATION_RE.search(text)) and rel is not None and not rel.group("name")
+    )
     if asks_relation:
         predicates = list(rel_preds)
     if not predicates:

@@ -494,10 +494,32 @@ def m002_search_statistics(conn: Connection) -> None:
     _script(conn, M002_SQL)
 
 
+M004_SQL = """
+CREATE TABLE conversation_titles(
+  user_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  updated_at REAL NOT NULL,
+  PRIMARY KEY (user_id, conversation_id)
+) WITHOUT ROWID;
+"""
+
+
+def m004_conversation_titles(conn: Connection) -> None:
+    """Conversations keep the titles their exports give them ("Moving to Lisbon"), shown instead of their ids.
+
+    A title belongs to a (user, conversation) pair, not to an object with a global id: forget removes it with the
+    conversation's last event.
+    """
+    _script(conn, M004_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
     Migration(3, "m003_quarantine_per_user", m003_quarantine_per_user),
+    Migration(4, "m004_conversation_titles", m004_conversation_titles),
 )
 
 #: The schema version this code writes and understands.

@@ -51,8 +51,8 @@ TRANSCRIPT_FILTER = "Transcripts (*.json *.jsonl *.ndjson *.txt *.log *.md);;All
 CONVERSATION_COLUMNS: tuple[Column[ConversationInfo], ...] = (
     Column(
         "Conversation",
-        lambda c: c.conversation_id,
-        lambda c: ("With " + ", ".join(c.authors)) if c.authors else c.conversation_id,
+        lambda c: c.title or c.conversation_id,
+        lambda c: ("With " + ", ".join(c.authors) + " · " if c.authors else "") + c.conversation_id,
     ),
     Column("Turns", lambda c: f"{c.events:,}", align_right=True),
     Column("Last active", lambda c: local_time(c.last_at), lambda c: f"Since {local_time(c.first_at)}"),
@@ -299,7 +299,8 @@ class ConversationsView(QWidget):
             self.turns.set_rows([])
             self.episodes.set_rows([])
             self._show_turn(None)
-        self.conversation_title.setText(info.conversation_id)
+        self.conversation_title.setText(info.title or info.conversation_id)
+        self.conversation_title.setToolTip(info.conversation_id)
         people = f" · with {', '.join(info.authors)}" if info.authors else ""
         self.conversation_note.setText(
             f"{plural(info.events, 'turn')} · {local_time(info.first_at)} – {local_time(info.last_at)}{people}"

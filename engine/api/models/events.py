@@ -56,6 +56,7 @@ _EPISODE_EXAMPLE: dict[str, Any] = {
 
 _CONVERSATION_EXAMPLE: dict[str, Any] = {
     "conversation_id": "chat-2026-03-01",
+    "title": "Moving to Lisbon",
     "user_id": "default",
     "events": 12,
     "first_at": "2026-03-01T09:30:00Z",
@@ -294,6 +295,7 @@ class ConversationOut(ResponseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [_CONVERSATION_EXAMPLE]})
 
     conversation_id: str = Field(description="The conversation id clients send with events.")
+    title: str = Field(description="The title its export gave it (empty when none).")
     user_id: str = Field(description="Owner of the conversation.")
     events: int = Field(description="How many events it holds.")
     first_at: datetime = Field(description="Time of the first event (UTC).")

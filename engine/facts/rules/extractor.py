@@ -15,8 +15,6 @@ from engine.facts.catalog import Catalog
 from engine.facts.rules import classify as c
 from engine.facts.rules.copula import BE_RULES
 from engine.facts.rules.heads import clause_starts, parse_head
-from engine.facts.rules.life import life_facts
-from engine.facts.rules.life.events import events
 from engine.facts.rules.lexicon import (
     CHAT_VERBS,
     EXERCISE_VERBS,
@@ -27,6 +25,8 @@ from engine.facts.rules.lexicon import (
     NOT_ACTIONS,
     VAGUE_GERUNDS,
 )
+from engine.facts.rules.life import life_facts
+from engine.facts.rules.life.events import events
 from engine.facts.rules.mentions import (
     asides,
     deadlines,
@@ -76,8 +76,21 @@ def _index(
 _KEYED, _WILDCARD = _index((*STATE_RULES, *PREFERENCE_RULES, *EVENT_RULES, *BE_RULES, *HAVE_RULES))
 
 #: Life facts that name a relation or trait in passing and leave the rest of their clause to the verb rules.
-_UNCLAIMING = frozenset({"has_partner", "has_spouse", "has_child", "has_sibling", "has_parent", "has_relative",
-                         "has_friend", "has_colleague", "has_pet", "pet_breed", "has_age"})
+_UNCLAIMING = frozenset(
+    {
+        "has_partner",
+        "has_spouse",
+        "has_child",
+        "has_sibling",
+        "has_parent",
+        "has_relative",
+        "has_friend",
+        "has_colleague",
+        "has_pet",
+        "pet_breed",
+        "has_age",
+    }
+)
 
 #: Sentence-level shapes, run before the clause heads.
 SHAPES = (
@@ -122,7 +135,11 @@ def extract(
         request = (start, end) in requests and (start, end) not in spans
         for sentence in sentences(text, start, end):
             quote = text[sentence.start : sentence.end]
-            facts = _request_facts(text, sentence, speaker, catalog) if request else _sentence_facts(text, sentence, speaker, catalog)
+            facts = (
+                _request_facts(text, sentence, speaker, catalog)
+                if request
+                else _sentence_facts(text, sentence, speaker, catalog)
+            )
             for found in _distinct(facts):
                 if found.predicate not in catalog:
                     continue

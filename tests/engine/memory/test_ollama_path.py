@@ -280,3 +280,72 @@ def test_a_model_predicate_no_name_can_be_made_from_is_dropped_not_fatal(
     unmapped = stage(report, "map").details["unmapped"]
     assert [u["raw"] for u in unmapped] == ["喜欢"] and "cannot make a predicate name" in unmapped[0]["why"]
     assert [(f.predicate, f.object_text) for f in every_fact(model_vault)] == [("plays_sport", "zorbball")]
+
+
+def test_model_proposals_pass_the_same_negation_tense_and_attribution_gates(
+    model_vault: Vault, fake_ollama: FakeOllama
+) -> None:
+    text = (
+        "I'm not allergic to peanuts. My sister Marta lives in Porto. I'm going to Japan in October. "
+        "If I took a job in Norway, I would earn more."
+    )
+    answer = {
+        "facts": [
+            {
+                "subject": "user",
+                "predicate": "has_allergy",
+                "object": "peanuts",
+                "evidence": "I'm not allergic to peanuts.",
+            },
+            {
+                "subject": "user",
+                "predicate": "lives_in",
+                "object": "Porto",
+                "evidence": "My sister Marta lives in Porto.",
+            },
+            {
+                "subject": "user",
+                "predicate": "visited",
+                "object": "Japan",
+                "evidence": "I'm going to Japan in October.",
+            },
+            {
+                "subject": "user",
+                "predicate": "works_at",
+                "object": "Norway",
+                "evidence": "If I took a job in Norway, I would earn more.",
+            },
+        ]
+    }
+    fake_ollama.queue_chat(answer)
+    report = model_vault.extract(text, occurred_at="2025-06-10T10:00:00Z")
+    gates = {g["proposition"]["object"]: g["gates"] for g in stage(report, "extract").details["model"]["gates"]}
+    assert gates["peanuts"] == ["negated: the sentence says it does not hold"]
+    assert gates["Porto"] == ["attributed to Marta: the sentence is about them"]
+    assert gates["Japan"] == ["a plan: the sentence speaks of what is ahead"]
+    assert gates["Norway"] == ["dropped: hypothetical or wished, not a fact"]
+    planned = {(d["predicate"], d["object"]) for d in report.decisions}
+    assert ("visited", "Japan") not in planned and ("works_at", "Norway") not in planned
+    assert not any(d["predicate"] == "has_allergy" and d["decision"] == "CREATE" for d in report.decisions)
+
+
+def test_each_fact_records_the_extractor_that_found_it_not_the_run(model_vault: Vault, fake_ollama: FakeOllama) -> None:
+    text = "I live in Hanoi. Every Sunday I play zorbball with Quentin."
+    fake_ollama.queue_chat(
+        {
+            "facts": [
+                {
+                    "subject": "user",
+                    "predicate": "plays_sport",
+                    "object": "zorbball",
+                    "evidence": "Every Sunday I play zorbball with Quentin.",
+                }
+            ]
+        }
+    )
+    model_vault.ingest_event(EventIn(conversation_id="c", content=text))
+    assert model_vault.wait_idle(20)
+    facts = every_fact(model_vault)
+    by_value = {f.object_text: f for f in facts}
+    assert by_value["Hanoi"].extractor == "rules" and by_value["Hanoi"].prompt_hash is None
+    assert by_value["zorbball"].extractor == "ollama:llama3.2" and by_value["zorbball"].prompt_hash is not None

@@ -13,8 +13,10 @@ import pytest
 import sqlean
 
 from engine import Settings, Vault
+from engine.conversations import set_title
 from engine.errors import ExtensionUnavailable, ValidationError, VaultDamaged, VaultLocked, VaultTooNew
 from engine.events import EventIn
+from engine.forget import ForgetScope
 from engine.store import Store
 from engine.store.db import load_vector_extension
 from engine.store.migrations import MIGRATIONS, OBJECT_TABLES, SCHEMA_VERSION
@@ -450,6 +452,37 @@ def _all_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
         conn.close()
 
 
+def test_the_schema_3_fixture_gains_conversation_titles_keeping_every_row(tmp_path: Path) -> None:
+    """m004 applied to a real vault of schema 3: every row is kept, titles can be stored and listed, and a
+    conversation's title is forgotten with its last event."""
+    root = tmp_path / "v"
+    root.mkdir()
+    db = root / "vault.db"
+    shutil.copy(FIXTURES / "vault_v3.db", db)
+    before = _all_rows(db)
+    store = Store(db, backup_dir=root / "backups")
+    try:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.scalar("PRAGMA integrity_check") == "ok"
+    finally:
+        store.close()
+    after = _all_rows(db)
+    assert after.pop("conversation_titles") == []
+    assert after == before
+    settings = Settings().updated(
+        {"llm.provider": "simple", "embedder.provider": "hashing", "embedder.hashing_dim": 64}
+    )
+    with Vault.open(root, settings=settings, start_workers=False) as vault:
+        (conversation,) = vault.conversations()
+        assert conversation.title == ""
+        vault.store.write(
+            lambda tx: set_title(tx, conversation.user_id, conversation.conversation_id, "Fixture chat", "test")
+        )
+        assert [c.title for c in vault.conversations()] == ["Fixture chat"]
+        vault.forget(ForgetScope(user_id=conversation.user_id, conversation_id=conversation.conversation_id))
+        assert vault.store.scalar("SELECT COUNT(*) FROM conversation_titles") == 0
+
+
 def test_the_schema_2_fixture_upgrades_keeping_every_row(tmp_path: Path) -> None:
     """m003 (quarantine per user) applied to a real vault of schema 2: every row of every table is kept, the
     indexes that need them still find them, and the new rule holds."""
@@ -509,7 +542,9 @@ def test_the_schema_2_fixture_upgrades_keeping_every_row(tmp_path: Path) -> None
         store.write(lambda tx: tx.execute("DELETE FROM quarantine WHERE user_id = 'someone-else'"))
     finally:
         store.close()
-    assert _all_rows(db) == before  # every column of every row, vectors included
+    after = _all_rows(db)
+    assert after.pop("conversation_titles") == []  # m004's table, new and empty
+    assert after == before  # every column of every row, vectors included
     (backup,) = (root / "backups").glob("before-schema-3-*.db")
     assert _all_rows(backup) == before
 

@@ -40,7 +40,7 @@ _CORRECTION_RE = re.compile(
     r"(?:the\s+|my\s+|a\s+|an\s+)?(?:(?-i:[A-Z])|\d|\w+\s*[,.!?]|\w+$)",
     re.IGNORECASE,
 )
-_BOUNDARY_CHARS = set(",;:.!?()[]\"“”—–")
+_BOUNDARY_CHARS = set(',;:.!?()[]"“”—–')
 
 
 def words_from(text: str, pos: int, end: int) -> Iterator[re.Match[str]]:
@@ -60,7 +60,7 @@ _GATE_WORD_RE = re.compile(r"[a-zà-ÿ0-9]+(?:['’-][a-z]+)*")
 @lru_cache(maxsize=256)
 def lowercase_writer(text: str) -> bool:
     """True when the message is written mostly in lower case (names and places lose their capitals)."""
-    letters = [w for w in re.findall(r"\b[A-Za-z][a-z]+\b", text)]
+    letters = list(re.findall(r"\b[A-Za-z][a-z]+\b", text))
     if len(letters) < 4:
         return False
     caps = sum(1 for w in letters if w[0].isupper())
@@ -73,7 +73,7 @@ def read_name(text: str, pos: int, end: int, *, lowercase_ok: bool, max_words: i
     while pos < end and text[pos].isspace():
         pos += 1
     if pos < end and text[pos] in "\"“'‘":
-        closing = {"\"": "\"", "“": "”", "'": "'", "‘": "’"}[text[pos]]
+        closing = {'"': '"', "“": "”", "'": "'", "‘": "’"}[text[pos]]
         close = text.find(closing, pos + 1, end)
         if close > pos + 1 and close - pos <= 60:
             return text[pos + 1 : close], close + 1
@@ -91,9 +91,7 @@ def read_name(text: str, pos: int, end: int, *, lowercase_ok: bool, max_words: i
             continue
         if low in _TIME_WORDS and (parts or not capital):
             break
-        if capital and low not in ("i", "i'm", "im"):
-            parts.append((m.start(), m.end()))
-        elif (
+        if (capital and low not in ("i", "i'm", "im")) or (
             lowercase_ok
             and low not in _STOP_WORDS
             and low not in COMMON_WORDS
@@ -119,11 +117,12 @@ def _next_is_capital(text: str, pos: int, end: int) -> bool:
     return bool(m and m.group(1).isupper())
 
 
-def read_phrase(text: str, pos: int, end: int, *, max_words: int = 8, stops: frozenset[str] = frozenset()) -> str | None:
+def read_phrase(
+    text: str, pos: int, end: int, *, max_words: int = 8, stops: frozenset[str] = frozenset()
+) -> str | None:
     """A short phrase at ``pos`` up to punctuation or a clause word ("senior backend engineer")."""
     a = b = -1
-    count = 0
-    for m in words_from(text, pos, end):
+    for count, m in enumerate(words_from(text, pos, end), start=1):
         word = m.group()
         low = word.casefold()
         if word in _BOUNDARY_CHARS or low in stops:
@@ -133,7 +132,6 @@ def read_phrase(text: str, pos: int, end: int, *, max_words: int = 8, stops: fro
         if a < 0:
             a = m.start()
         b = m.end()
-        count += 1
         if count >= max_words:
             break
     if a < 0:
@@ -177,7 +175,14 @@ def speaker_ctx(s: Sentence, pos: int, time: Time = "present") -> Context | None
     only when the clause is unreal."""
     ctx = context(s.text, s.start, pos, s.speaker, verb_time=time)
     if ctx is None or ctx.subject != s.speaker:
-        ctx = Context(s.speaker, clause_start(s.text, s.start, pos), bool(ctx and ctx.negated), time, bool(ctx and ctx.irrealis), False)
+        ctx = Context(
+            s.speaker,
+            clause_start(s.text, s.start, pos),
+            bool(ctx and ctx.negated),
+            time,
+            bool(ctx and ctx.irrealis),
+            False,
+        )
     return None if ctx.irrealis else ctx
 
 

@@ -186,15 +186,31 @@ def _subject(
 _VERB_FORMS = frozenset(
     """went got had made took came bought sold picked drove left quit started moved became turned joined found
     built signed booked finished ran won lost gave sent wrote told saw met broke tore hurt fell flew say said
-    set kept thought felt"""
-    .split()
+    set kept thought felt""".split()
 )
 
 
 def _looks_like_verb(word: str) -> bool:
     """A clause-opening word that is a past-tense verb ("Went vegan …", "Bought a van"), not a noun."""
     return word in _VERB_FORMS or (
-        word.endswith(("ed", "ing")) and len(word) > 4 and word not in ("need", "speed", "seed", "morning", "evening", "thing", "something", "everything", "nothing", "wedding", "building", "meeting", "spring")
+        word.endswith(("ed", "ing"))
+        and len(word) > 4
+        and word
+        not in (
+            "need",
+            "speed",
+            "seed",
+            "morning",
+            "evening",
+            "thing",
+            "something",
+            "everything",
+            "nothing",
+            "wedding",
+            "building",
+            "meeting",
+            "spring",
+        )
     )
 
 

@@ -21,20 +21,35 @@ from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.people import resolve_pronoun
 from engine.facts.rules.model import Found, Sentence
 
-_MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: A time expression that dates something (cheap test before any event reading).
 TIME_CUE_RE = re.compile(
     r"\b(?:" + _DAYS + r"|tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend|" + _DAYS + r")|"
     r"this\s+(?:week|weekend|month|year|" + _DAYS + r")|last\s+(?:week|month|year|" + _DAYS + r")|"
-    r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b|"
-    + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|in\s+" + _MONTHS + r"\b|(?:19|20)\d\d\b)",
+    r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + _MONTHS
+    + r"\b|"
+    + _MONTHS
+    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|in\s+"
+    + _MONTHS
+    + r"\b|(?:19|20)\d\d\b)",
     re.IGNORECASE,
 )
 _STRIP_TIME_RE = re.compile(
     r"\s*,?\s*\b(?:(?:on|at|from|by|until|till|for|in)\s+)?(?:(?:the\s+)?(?:" + _DAYS + r"|tomorrow|tonight|today|"
-    r"yesterday|(?:next|this|last)\s+(?:week|month|year|weekend|" + _DAYS + r")|the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+"
-    + _MONTHS + r")?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"(?:\s+\d{4})?|" + _MONTHS + r"\.?\s+\d{1,2}"
+    r"yesterday|(?:next|this|last)\s+(?:week|month|year|weekend|"
+    + _DAYS
+    + r")|the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+"
+    + _MONTHS
+    + r")?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + _MONTHS
+    + r"(?:\s+\d{4})?|"
+    + _MONTHS
+    + r"\.?\s+\d{1,2}"
     r"(?:st|nd|rd|th)?(?:\s+to\s+\d{1,2})?|" + _MONTHS + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:19|20)\d\d)\b"
     r"(?:\s*,\s*|\s+)?)+",
     re.IGNORECASE,
@@ -53,7 +68,11 @@ _NP_WORD = (
     r"[\w'’-]+"
 )
 _EVENT_SUBJECT_RE = re.compile(
-    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,4}?(?:" + _EVENT_NOUNS + r")s?"
+    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:"
+    + _NP_WORD
+    + r"\s+){0,4}?(?:"
+    + _EVENT_NOUNS
+    + r")s?"
     r"(?:\s+(?:for|at|with|in|of|to)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
     r"(?:(?:now|still|actually|finally|also|going\s+to\s+be)\s+)*(?=(?:on\s+|at\s+|in\s+|the\s+|this\s+|next\s+|"
     r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
@@ -65,11 +84,18 @@ _HAVE_EVENT_RE = re.compile(
     re.IGNORECASE,
 )
 _NOUN_DATE_RE = re.compile(
-    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:" + _NP_WORD + r"\s+){0,3}?(?:"
+    r"(?P<np>\b(?:(?:my|our|his|her|their|the|(?-i:[A-Z])[\w'’-]+['’]s)\s+)?(?:"
+    + _NP_WORD
+    + r"\s+){0,3}?(?:"
     + _EVENT_NOUNS
     + r")s?(?:\s+(?:at|in|for|with)\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'’-]*\s*){1,5}){0,2})\s*(?::\s*|\s+)"
-    r"(?=(?:on\s+|in\s+)?(?:the\s+\d|" + _DAYS + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS
-    + r"|" + _MONTHS + r"\b))",
+    r"(?=(?:on\s+|in\s+)?(?:the\s+\d|"
+    + _DAYS
+    + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+"
+    + _MONTHS
+    + r"|"
+    + _MONTHS
+    + r"\b))",
     re.IGNORECASE,
 )
 _GO_RE = re.compile(
@@ -85,12 +111,19 @@ _PLAY_RE = re.compile(
 )
 _BIRTHDAY_RE = re.compile(
     r"(?P<whose>\b(?:my|our|his|her)|(?-i:[A-Z])[\w'’-]+['’]s)\s+(?:(?P<rel>[\w-]+)['’]s\s+)?birthday\s+(?:is|was|'s)\s+"
-    r"(?:(?:actually|on)\s+)*(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+(?:of\s+)?" + _MONTHS + r")?|" + _MONTHS
+    r"(?:(?:actually|on)\s+)*(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+(?:of\s+)?"
+    + _MONTHS
+    + r")?|"
+    + _MONTHS
     + r"\s+\d{1,2}(?:st|nd|rd|th)?)",
     re.IGNORECASE,
 )
 _DATE_IS_BIRTHDAY_RE = re.compile(
-    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"|" + _MONTHS + r"\s+\d{1,2})\s+is\s+(?P<whose>my\s+[\w-]+['’]s|"
+    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+"
+    + _MONTHS
+    + r"|"
+    + _MONTHS
+    + r"\s+\d{1,2})\s+is\s+(?P<whose>my\s+[\w-]+['’]s|"
     r"(?-i:[A-Z])[\w'’-]+['’]s)\s+birthday",
     re.IGNORECASE,
 )
@@ -104,7 +137,10 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     text = s.text
     low = s.low
     words = words_of(low)
-    timed = bool(words & _TIME_GATE or any(ch.isdigit() for ch in low)) and TIME_CUE_RE.search(text, s.start, s.end) is not None
+    timed = (
+        bool(words & _TIME_GATE or any(ch.isdigit() for ch in low))
+        and TIME_CUE_RE.search(text, s.start, s.end) is not None
+    )
     if "birthday" in low:
         yield from _birthdays(s)
     if "born" in low:
@@ -130,31 +166,31 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         np = m.group("np")
         if "birthday" in np.casefold():
             continue
-        found = _event_np(s, m.start("np"), m.end("np"), np, m.end())
-        if found is not None:
-            claimed.append(found.span or (m.start(), m.end()))
-            yield found
+        event = _event_np(s, m.start("np"), m.end("np"), np, m.end())
+        if event is not None:
+            claimed.append(event.span or (m.start(), m.end()))
+            yield event
     for m in _NOUN_DATE_RE.finditer(text, s.start, s.end):
         if any(a <= m.start() < b for a, b in claimed) or "birthday" in m.group("np").casefold():
             continue
-        found = _event_np(s, m.start("np"), m.end("np"), m.group("np"), m.end())
-        if found is not None:
-            claimed.append(found.span or (m.start(), m.end()))
-            yield found
+        event = _event_np(s, m.start("np"), m.end("np"), m.group("np"), m.end())
+        if event is not None:
+            claimed.append(event.span or (m.start(), m.end()))
+            yield event
     for m in _HAVE_EVENT_RE.finditer(text, s.start, s.end):
         if any(a <= m.start("np") < b for a, b in claimed):
             continue
-        found = _have_event(s, m)
-        if found is not None:
-            claimed.append(found.span or (m.start(), m.end()))
-            yield found
+        event = _have_event(s, m)
+        if event is not None:
+            claimed.append(event.span or (m.start(), m.end()))
+            yield event
     for m in _GO_RE.finditer(text, s.start, s.end):
         if any(a <= m.start() < b for a, b in claimed):
             continue
-        found = _trip(s, m)
-        if found is not None:
-            claimed.append(found.span or (m.start(), m.end()))
-            yield found
+        event = _trip(s, m)
+        if event is not None:
+            claimed.append(event.span or (m.start(), m.end()))
+            yield event
     for m in _PLAY_RE.finditer(text, s.start, s.end):
         if any(a <= m.start() < b for a, b in claimed):
             continue
@@ -163,13 +199,25 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             continue
         verb = re.sub(r"^will\s+", "", m.group("verb"), flags=re.I)
         obj = f"{verb} in {_untimed(m.group('np'))}"
-        yield make(ctx, s, "plans_to" if ctx.time != "past" else "participated_in", obj, "play", end=m.end(), time="future" if ctx.time != "past" else "past")
+        yield make(
+            ctx,
+            s,
+            "plans_to" if ctx.time != "past" else "participated_in",
+            obj,
+            "play",
+            end=m.end(),
+            time="future" if ctx.time != "past" else "past",
+        )
     first = _DATE_FIRST_RE.match(text, s.start, s.end)
     if first is not None and not any(a <= first.start("np") < b for a, b in claimed):
         ctx = ctx_at(s, first.start("np"))
         if ctx is not None and not ctx.negated:
             np = re.sub(r"^(?:a|an|the|our|my|small|big)\s+", "", first.group("np").strip(), flags=re.I)
-            yield replace(make(ctx, s, "has_event", np, "event.dated", end=first.end()), span=(s.start, first.end()), time="future")
+            yield replace(
+                make(ctx, s, "has_event", np, "event.dated", end=first.end()),
+                span=(s.start, first.end()),
+                time="future",
+            )
     for m in _PLAN_TRIP_RE.finditer(text, s.start, s.end):
         if any(a <= m.start("np") < b for a, b in claimed):
             continue
@@ -181,12 +229,18 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         route = _ROUTE_RE.match(text, m.end("np"), s.end)
         what = m.group("np").strip()
         if dest is not None:
-            what = f"{_untimed(rest[: dest.end()]).strip()}" if len(rest[: dest.end()]) < 60 else f"{what} to {dest.group('place')}"
+            what = (
+                f"{_untimed(rest[: dest.end()]).strip()}"
+                if len(rest[: dest.end()]) < 60
+                else f"{what} to {dest.group('place')}"
+            )
             what = f"{m.group('np').strip()} {what}".strip()
         elif route is not None:
             what = f"{what}: {route.group('route').strip()}"
         claimed.append((m.start(), m.end()))
-        yield replace(make(ctx, s, "plans_to", _untimed(what), "trip.plan", end=m.end(), time="future"), span=(m.start(), m.end()))
+        yield replace(
+            make(ctx, s, "plans_to", _untimed(what), "trip.plan", end=m.end(), time="future"), span=(m.start(), m.end())
+        )
     for m in _SIGNED_UP_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start(), time="past")
         if ctx is None or ctx.negated:
@@ -203,11 +257,18 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 continue
             what = _untimed(rest.group(0)).strip(" ,")
             if what:
-                yield replace(make(ctx, s, "has_event", what, "set-date", end=rest.end(), time="future"), span=(m.start(), rest.end()))
+                yield replace(
+                    make(ctx, s, "has_event", what, "set-date", end=rest.end(), time="future"),
+                    span=(m.start(), rest.end()),
+                )
 
 
 _PLACE_AFTER_RE = re.compile(
-    r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!" + _MONTHS + r"\b|" + _DAYS + r"\b|\d)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
+    r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!"
+    + _MONTHS
+    + r"\b|"
+    + _DAYS
+    + r"\b|\d)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
     r"(?=\s*(?:[,.;!?\n]|$|[^\w\s]|\s(?:and|but|so|for|with|on|this|next)\b))",
     re.IGNORECASE,
 )
@@ -333,7 +394,11 @@ def _with_topic(s: Sentence, start: int, what: str) -> str:
 
 #: "12 september 2026, small wedding in kilkenny": a sentence that opens with a date and names an event.
 _DATE_FIRST_RE = re.compile(
-    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"(?:\s+\d{4})?|" + _MONTHS + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?)"
+    r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+"
+    + _MONTHS
+    + r"(?:\s+\d{4})?|"
+    + _MONTHS
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?)"
     r"\s*[,:—–-]\s*(?P<np>(?:[\w'’-]+\s+){0,3}?(?:" + _EVENT_NOUNS + r")(?:\s+(?:in|at)\s+[^,.;!?]{2,40})?)",
     re.IGNORECASE,
 )
@@ -353,7 +418,9 @@ def _have_event(s: Sentence, m: re.Match[str]) -> Found | None:
     if not what:
         return None
     predicate = "attended" if verb == "had" else "has_event"
-    return make(ctx, s, predicate, what, "have-event", end=m.end() + len(tail), time="past" if verb == "had" else "present")
+    return make(
+        ctx, s, predicate, what, "have-event", end=m.end() + len(tail), time="past" if verb == "had" else "present"
+    )
 
 
 def _trip(s: Sentence, m: re.Match[str]) -> Found | None:
@@ -370,12 +437,28 @@ def _trip(s: Sentence, m: re.Match[str]) -> Found | None:
         return None
     if ctx.time == "past":
         return None
-    verb_text = {"flying": "fly", "going": "go", "heading": "go", "off": "go", "travelling": "travel", "traveling": "travel", "driving": "drive", "coming": "come", "visiting": "visit", "flies": "fly"}.get(verb, verb)
+    verb_text = {
+        "flying": "fly",
+        "going": "go",
+        "heading": "go",
+        "off": "go",
+        "travelling": "travel",
+        "traveling": "travel",
+        "driving": "drive",
+        "coming": "come",
+        "visiting": "visit",
+        "flies": "fly",
+    }.get(verb, verb)
     if direction == "from":
         return make(ctx, s, "plans_to", f"{verb_text} in from {place}", "trip.in", end=m.end(), time="future")
-    tail = re.compile(r"\s+for\s+(?:the\s+|our\s+|a\s+)?(?P<what>honeymoon|holiday|vacation|wedding|trip|conference|eid|christmas|easter)\b", re.I).match(s.text, m.end(), s.end)
+    tail = re.compile(
+        r"\s+for\s+(?:the\s+|our\s+|a\s+)?(?P<what>honeymoon|holiday|vacation|wedding|trip|conference|eid|christmas|easter)\b",
+        re.I,
+    ).match(s.text, m.end(), s.end)
     extra = f" for the {tail.group('what')}" if tail else ""
-    return make(ctx, s, "plans_to", f"{verb_text} to {place}{extra}", "trip", end=tail.end() if tail else m.end(), time="future")
+    return make(
+        ctx, s, "plans_to", f"{verb_text} to {place}{extra}", "trip", end=tail.end() if tail else m.end(), time="future"
+    )
 
 
 def _birthdays(s: Sentence) -> Iterator[Found]:
@@ -392,7 +475,9 @@ def _birthdays(s: Sentence) -> Iterator[Found]:
             owner = person.subject
         else:
             owner = re.sub(r"['’]s$", "", whose)
-        changed = bool(re.search(r"\b(?:wait|no|actually|sorry|correction|i\s+mean)\b", text[s.start : m.start()], re.I))
+        changed = bool(
+            re.search(r"\b(?:wait|no|actually|sorry|correction|i\s+mean)\b", text[s.start : m.start()], re.I)
+        )
         yield replace(
             make(ctx, s, "has_birthday", m.group("date"), "birthday", end=m.end(), subject=owner, change=changed),
             span=(m.start("date"), m.end()),
@@ -402,7 +487,10 @@ def _birthdays(s: Sentence) -> Iterator[Found]:
         rel = re.match(r"my\s+([\w-]+)['’]s", whose, re.I)
         owner = f"user's {rel.group(1)}" if rel else re.sub(r"['’]s$", "", whose)
         ctx = Context(s.speaker, m.start(), False, "present", False, False)
-        yield replace(make(ctx, s, "has_birthday", m.group("date"), "birthday.of", end=m.end(), subject=owner), span=(m.start(), m.end()))
+        yield replace(
+            make(ctx, s, "has_birthday", m.group("date"), "birthday.of", end=m.end(), subject=owner),
+            span=(m.start(), m.end()),
+        )
 
 
 def _result(s: Sentence, m: re.Match[str]) -> Iterator[Found]:

@@ -69,9 +69,7 @@ _PAREN_MEDS_RE = re.compile(r"\((?P<inner>[^()]{3,80})\)")
 _DIET_RE = re.compile(
     r"\b(?P<lead>i['’]?m|im|i\s+am|we['’]re|we\s+are|i\s+was|we\s+were|(?:she|he)['’]?s|(?:she|he)\s+is|is|are|"
     r"went|gone|going|go|turned|became|become|been|was)\s+(?:(?:now|also|strictly|fully|mostly|still|a|an|"
-    r"full|totally|basically)\s+)*(?P<diet>"
-    + "|".join(sorted(DIET_WORDS, key=len, reverse=True))
-    + r")\b",
+    r"full|totally|basically)\s+)*(?P<diet>" + "|".join(sorted(DIET_WORDS, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 _AVOID_RE = re.compile(
@@ -95,18 +93,26 @@ _CONSUME_RE = re.compile(
     r"allow\s+myself|enjoy|enjoyed|love|celebrated\s+with|ordered|grabbed|devoured|only)\s+",
     re.IGNORECASE,
 )
-_CONSUMABLES = MEAT_WORDS | FISH_WORDS | ALCOHOL_WORDS | (SMOKING_WORDS - {"smoke", "smoking", "smoker", "joint"}) | {
-    "coffee",
-    "espresso",
-    "matcha",
-    "tea",
-}
+_CONSUMABLES = (
+    MEAT_WORDS
+    | FISH_WORDS
+    | ALCOHOL_WORDS
+    | (SMOKING_WORDS - {"smoke", "smoking", "smoker", "joint"})
+    | {
+        "coffee",
+        "espresso",
+        "matcha",
+        "tea",
+    }
+)
 _ITEM_RE = re.compile(
     r"\b(?P<item>" + "|".join(sorted((re.escape(w) for w in _CONSUMABLES), key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 _ONLY_NOW_RE = re.compile(
-    r"\b(?P<item>" + "|".join(sorted((re.escape(w) for w in _CONSUMABLES), key=len, reverse=True)) + r")\s+only\s+now\b",
+    r"\b(?P<item>"
+    + "|".join(sorted((re.escape(w) for w in _CONSUMABLES), key=len, reverse=True))
+    + r")\s+only\s+now\b",
     re.IGNORECASE,
 )
 _SACRED_RE = re.compile(
@@ -169,11 +175,24 @@ def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             rest = m.group("rest")
             value = f"{m.group('what')}{rest.rstrip()}" if re.match(r"\s+(?:with|at|in)\b", rest) else m.group("what")
             verb = m.group("verb").casefold()
-            stopped = "stopped" if verb in ("stop", "stopped") else "gave up" if "give" in verb or "gave" in verb else "quit"
-            yield make(ctx, s, "stopped", f"{value} ({stopped})" if stopped != "stopped" else value, "stopped", end=m.end(), change=True, time="past")
+            stopped = (
+                "stopped" if verb in ("stop", "stopped") else "gave up" if "give" in verb or "gave" in verb else "quit"
+            )
+            yield make(
+                ctx,
+                s,
+                "stopped",
+                f"{value} ({stopped})" if stopped != "stopped" else value,
+                "stopped",
+                end=m.end(),
+                change=True,
+                time="past",
+            )
             eating = re.match(r"eating\s+(.+)", m.group("what"), re.IGNORECASE)
             if eating is not None:  # "I stopped eating meat": they do not eat it now
-                yield make(ctx, s, "avoids", f"eat {eating.group(1).casefold()}", "stopped.avoids", end=m.end(), change=True)
+                yield make(
+                    ctx, s, "avoids", f"eat {eating.group(1).casefold()}", "stopped.avoids", end=m.end(), change=True
+                )
     if _ITEM_RE.search(text, s.start, s.end):
         yield from _consumption(s)
 
@@ -194,7 +213,9 @@ def _conditions(s: Sentence) -> Iterator[Found]:
         if ctx is None or (ctx.person is not None and ctx.person.is_pet):
             continue
         cond = m.group("cond").casefold()
-        cond = cond.replace("diabetic", "diabetes") if "type" in cond else cond.replace("diabetic", "diabetes (diabetic)")
+        cond = (
+            cond.replace("diabetic", "diabetes") if "type" in cond else cond.replace("diabetic", "diabetes (diabetic)")
+        )
         yield make(ctx, s, "has_condition", cond, "condition.adj", end=m.end())
     for m in _INJURY_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start(), time="past")
@@ -214,14 +235,26 @@ def _allergy(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         cleft = c
     if cleft is not None:
         # "it is me who is allergic to penicillin, not Youssef" / "It is my wife Shirin who …"
-        who = s.speaker if cleft.group(0).casefold().rstrip().endswith("me who") else (cleft.group("name") or cleft.group("other"))
+        who = (
+            s.speaker
+            if cleft.group(0).casefold().rstrip().endswith("me who")
+            else (cleft.group("name") or cleft.group("other"))
+        )
         ctx = ctx_at(s, cleft.end())
         if ctx is None or who is None:
             return
         yield make(replace(ctx, subject=who, negated=False), s, "has_allergy", value, "allergy.cleft", end=end)
         wrong = _NOT_X_RE.match(text, end, s.end)
         if wrong is not None:
-            yield make(replace(ctx, subject=wrong.group("name"), negated=True), s, "has_allergy", value, "allergy.not", end=wrong.end(), change=True)
+            yield make(
+                replace(ctx, subject=wrong.group("name"), negated=True),
+                s,
+                "has_allergy",
+                value,
+                "allergy.not",
+                end=wrong.end(),
+                change=True,
+            )
         return
     ctx = ctx_at(s, m.start())
     if ctx is None:
@@ -265,7 +298,9 @@ _NOT_MEDS = frozenset(
 
 def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     text = s.text
-    word = re.compile(r"\s*(?P<w>[\w-]+)(?P<dose>\s*,?\s*\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|iu)\b)?", re.I).match(text, m.end(), s.end)
+    word = re.compile(r"\s*(?P<w>[\w-]+)(?P<dose>\s*,?\s*\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|iu)\b)?", re.I).match(
+        text, m.end(), s.end
+    )
     if word is None or not _is_medication(word.group("w")):
         return
     verb = m.group("verb").casefold()
@@ -281,7 +316,11 @@ def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
 def _paren_meds(s: Sentence) -> Iterator[Found]:
     """ "I have asthma (well controled, ventolin + seretide)": medicines listed in an aside."""
     for m in _PAREN_MEDS_RE.finditer(s.text, s.start, s.end):
-        meds = [w for w in re.findall(r"[\w-]+", m.group("inner")) if _is_medication(w) and w.casefold() not in ("pill", "pills", "tablets")]
+        meds = [
+            w
+            for w in re.findall(r"[\w-]+", m.group("inner"))
+            if _is_medication(w) and w.casefold() not in ("pill", "pills", "tablets")
+        ]
         if not meds:
             continue
         ctx = ctx_at(s, m.start())
@@ -294,7 +333,9 @@ def _paren_meds(s: Sentence) -> Iterator[Found]:
 def _diet(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     lead = m.group("lead").casefold()
     changed = lead in ("went", "gone", "going", "go", "turned", "became", "become")
-    past = lead in ("i was", "we were", "was") or (lead == "been" and re.search(r"\bhad\s+(?:\w+\s+)?been\s*$", s.text[: m.start("lead") + 4], re.I) is not None)
+    past = lead in ("i was", "we were", "was") or (
+        lead == "been" and re.search(r"\bhad\s+(?:\w+\s+)?been\s*$", s.text[: m.start("lead") + 4], re.I) is not None
+    )
     ctx = ctx_at(s, m.start("diet"), time="past" if changed or past else "present")
     if ctx is None or (ctx.person is not None and ctx.person.is_pet):
         return
@@ -321,12 +362,22 @@ def _avoid(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         value = f"drink {item.group(1).casefold()}" if item else "drink alcohol"
     elif verb in ("eat", "touch"):
         item = re.match(r"\s+(?:any\s+|much\s+)?([\w-]+)", rest)
-        if item is None or item.group(1).casefold() not in (MEAT_WORDS | FISH_WORDS | {"meat", "pork", "dairy", "gluten", "sugar", "fish", "eggs"}):
+        if item is None or item.group(1).casefold() not in (
+            MEAT_WORDS | FISH_WORDS | {"meat", "pork", "dairy", "gluten", "sugar", "fish", "eggs"}
+        ):
             return
         value = f"eat {item.group(1).casefold()}"
     else:
         return
-    yield make(replace(ctx, negated=False), s, "avoids", value, "avoids", end=m.end(), change="longer" in m.group("neg").casefold() or "anymore" in rest.casefold())
+    yield make(
+        replace(ctx, negated=False),
+        s,
+        "avoids",
+        value,
+        "avoids",
+        end=m.end(),
+        change="longer" in m.group("neg").casefold() or "anymore" in rest.casefold(),
+    )
 
 
 def _consumption(s: Sentence) -> Iterator[Found]:
@@ -336,16 +387,21 @@ def _consumption(s: Sentence) -> Iterator[Found]:
     text = s.text
     for m in _CONSUME_RE.finditer(text, s.start, s.end):
         verb = m.group("verb").casefold()
-        obj = read_phrase(text, m.end(), s.end, max_words=7, stops=frozenset({"and", "but", "so", "with", "because", "—"}))
+        obj = read_phrase(
+            text, m.end(), s.end, max_words=7, stops=frozenset({"and", "but", "so", "with", "because", "—"})
+        )
         if obj is None or not _ITEM_RE.search(obj):
             continue
         if verb.startswith("smok") and _food(obj):
             continue  # "smoking a brisket": cooking
-        if re.search(r"\b(?:stop(?:ped)?|quit|gave\s+up|give\s+up|no\s+longer|not|never|don['’]?t|won['’]?t|can['’]?t)\s+$", text[max(s.start, m.start() - 20) : m.start()], re.I):
+        if re.search(
+            r"\b(?:stop(?:ped)?|quit|gave\s+up|give\s+up|no\s+longer|not|never|don['’]?t|won['’]?t|can['’]?t)\s+$",
+            text[max(s.start, m.start() - 20) : m.start()],
+            re.I,
+        ):
             continue  # "I stopped eating meat": the opposite of eating it
-        if verb in ("love", "enjoy", "enjoyed", "only") and not _ITEM_RE.match(obj.split()[0] if obj.split() else ""):
-            if verb != "only":
-                continue
+        if verb in ("love", "enjoy", "enjoyed") and not _ITEM_RE.match(obj.split()[0] if obj.split() else ""):
+            continue
         ctx = ctx_at(s, m.start(), time="past" if verb.endswith(("ate", "had", "drank", "smoked", "ed")) else "present")
         if ctx is None or ctx.negated or ctx.subject != s.speaker or ctx.planned:
             continue

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
-from engine.facts.rules.life.people import mentions
 from engine.facts.rules.life.context import Time
+from engine.facts.rules.life.people import mentions
 from engine.facts.rules.model import Found, Sentence
 
 _LIVE_RE = re.compile(

@@ -15,7 +15,8 @@ from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
 
 _PLURAL = frozenset(
-    "kids children sons daughters boys girls twins grandchildren grandkids siblings brothers sisters cats dogs pets".split()
+    """kids children sons daughters boys girls twins grandchildren grandkids siblings brothers sisters cats dogs
+    pets""".split()
 )
 _LIST_NAME_RE = re.compile(
     r"\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:,\s*)?(?:and|&|,)\s+(?P<name>[A-Z][a-zà-öø-ÿ'’-]+)(?![\w'’])"
@@ -50,7 +51,10 @@ _PARENT_OF_RE = re.compile(
 _SCHOOL_NAME = r"(?P<school>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})"
 _CHILD_SCHOOL_RE = re.compile(
     r"\b(?:keep|keeping|kept|send|sending|sent|enrol|enroll|enrolled|enrolling)\s+(?P<who>(?-i:[A-Z])[\w'’-]+|him|her)\s+"
-    r"(?:at|to|in)\s+" + _SCHOOL_NAME + r"|\b(?P<whose>his|her|(?-i:[A-Z])[\w'’-]+['’]s)\s+class\s+at\s+" + _SCHOOL_NAME.replace("school", "school2"),
+    r"(?:at|to|in)\s+"
+    + _SCHOOL_NAME
+    + r"|\b(?P<whose>his|her|(?-i:[A-Z])[\w'’-]+['’]s)\s+class\s+at\s+"
+    + _SCHOOL_NAME.replace("school", "school2"),
     re.IGNORECASE,
 )
 _STATUS_RE = re.compile(
@@ -191,21 +195,60 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     "my husband Geoffrey passed away", "conner proposed"."""
     text = s.text
     what = re.sub(r"\s+", " ", m.group("what").casefold())
-    ctx = ctx_at(s, m.start(), time="past" if what in ("broke up", "split up", "got engaged", "got married", "proposed", "passed away", "died") else "present")
+    ctx = ctx_at(
+        s,
+        m.start(),
+        time="past"
+        if what in ("broke up", "split up", "got engaged", "got married", "proposed", "passed away", "died")
+        else "present",
+    )
     if ctx is None:
         return
     partner = ctx.person
     if what in ("passed away", "died"):
         if partner is None or (partner.relation or "").casefold() not in ("husband", "wife", "partner", "spouse"):
             return
-        yield make(ctx, s, "relationship_status", f"widowed: {partner.relation} {partner.name or ''} passed away".strip(), "status.widowed", end=m.end(), subject=s.speaker, change=True, negated=False)
+        yield make(
+            ctx,
+            s,
+            "relationship_status",
+            f"widowed: {partner.relation} {partner.name or ''} passed away".strip(),
+            "status.widowed",
+            end=m.end(),
+            subject=s.speaker,
+            change=True,
+            negated=False,
+        )
         if partner.name:
-            yield make(ctx, s, "has_spouse", partner.name, "status.widowed.spouse", end=m.end(), subject=s.speaker, negated=True, change=True)
+            yield make(
+                ctx,
+                s,
+                "has_spouse",
+                partner.name,
+                "status.widowed.spouse",
+                end=m.end(),
+                subject=s.speaker,
+                negated=True,
+                change=True,
+            )
         return
     if what == "proposed":
-        if partner is None or partner.name is None or (partner.relation or "").casefold() not in ("boyfriend", "girlfriend", "bf", "gf", "partner"):
+        if (
+            partner is None
+            or partner.name is None
+            or (partner.relation or "").casefold() not in ("boyfriend", "girlfriend", "bf", "gf", "partner")
+        ):
             return
-        yield make(ctx, s, "relationship_status", f"engaged to {partner.name}", "status.engaged", end=m.end(), subject=s.speaker, change=True)
+        yield make(
+            ctx,
+            s,
+            "relationship_status",
+            f"engaged to {partner.name}",
+            "status.engaged",
+            end=m.end(),
+            subject=s.speaker,
+            change=True,
+        )
         return
     if ctx.subject != s.speaker or ctx.negated:
         return
@@ -224,19 +267,39 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         value = f"broke up with {name}" if name else "broke up"
         yield make(ctx, s, "relationship_status", value, "status.broke-up", end=m.end(), change=True, time="past")
         if name:
-            yield make(ctx, s, "has_partner", name, "status.broke-up.partner", end=m.end(), negated=True, change=True, time="past")
+            yield make(
+                ctx,
+                s,
+                "has_partner",
+                name,
+                "status.broke-up.partner",
+                end=m.end(),
+                negated=True,
+                change=True,
+                time="past",
+            )
         return
     if what == "getting married":
         yield make(ctx, s, "plans_to", "get married", "status.wedding-plan", end=m.end(), time="future")
         return
-    value = {"a widow": "widowed", "a widower": "widowed", "got engaged": "engaged", "got married": "married"}.get(what, what)
+    value = {"a widow": "widowed", "a widower": "widowed", "got engaged": "engaged", "got married": "married"}.get(
+        what, what
+    )
     if value == "married" and ctx.planned:
         return
     spouse = re.compile(r"\s+to\s+(?P<name>(?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+)?)").match(text, m.end(), s.end)
     if spouse is not None and value in ("married", "engaged"):
         predicate = "has_spouse" if value == "married" else "has_partner"
         yield make(ctx, s, predicate, spouse.group("name"), f"status.{value}.to", end=spouse.end())
-    yield make(ctx, s, "relationship_status", value, f"status.{value}", end=m.end(), change=what.startswith("got") or value in ("divorced", "separated", "widowed"))
+    yield make(
+        ctx,
+        s,
+        "relationship_status",
+        value,
+        f"status.{value}",
+        end=m.end(),
+        change=what.startswith("got") or value in ("divorced", "separated", "widowed"),
+    )
 
 
 def _child_school(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
@@ -253,6 +316,6 @@ def _child_school(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
             return
         word = person.name
     ctx = ctx_at(s, m.start())
-    if ctx is None or ctx.negated or ctx.planned and not re.search(r"\bkeep", m.group(0), re.I):
+    if ctx is None or ctx.negated or (ctx.planned and not re.search(r"\bkeep", m.group(0), re.I)):
         return
     yield make(ctx, s, "studies_at", school, "child.school", end=m.end(), subject=word)

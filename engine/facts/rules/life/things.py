@@ -15,10 +15,13 @@ from dataclasses import replace
 
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, read_phrase, speaker_ctx, words_of
+from engine.facts.rules.life.context import Time
 from engine.facts.rules.life.words import LANGUAGE_WORDS, VEHICLE_BRANDS, VEHICLE_MODELS
 from engine.facts.rules.model import Found, Sentence
 
-_VEHICLE_WORD = r"(?:" + "|".join(sorted((re.escape(w) for w in VEHICLE_BRANDS | VEHICLE_MODELS), key=len, reverse=True)) + r")"
+_VEHICLE_WORD = (
+    r"(?:" + "|".join(sorted((re.escape(w) for w in VEHICLE_BRANDS | VEHICLE_MODELS), key=len, reverse=True)) + r")"
+)
 _VEHICLE_RE = re.compile(
     r"(?P<lead>\b(?:our|my)\s+(?:car|van|truck|suv)\s+is\s+|\b(?:now\s+)?(?:we|i)\s+(?:now\s+)?(?:have|has|drive|own)\s+"
     r"(?:an?\s+|the\s+)?|\b(?:bought|buying|got|getting|picked\s+up|drove|driving|drive)\s+(?:an?\s+|my\s+|our\s+|the\s+)?|"
@@ -40,7 +43,9 @@ _CLASS_RE = re.compile(
 )
 _SOLD_AFTER_RE = re.compile(r"\s+(?:was\s+|is\s+)?sold\b", re.IGNORECASE)
 _CORRECTION_RE = re.compile(r",?\s*not\s+(?:the\s+|my\s+|a\s+)?(?P<wrong>[\w-]+)", re.IGNORECASE)
-_NO_CAR_RE = re.compile(r"\b(?:no\s+car|don['’]?t\s+(?:have|own)\s+a\s+car|never\s+had\s+a\s+car|car-?free)\b", re.IGNORECASE)
+_NO_CAR_RE = re.compile(
+    r"\b(?:no\s+car|don['’]?t\s+(?:have|own)\s+a\s+car|never\s+had\s+a\s+car|car-?free)\b", re.IGNORECASE
+)
 _LANG_ALT = "|".join(sorted(LANGUAGE_WORDS, key=len, reverse=True))
 _SPEAK_RE = re.compile(
     r"\b(?P<verb>speak|speaks|spoke|fluent\s+in|learning|learn|native\s+language\s+is)\s+(?P<list>(?:(?:a\s+little|some|basic|"
@@ -88,7 +93,9 @@ _DEGREE_RE = re.compile(
     r"\s+(?:in\s+)?(?P<field>(?:[A-Z][\w-]*|and|&)(?:\s+(?:[A-Z][\w-]*|and|&)){0,3})\s+(?:at|from)\s+(?:the\s+)?",
 )
 _ENROLLED_RE = re.compile(r"\b(?:registered|enrolled|signed\s+up|accepted)\s+(?:for|in|at|into|to)\s+", re.IGNORECASE)
-_HOME_FROM_RE = re.compile(r"['’]s\s+home\s+from\s+|\bhome\s+from\s+|\bheading\s+(?:off\s+)?to\s+|\bback\s+to\s+", re.IGNORECASE)
+_HOME_FROM_RE = re.compile(
+    r"['’]s\s+home\s+from\s+|\bhome\s+from\s+|\bheading\s+(?:off\s+)?to\s+|\bback\s+to\s+", re.IGNORECASE
+)
 _SCHOOL_WORD_RE = re.compile(
     r"\b(?:University|College|Institute|Polytechnic|School|State|Academy|Uni|Universidad|Université|Universität)\b|"
     r"^(?-i:[A-Z]{2,6})$"
@@ -130,7 +137,10 @@ _THING_WORDS = (
     | _EXERCISE_GATE
     | _STUDY_GATE
     | frozenset(_INSTRUMENT_OF)
-    | frozenset("speak speaks spoke fluent learning native sold rid fan supporter switch switching switched change changed changing from no".split())
+    | frozenset(
+        """speak speaks spoke fluent learning native sold rid fan supporter switch switching switched change changed
+        changing from no""".split()
+    )
 )
 
 
@@ -159,15 +169,38 @@ def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 continue
             # "I'm switching from arquitectura to diseño gráfico": whatever the old value was, the new one
             # replaces it in the same slot (resolved when it is stored)
-            yield make(ctx, s, "switched_to", f"{m.group('new').strip()} ⟵ {m.group('old').strip()}", "switch", end=m.end(), change=True)
+            yield make(
+                ctx,
+                s,
+                "switched_to",
+                f"{m.group('new').strip()} ⟵ {m.group('old').strip()}",
+                "switch",
+                end=m.end(),
+                change=True,
+            )
     for m in _EXERCISE_RE.finditer(s.text, s.start, s.end) if words & _EXERCISE_GATE else ():
         ctx = ctx_at(s, m.start())
         if ctx is None or ctx.negated or ctx.subject != s.speaker:
             continue
         verb = m.group("verb").casefold()
         what = m.group("what").strip()
-        activity = {"swim": "swimming", "run": "running", "jog": "jogging", "cycle": "cycling", "ride": "cycling", "bike": "cycling", "row": "rowing", "climb": "climbing", "hike": "hiking", "lift": "weightlifting", "box": "boxing"}.get(verb, f"{verb} {what}".strip())
-        yield replace(make(ctx, s, "exercises", f"{activity} {m.group('freq')}", "exercise", end=m.end()), span=(m.start(), m.end()))
+        activity = {
+            "swim": "swimming",
+            "run": "running",
+            "jog": "jogging",
+            "cycle": "cycling",
+            "ride": "cycling",
+            "bike": "cycling",
+            "row": "rowing",
+            "climb": "climbing",
+            "hike": "hiking",
+            "lift": "weightlifting",
+            "box": "boxing",
+        }.get(verb, f"{verb} {what}".strip())
+        yield replace(
+            make(ctx, s, "exercises", f"{activity} {m.group('freq')}", "exercise", end=m.end()),
+            span=(m.start(), m.end()),
+        )
     if words & _VEHICLE_GATE:
         yield from _vehicles(s)
     if "sold" in low or "got rid of" in low:
@@ -188,14 +221,22 @@ def things(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 s.text, m.end(), s.end
             )
             if other is not None:
-                yield make(ctx, s, "teaches", other.group("cls"), "teaches.not", end=other.end(), negated=True, change=True)
+                yield make(
+                    ctx, s, "teaches", other.group("cls"), "teaches.not", end=other.end(), negated=True, change=True
+                )
     if any(w in low for w in ("speak", "fluent", "learning", "native language")):
         for m in _SPEAK_RE.finditer(s.text, s.start, s.end):
             yield from _languages(s, m)
     for m in _PLAYER_RE.finditer(s.text, s.start, s.end) if words & set(_INSTRUMENT_OF) else ():
         ctx = ctx_at(s, m.start())
-        if ctx is not None and not ctx.negated and re.search(r"\b(?:i['’]?m|im|i\s+am|i\s+was)\s*$", s.text[ctx.start : m.start()], re.I):
-            yield make(ctx, s, "plays_instrument", _INSTRUMENT_OF[m.group("who").casefold()], "instrument.player", end=m.end())
+        if (
+            ctx is not None
+            and not ctx.negated
+            and re.search(r"\b(?:i['’]?m|im|i\s+am|i\s+was)\s*$", s.text[ctx.start : m.start()], re.I)
+        ):
+            yield make(
+                ctx, s, "plays_instrument", _INSTRUMENT_OF[m.group("who").casefold()], "instrument.player", end=m.end()
+            )
     if words & _STUDY_GATE:
         yield from _studies(s)
 
@@ -207,19 +248,27 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         car = m.group("car").strip().rstrip(".")
         if not _vehicle_like(car):
             continue
-        if lead in ("my", "our", "the") and not re.search(r"\b(?:car|van|truck|drive|drove|driving|note|insurance|parked|tow)\b", text[s.start : s.end], re.I):
+        if lead in ("my", "our", "the") and not re.search(
+            r"\b(?:car|van|truck|drive|drove|driving|note|insurance|parked|tow)\b", text[s.start : s.end], re.I
+        ):
             continue
         sold = lead.startswith(("sold", "selling")) or _SOLD_AFTER_RE.match(text, m.end(), s.end) is not None
-        time = "past" if sold or lead.startswith(("bought", "got", "picked", "drove")) else "present"
+        time: Time = "past" if sold or lead.startswith(("bought", "got", "picked", "drove")) else "present"
         possessive = lead.startswith(("our", "my", "the"))
-        ctx = ctx_at(s, m.start() if possessive else m.end("lead") if lead.startswith(("we", "i", "now")) else m.start(), time=time)  # type: ignore[arg-type]
+        ctx = ctx_at(
+            s,
+            m.start() if possessive else m.end("lead") if lead.startswith(("we", "i", "now")) else m.start(),
+            time=time,
+        )
         if ctx is None and (lead == "is" or sold or possessive):
-            ctx = speaker_ctx(s, m.start(), time)  # type: ignore[arg-type]
+            ctx = speaker_ctx(s, m.start(), time)
         if ctx is None or ctx.irrealis or (ctx.person is not None and ctx.subject != s.speaker):
             continue
         if lead.startswith(("selling", "buying", "getting")) or ctx.planned:
             continue
-        if lead == "is" and not re.search(r"\b(?:car|sorry|actually|is)\b", text[max(s.start, m.start() - 40) : m.start()], re.I):
+        if lead == "is" and not re.search(
+            r"\b(?:car|sorry|actually|is)\b", text[max(s.start, m.start() - 40) : m.start()], re.I
+        ):
             continue
         ctx = replace(ctx, subject=s.speaker, person=None)
         end = m.end()
@@ -230,7 +279,9 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         yield _dated_by_next(make(ctx, s, "drives", car, "vehicle", end=end, negated=False, change=change), s)
         wrong = _CORRECTION_RE.match(text, end, s.end)
         if wrong is not None and _vehicle_like(wrong.group("wrong")):
-            yield make(ctx, s, "drives", wrong.group("wrong"), "vehicle.not", end=wrong.end(), negated=True, change=True)
+            yield make(
+                ctx, s, "drives", wrong.group("wrong"), "vehicle.not", end=wrong.end(), negated=True, change=True
+            )
     for m in _SOLD_RE.finditer(text, s.start, s.end):
         car = m.group("car")
         if not _vehicle_like(car):
@@ -238,7 +289,16 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         ctx = speaker_ctx(s, m.start(), "past")
         if ctx is None or ctx.irrealis:
             continue
-        yield make(replace(ctx, subject=s.speaker, person=None), s, "drives", car, "vehicle.sold", end=m.end(), negated=True, change=True)
+        yield make(
+            replace(ctx, subject=s.speaker, person=None),
+            s,
+            "drives",
+            car,
+            "vehicle.sold",
+            end=m.end(),
+            negated=True,
+            change=True,
+        )
     for m in _NO_CAR_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start())
         if ctx is None or ctx.subject != s.speaker:
@@ -248,15 +308,38 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
 
 def _vehicle_like(car: str) -> bool:
     words = [w.casefold() for w in re.findall(r"[\w-]+", car)]
-    return bool(words) and any(w in VEHICLE_BRANDS or w in VEHICLE_MODELS for w in words) and not (
-        len(words) == 1 and words[0] in ("model", "leaf", "fit", "ram", "mini", "seat", "focus", "golf", "polo", "transit", "patrol", "ranger", "accord", "superb")
-        and not re.search(r"[A-Z]", car[:1])
+    return (
+        bool(words)
+        and any(w in VEHICLE_BRANDS or w in VEHICLE_MODELS for w in words)
+        and not (
+            len(words) == 1
+            and words[0]
+            in (
+                "model",
+                "leaf",
+                "fit",
+                "ram",
+                "mini",
+                "seat",
+                "focus",
+                "golf",
+                "polo",
+                "transit",
+                "patrol",
+                "ranger",
+                "accord",
+                "superb",
+            )
+            and not re.search(r"[A-Z]", car[:1])
+        )
     )
 
 
 def _dated_by_next(found: Found, s: Sentence) -> Found:
     """ "Bought a Ford E-Transit. Picked it up yesterday.": the next sentence dates it when it refers back."""
-    nxt = re.compile(r"[\s.!]*(?:picked\s+it\s+up|got\s+it|collected\s+it|it\s+arrived)[^.!?\n]{0,30}", re.IGNORECASE).match(s.text, s.end)
+    nxt = re.compile(
+        r"[\s.!]*(?:picked\s+it\s+up|got\s+it|collected\s+it|it\s+arrived)[^.!?\n]{0,30}", re.IGNORECASE
+    ).match(s.text, s.end)
     if nxt is None or found.span is None:
         return found
     return replace(found, span=(found.span[0], nxt.end()), time="past")
@@ -267,7 +350,13 @@ def _languages(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     ctx = ctx_at(s, m.start())
     if ctx is None or ctx.negated:
         return
-    predicate = "learning" if verb.startswith("learn") else "native_language" if verb.startswith("native") else "speaks_language"
+    predicate = (
+        "learning"
+        if verb.startswith("learn")
+        else "native_language"
+        if verb.startswith("native")
+        else "speaks_language"
+    )
     for part in re.split(r"\s*(?:,|\band\b|&)\s*", m.group("list")):
         lang = re.search(r"(?:" + _LANG_ALT + r")$", part, re.IGNORECASE)
         if lang is None:
@@ -308,7 +397,15 @@ def _studies(s: Sentence) -> Iterator[Found]:
         future = re.search(r"\bstart(?:ing|s)?\b", text[m.end() : s.end], re.I) is not None
         yield make(ctx, s, "studies", course, "studies.place", end=m.end(), time="future" if future else "past")
         if m.group("org"):
-            yield make(ctx, s, "studies_at", m.group("org"), "studies.place.at", end=m.end(), time="future" if future else "past")
+            yield make(
+                ctx,
+                s,
+                "studies_at",
+                m.group("org"),
+                "studies.place.at",
+                end=m.end(),
+                time="future" if future else "past",
+            )
     for m in _YEAR_AT_RE.finditer(text, s.start, s.end):
         if _YEAR_OF_RE.search(text, max(s.start, m.start() - 12), m.end()):
             continue
@@ -329,7 +426,9 @@ def _studies(s: Sentence) -> Iterator[Found]:
         predicate = "graduated_from" if verb == "studied" else "studies_at"
         yield make(ctx, s, predicate, f"{org[0]} ({field})", "studies", end=org[1])
     for m in _DEGREE_RE.finditer(text, s.start, s.end):
-        org = _school(text, m.end(), s.end, lower_ok) or read_name(text, m.end(), s.end, lowercase_ok=False, max_words=5)
+        org = _school(text, m.end(), s.end, lower_ok) or read_name(
+            text, m.end(), s.end, lowercase_ok=False, max_words=5
+        )
         if org is None:
             continue
         ctx = ctx_at(s, m.start())

@@ -22,8 +22,9 @@ RELATION_PREDICATES: dict[str, str] = {
     **dict.fromkeys(word_set("kids children sons daughters twins"), "has_child"),
 }
 FEMALE = word_set(
-    """wife wifey missus girlfriend gf fiancée fiancee mother mom mum mama mother-in-law sister sis daughter aunt grandma
-    grandmother granny niece stepmom stepdaughter stepsister sister-in-law granddaughter ex-wife ex-girlfriend"""
+    """wife wifey missus girlfriend gf fiancée fiancee mother mom mum mama mother-in-law sister sis daughter aunt
+    grandma grandmother granny niece stepmom stepdaughter stepsister sister-in-law granddaughter ex-wife
+    ex-girlfriend"""
 )
 MALE = word_set(
     """husband hubby boyfriend bf fiancé fiance father dad papa father-in-law brother bro son uncle grandpa grandfather
@@ -101,7 +102,9 @@ ALCOHOL_WORDS = word_set(
     """alcohol wine wines beer beers ale lager cider whisky whiskey vodka gin rum tequila mezcal sake soju cocktail
     cocktails prosecco champagne cava sangria spritz margarita mojito booze drinks pint pints"""
 )
-SMOKING_WORDS = word_set("smoke smoking smoker cigarette cigarettes cigar cigars shisha hookah vape vaping tobacco joint")
+SMOKING_WORDS = word_set(
+    "smoke smoking smoker cigarette cigarettes cigar cigars shisha hookah vape vaping tobacco joint"
+)
 CONDITION_WORDS = word_set(
     """asthma diabetes diabetic adhd autism anxiety depression ptsd ocd bipolar epilepsy migraine migraines
     arthritis osteoarthritis cancer insomnia hypertension eczema psoriasis celiac coeliac crohn's crohns ibs lupus
@@ -169,8 +172,10 @@ LANGUAGE_WORDS = word_set(
 )
 
 #: Head nouns of job titles ("UX designer", "audit senior", "COO", "pharmacienne adjointe").
-ROLE_HEADS = (OCCUPATIONS - word_set("model guide lead owner volunteer student retiree intern gamer")) | word_set(
-    """associate paediatrician pediatrician coo ceo cto cfo cmo vp executive co-owner bassist guitarist drummer
+ROLE_HEADS = (
+    (OCCUPATIONS - word_set("model guide lead owner volunteer student retiree intern gamer"))
+    | word_set(
+        """associate paediatrician pediatrician coo ceo cto cfo cmo vp executive co-owner bassist guitarist drummer
     vocalist auditor analyst roaster pharmacienne hygienist architect physician gp registrar resident
     anaesthetist anesthetist radiologist sonographer midwife carer caregiver clerk solicitor barrister notary
     advocate economist underwriter actuary strategist planner buyer merchandiser copywriter owner-chef
@@ -181,7 +186,9 @@ ROLE_HEADS = (OCCUPATIONS - word_set("model guide lead owner volunteer student r
     warden ranger curator archivist librarian cartographer surveyor estimator planner scheduler coordinator
     administrator receptionist cashier teller clerk
     stewardess flight-attendant cabin-crew postman postwoman courier dispatcher controller inspector"""
-) | word_set("owner senior lead")
+    )
+    | word_set("owner senior lead")
+)
 #: Leading words that are not part of a job title.
 ROLE_MODIFIERS_STOP = word_set(
     """so very really such also just now still currently actually officially basically technically finally

@@ -69,10 +69,12 @@ _JOIN_RE = re.compile(
     re.IGNORECASE,
 )
 _ACCEPTED_RE = re.compile(
-    r"\b(?:(?:i['’]ve|i\s+have|i)\s+accepted|(?:i['’]ve|i\s+have|i|we|he|she|just)\s+joined|joined)\s+(?=(?-i:[A-Z]))", re.IGNORECASE
+    r"\b(?:(?:i['’]ve|i\s+have|i)\s+accepted|(?:i['’]ve|i\s+have|i|we|he|she|just)\s+joined|joined)\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
 )
 _NOTICE_RE = re.compile(
-    r"\b(?:handed\s+in|gave|give|giving|put\s+in)\s+(?:my|in\s+my)\s+(?:notice|resignation)(?:\s+(?:at|to)\s+)?", re.IGNORECASE
+    r"\b(?:handed\s+in|gave|give|giving|put\s+in)\s+(?:my|in\s+my)\s+(?:notice|resignation)(?:\s+(?:at|to)\s+)?",
+    re.IGNORECASE,
 )
 _NEW_JOB_RE = re.compile(r"\b(?:my|a|the)\s+new\s+(?:job|role|position)\s+(?:at|with)\s+", re.IGNORECASE)
 _PROMOTED_RE = re.compile(
@@ -108,7 +110,9 @@ _NEW_JOB_CUE_RE = re.compile(
     r"\b(?:taken|took|accepted|got|landed|started|starting|joined|joining|hired|promoted)\b[^.;!?]{0,60}?\b(?:job|position|role|as)\b",
     re.IGNORECASE,
 )
-_SCHOOLISH_RE = re.compile(r"\b(?:university|college|school|academy|polytechnic|uni|institute\s+of\s+technology)\b", re.I)
+_SCHOOLISH_RE = re.compile(
+    r"\b(?:university|college|school|academy|polytechnic|uni|institute\s+of\s+technology)\b", re.I
+)
 _ORG_NOUN_RE = re.compile(
     r"\s+(?:hospital|clinic|infirmary|school|college|university|bank|hotel|restaurant|cafe|café|bakery|pharmacy|"
     r"library|museum|council|ministry|agency|studio|garage|factory|plant|warehouse|store|shop|group|institute)\b",
@@ -184,7 +188,16 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 continue
             dept = m.group("dept")
             changed = bool(re.search(r"\b(?:moved|transferred|switched)\b", window, re.I))
-            yield make(ctx, s, "works_in_department", dept, "department", end=m.end(), change=changed, time="past" if changed else ctx.time)
+            yield make(
+                ctx,
+                s,
+                "works_in_department",
+                dept,
+                "department",
+                end=m.end(),
+                change=changed,
+                time="past" if changed else ctx.time,
+            )
     if words & _BUSINESS_GATE:
         for m in _BUSINESS_RE.finditer(text, s.start, s.end):
             yield from _business(s, m, lower_ok)
@@ -234,7 +247,10 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
                 continue
         time = "past" if any(w in lead.split() for w in _PAST) or lead.startswith(("i was", "i've been")) else "present"
         ctx = ctx_at(s, start_abs, time=time)  # type: ignore[arg-type]
-        if ctx is None or (bare == "as" and not re.search(r"\b(?:work|working|worked|job|hired|employed)\b", text[ctx.start : m.start()], re.I)):
+        if ctx is None or (
+            bare == "as"
+            and not re.search(r"\b(?:work|working|worked|job|hired|employed)\b", text[ctx.start : m.start()], re.I)
+        ):
             continue
         if (ctx.person is not None and ctx.person.is_pet) or ctx.planned or ctx.time == "future":
             continue  # "I want to become a pilot" is a goal, left to the goal rules
@@ -268,7 +284,9 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
                 place = read_name(text, where.end(), s.end, lowercase_ok=False, max_words=3)
                 if place is not None:
                     # "an associate at Azevedo & Lins, labor law, in Curitiba": where the speaker works
-                    yield replace(make(ctx, s, "located_in", place[0], "role.in", end=place[1]), span=(where.start(), place[1]))
+                    yield replace(
+                        make(ctx, s, "located_in", place[0], "role.in", end=place[1]), span=(where.start(), place[1])
+                    )
 
 
 def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool:
@@ -280,9 +298,9 @@ def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool
         return True
     if lead in (",", "—", "–", "-") and re.search(r"\b(?:i['’]?m|im|i\s+am)\s+\d+\s*[,—–-]?\s*(?:an?|the)?$", before):
         return True
-    if lead == "and" and re.search(r"\b(?:i['’]?m|im|i\s+am)\s+an?\s+[^,.;]{2,80}\band\s+(?:an?|the)?$", before):
-        return True
-    return False
+    return bool(
+        lead == "and" and re.search(r"\b(?:i['’]?m|im|i\s+am)\s+an?\s+[^,.;]{2,80}\band\s+(?:an?|the)?$", before)
+    )
 
 
 def _clean_role(raw: str) -> tuple[str, int] | None:
@@ -370,7 +388,11 @@ def _works(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     if ctx is None or (ctx.person is not None and ctx.person.is_pet):
         return
     prep = m.group("prep").casefold()
-    if prep == "in" and re.match(r"\s*(?:sales|marketing|finance|tech|it|hr|retail|education|healthcare|law|construction|logistics|insurance|banking|hospitality|research|design|media|software|accounting)\b", text[m.end() :], re.I):
+    if prep == "in" and re.match(
+        r"\s*(?:sales|marketing|finance|tech|it|hr|retail|education|healthcare|law|construction|logistics|insurance|banking|hospitality|research|design|media|software|accounting)\b",
+        text[m.end() :],
+        re.I,
+    ):
         field = re.match(r"\s*([\w-]+)", text[m.end() :])
         assert field is not None
         yield make(ctx, s, "works_in_field", field.group(1), "work.in", end=m.end() + field.end())
@@ -407,7 +429,13 @@ def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     org = _org(text, m.end(), s.end, lower_ok)
     if org is None:
         return
-    time = "past" if verb.endswith("ed") or verb.startswith(("got", "accepted", "taken", "took", "landed", "found")) or verb == "hired" else "present"
+    time = (
+        "past"
+        if verb.endswith("ed")
+        or verb.startswith(("got", "accepted", "taken", "took", "landed", "found"))
+        or verb == "hired"
+        else "present"
+    )
     ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
     if ctx is None or ctx.negated or (ctx.person is not None and ctx.person.is_pet):
         return
@@ -427,9 +455,14 @@ def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
 
 
 def _looks_like_time(gap: str) -> bool:
-    return bool(re.fullmatch(r"(?:(?:on|in|this|next|last|today|monday|tuesday|wednesday|thursday|friday|saturday|"
-                             r"sunday|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|"
-                             r"dec\w*|\d{1,2}(?:st|nd|rd|th)?|week|month)\s*)+", gap.casefold()))
+    return bool(
+        re.fullmatch(
+            r"(?:(?:on|in|this|next|last|today|monday|tuesday|wednesday|thursday|friday|saturday|"
+            r"sunday|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|"
+            r"dec\w*|\d{1,2}(?:st|nd|rd|th)?|week|month)\s*)+",
+            gap.casefold(),
+        )
+    )
 
 
 def _dated_start(found: Found, s: Sentence) -> Found:
@@ -454,25 +487,40 @@ def _business(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     ctx = ctx_at(s, m.start(), time=time)  # type: ignore[arg-type]
     if ctx is None or ctx.negated:
         return
-    if verb in ("have", "has") and not re.search(r"\b(?:my|our|own|small|little)\b", text[m.start() : m.end()], re.I) and not ctx.subject == s.speaker:
+    if (
+        verb in ("have", "has")
+        and not re.search(r"\b(?:my|our|own|small|little)\b", text[m.start() : m.end()], re.I)
+        and ctx.subject != s.speaker
+    ):
         return
     name = None
     explicit = re.compile(r"[^.;!?]{0,80}?\b(?:called|named|name\s+is)\s+", re.IGNORECASE).match(text, m.end(), s.end)
     named = explicit or _NAMED_RE.match(text, m.end(), s.end)
     if named is not None:
         name = read_name(text, named.end(), s.end, lowercase_ok=lower_ok, max_words=5)
-    planned = ctx.time == "future" or ctx.planned or verb in ("open", "opening") and not ctx.negated
+    planned = ctx.time == "future" or ctx.planned or (verb in ("open", "opening") and not ctx.negated)
     end = name[1] if name else m.end()
     obj = f"{kind} {name[0]}" if name else text[m.start("kind") : _extend(text, m.end(), s.end)]
     if planned and verb in ("open", "opening", "starting"):
-        yield make(ctx, s, "plans_to", f"open {text[m.start() + len(m.group('verb')) : _extend(text, end, s.end)].strip()}", "business.plan", end=end, time="future")
+        yield make(
+            ctx,
+            s,
+            "plans_to",
+            f"open {text[m.start() + len(m.group('verb')) : _extend(text, end, s.end)].strip()}",
+            "business.plan",
+            end=end,
+            time="future",
+        )
         return
     if name is None and verb in ("have", "has", "run", "runs"):
         return
     yield make(ctx, s, "runs_business", obj, "business", end=end, change=verb in ("opened", "started", "founded"))
     where = re.compile(r"\s+in\s+(?P<place>(?-i:[A-Z])[\w-]+)(?:['’]s\b)?").match(text, m.end(), s.end)
     if where is not None and ctx.subject == s.speaker:
-        yield replace(make(ctx, s, "located_in", where.group("place"), "business.in", end=where.end()), span=(m.end(), where.end()))
+        yield replace(
+            make(ctx, s, "located_in", where.group("place"), "business.in", end=where.end()),
+            span=(m.end(), where.end()),
+        )
     if name is not None and verb in ("opened", "started", "founded") and ctx.subject == s.speaker:
         yield make(ctx, s, "works_at", name[0], "business.work", end=end, change=True)
 
@@ -494,4 +542,3 @@ def _field(text: str, pos: int, end: int) -> tuple[str, int] | None:
     if len(words) == 2 and words[1].casefold() in ("for", "and", "with", "in", "at"):
         value = words[0]
     return value, pos + len(value)
-
