@@ -19,7 +19,8 @@ from engine.ai.llm import LLM
 from engine.episodes import EPISODE_COLUMNS, episode_from_row, extractive_summary
 from engine.errors import ModelUnavailable
 from engine.events import EVENT_COLUMNS, Event, event_from_row
-from engine.facts.decide import Applied, Decider, FactContext
+from engine.facts.decide import Decider
+from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Analysis, Pipeline
 from engine.jobs import Job, JobOutcome, finish_jobs
 from engine.prompts import load_prompt

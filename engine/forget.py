@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import NotFound, ValidationError
-from engine.facts.decide import restore_superseded, settle
+from engine.facts.conflicts import restore_superseded, settle
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch

@@ -40,11 +40,13 @@ from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
 from engine.episodes import EpisodeCutter, close_idle
 from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
 from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
-from engine.facts.api import ConflictsApi, ConflictView, FactsApi
+from engine.facts.api import FactsApi
 from engine.facts.catalog import Catalog, load_catalog
-from engine.facts.decide import Decider, stage_traces
+from engine.facts.conflicts import ConflictsApi, ConflictView
+from engine.facts.decide import Decider
 from engine.facts.pipeline import Analysis, Pipeline
 from engine.facts.statements import Restater
+from engine.facts.trace import stage_traces
 from engine.facts.types import StageTrace
 from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_receipt
 from engine.jobs import JobInfo, JobRunner, JobStats, job_stats, list_jobs, retry_parked

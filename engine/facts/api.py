@@ -15,14 +15,8 @@ from typing import Any, ClassVar
 
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.facts import params
-from engine.facts.decide import (
-    Applied,
-    Decider,
-    FactContext,
-    open_conflicts_of,
-    resolve_conflict,
-    supersede,
-)
+from engine.facts.conflicts import open_conflicts_of, resolve_conflict, retract, supersede
+from engine.facts.decide import Decider
 from engine.facts.model import (
     FACT_COLUMNS,
     FACT_FROM,
@@ -34,12 +28,13 @@ from engine.facts.model import (
     standing_for,
     tier_for,
 )
+from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Pipeline, Proposal
 from engine.facts.types import Evidence, Proposition
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.subjects import OWNER, find_subject_id
-from engine.temporal import from_epoch, parse_datetime, to_epoch
+from engine.temporal import parse_datetime, to_epoch
 from engine.vectors import VectorIndex, VectorItem
 
 STATUSES = ("active", "contested", "superseded", "retracted", "deleted")
@@ -64,25 +59,6 @@ class TruthEntry:
     cardinality: str
     fact: Fact
     alternatives: int
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictView:
-    """An open or resolved conflict with both sides."""
-
-    id: int
-    user_id: str
-    subject: str
-    predicate: str
-    status: str
-    reason: str
-    fact_a: Fact
-    fact_b: Fact
-    resolution: str | None
-    winner_id: int | None
-    resolved_by: str | None
-    created_at: datetime
-    resolved_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,8 +422,6 @@ class FactsApi:
         """The fact was wrong: retract it and bring back the version it replaced, if any."""
 
         def op(tx: Tx) -> None:
-            from engine.facts.decide import retract
-
             status = self._status(tx, fact_id)
             if status not in ("active", "contested"):
                 raise Conflict(f"Fact {fact_id} is {status}; only current facts can be retracted.")
@@ -625,90 +599,6 @@ class FactsApi:
         if row is not None and not has:
             vector = self._pipeline.embedder.embed([str(row[0])])[0]
             self._vectors.add(tx, [VectorItem(fact_id, "fact", str(row[1]), vector, str(row[2]))])
-
-
-class ConflictsApi:
-    """Open and resolved conflicts."""
-
-    def __init__(self, store: Store, facts: FactsApi) -> None:
-        self._store = store
-        self._facts = facts
-
-    def __call__(
-        self, *, status: str | None = "open", user_id: str | None = None, limit: int = 200
-    ) -> list[ConflictView]:
-        """Conflicts, newest first (``status`` open / resolved / None for all)."""
-        conds: list[str] = []
-        args: list[Any] = []
-        if status:
-            if status not in ("open", "resolved"):
-                raise ValidationError("status", "must be 'open' or 'resolved'")
-            conds.append("c.status = ?")
-            args.append(status)
-        if user_id:
-            conds.append("c.user_id = ?")
-            args.append(user_id)
-        return self._views(" AND ".join(conds) or "1", args, limit)
-
-    def _views(self, where: str, args: list[Any], limit: int) -> list[ConflictView]:
-        rows = self._store.query(
-            "SELECT c.id, c.user_id, COALESCE(s.name, ''), c.predicate, c.status, c.reason, c.fact_a, c.fact_b, "
-            "c.resolution, c.winner_id, c.resolved_by, c.created_at, c.resolved_at FROM conflicts c "
-            f"LEFT JOIN subjects s ON s.id = c.subject_id WHERE {where} "
-            "ORDER BY c.created_at DESC, c.id DESC LIMIT ?",
-            (*args, limit),
-        )
-        facts = {f.id: f for f in self._facts.get_many([i for r in rows for i in (int(r[6]), int(r[7]))])}
-        return [
-            ConflictView(
-                id=int(r[0]),
-                user_id=str(r[1]),
-                subject=str(r[2]),
-                predicate=str(r[3]),
-                status=str(r[4]),
-                reason=str(r[5]),
-                fact_a=facts[int(r[6])],
-                fact_b=facts[int(r[7])],
-                resolution=r[8],
-                winner_id=r[9],
-                resolved_by=r[10],
-                created_at=from_epoch(float(r[11])),
-                resolved_at=from_epoch(float(r[12])) if r[12] is not None else None,
-            )
-            for r in rows
-            if int(r[6]) in facts and int(r[7]) in facts
-        ]
-
-    def get(self, conflict_id: int) -> ConflictView:
-        """One conflict by id."""
-        views = self._views("c.id = ?", [conflict_id], 1)
-        if not views:
-            raise NotFound("conflict", conflict_id)
-        return views[0]
-
-    def count(self, *, status: str = "open", user_id: str | None = None) -> int:
-        """How many conflicts have ``status`` (the GUI's badge)."""
-        sql, args = "SELECT COUNT(*) FROM conflicts WHERE status = ?", [status]
-        if user_id:
-            sql += " AND user_id = ?"
-            args.append(user_id)
-        return int(self._store.scalar(sql, tuple(args)) or 0)
-
-    def resolve(self, conflict_id: int, winner_id: int | None) -> ConflictView:
-        """Resolve: ``winner_id`` wins (the other side is retired), or ``None`` keeps both."""
-
-        def op(tx: Tx) -> None:
-            row = tx.execute("SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)).first()
-            if row is None:
-                raise NotFound("conflict", conflict_id)
-            if row[2] != "open":
-                raise Conflict(f"Conflict {conflict_id} is already resolved.")
-            if winner_id is not None and winner_id not in (int(row[0]), int(row[1])):
-                raise ValidationError("winner_id", f"must be {row[0]} or {row[1]} (the two sides)")
-            resolve_conflict(tx, conflict_id, winner_id, resolved_by="user")
-
-        self._store.write(op)
-        return self.get(conflict_id)
 
 
 def _truth_rank(f: Fact) -> tuple[int, int, float, float]:

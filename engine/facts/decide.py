@@ -1,8 +1,8 @@
-"""Stages 6 (Match), 7 (Decide) and 9 (Tier), and conflict handling — inside the writer's transaction.
+"""Stage 7 (Decide): what to do with a proposal given the stored facts it was matched with — inside the writer's
+transaction.
 
-Stage 6, :func:`match`, reads the live facts of the proposal's slot ``(user, subject, predicate)`` (plus the
-opposite preference for the same value, and what this very event already stored) and ranks them by similarity ×
-recency × importance.  Stage 7, :func:`plan`, decides with the best-ranked fact of the same value first:
+Stage 6 (:mod:`engine.facts.match`) finds and ranks the stored facts a proposal meets; :func:`plan` decides with the
+best-ranked fact of the same value first:
 
 ==========  ===============================================================================================
 CREATE      nothing like it is known: a new fact
@@ -19,8 +19,8 @@ Role rules (DESIGN §3): user statements are the source of truth; assistant and 
 never supersede or win against a user fact (they are stored as candidates beside it); system messages never get
 here.  :meth:`Decider.apply` carries a plan out; both are used by enrichment, and ``plan`` alone by the dry run.
 Stage 9 (Tier) is :func:`~engine.facts.model.tier_with_reason`, applied to every fact a decision created or
-touched; each outcome records its :class:`Match` and :class:`TierChoice`, and :func:`stage_traces` turns them into
-the trace entries of ``Vault.extract``.
+touched (:mod:`engine.facts.trace`, which also writes the trace entries of ``Vault.extract``); conflicts and the
+status changes that settle them live in :mod:`engine.facts.conflicts`.
 """
 
 from __future__ import annotations
@@ -28,261 +28,28 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from engine.config import FactSettings
-from engine.facts import compat, params
-from engine.facts.model import (
-    confidence,
-    contains_detail,
-    kind_of,
-    normalise_object,
-    standing_for,
-    tier_for,
-    tier_with_reason,
+from engine.facts import params
+from engine.facts.conflicts import (
+    close_moot_conflicts,
+    open_conflict,
+    open_conflicts_of,
+    resolve_conflict,
+    retract,
+    supersede,
 )
-from engine.facts.pipeline import STAGES, Proposal
+from engine.facts.match import Candidate, Match, SlotFact, match, same_value
+from engine.facts.model import confidence, contains_detail, kind_of, normalise_object, standing_for, tier_for
+from engine.facts.outcomes import ANY_VALUE, AUTHORITATIVE, SWITCH_MARK, Action, Applied, FactContext
+from engine.facts.pipeline import Proposal
 from engine.facts.statements import Restater
-from engine.facts.types import Decision, StageTrace, Tier
+from engine.facts.trace import CREATING, ms, planned_standing, planned_tiers, stored_tiers
 from engine.store import Tx
 from engine.subjects import ensure_subject, find_subject_id
 from engine.vectors import VectorIndex, VectorItem
-
-AUTHORITATIVE = frozenset({"user", "manual"})
-#: The value of a negated proposition that ends every earlier value of its slot ("I quit Zalando" → the role too).
-ANY_VALUE = "*"
-#: Separates the new and the old value of a "switched from A to B" proposal ("B ⟵ A").
-SWITCH_MARK = "⟵"
-#: How many ranked candidates the Match trace lists per proposal (a multi-valued slot can hold hundreds).
-TRACE_CANDIDATES = 5
-
-
-@dataclass(frozen=True, slots=True)
-class SlotFact:
-    """What matching needs to know about a stored fact of the slot."""
-
-    id: int
-    object_norm: str
-    object_text: str
-    status: str
-    standing: str
-    source_role: str
-    confidence: float
-    valid_from: float | None
-    event_id: int | None
-    corroboration: int
-    kind: str
-    importance: float
-    corroborated_by: tuple[int, ...] = ()
-    stated_at: float | None = None  # when its evidence was said (the event's time), else when it was recorded
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A stored fact that Match found for a proposal, with the parts of its rank."""
-
-    fact_id: int
-    object_text: str
-    status: str
-    similarity: float  # 1 for the same value, 0.8 for more or less detail, else shared words (Jaccard)
-    recency: float  # 0.5 ** (age / half-life of the predicate's decay); 1 for stable facts
-    importance: float
-    score: float  # similarity × recency × importance
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """Stage 6 for one proposal: its subject, the stored facts Decide weighs, and their ranking (best first)."""
-
-    proposal: Proposal
-    subject_id: int | None
-    slot: tuple[SlotFact, ...]
-    opposed: tuple[SlotFact, ...] = ()
-    applied: tuple[int, ...] = ()
-    ranked: tuple[Candidate, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TierChoice:
-    """Stage 9 for one fact a decision created or touched: its tier and the rule that chose it."""
-
-    fact_id: int | None
-    tier: Tier
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One decision about one proposal, with the stored facts it concerns."""
-
-    decision: Decision
-    proposal: Proposal
-    targets: tuple[int, ...] = ()
-    reason: str = ""
-    conflict_with_user: bool = False
-    replaces: tuple[int, ...] = ()  # older non-authoritative values a kept-aside candidate takes over from
-    combine: bool = False  # MERGE: a second value of a single slot in the same message, kept beside the first
-    keep_object: str | None = None  # UPDATE: the new version keeps this (fuller) wording of the corrected fact
-
-
-@dataclass(slots=True)
-class Applied:
-    """What :func:`apply` did: the action and the ids it created or touched."""
-
-    action: Action
-    fact_id: int | None = None
-    conflict_id: int | None = None
-    touched: list[int] = field(default_factory=list)
-    match: Match | None = None
-    tiers: list[TierChoice] = field(default_factory=list)
-    embedded: bool = False  # a vector was stored for the new fact (quarantined facts get none)
-    match_ms: float = 0.0
-    decide_ms: float = 0.0
-    tier_ms: float = 0.0
-
-
-SLOT_COLUMNS = (
-    "id, object_norm, object_text, status, standing, source_role, confidence, valid_from, event_id, "
-    "corroboration, kind, importance, metadata, "
-    "COALESCE((SELECT e.occurred_at FROM events e WHERE e.id = event_id), recorded_at)"
-)
-SLOT_SQL = (
-    f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
-    "AND status IN ('active', 'contested') ORDER BY recorded_at, id"
-)
-#: A multi-valued slot ("likes") can hold thousands of values; matching reads the same value plus the most recent
-#: ones (where a "more detail" restatement almost always lives), so enrichment stays constant-time per fact.
-MULTI_SLOT_SQL = (
-    f"SELECT {SLOT_COLUMNS} FROM (SELECT * FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
-    "AND status IN ('active', 'contested') AND object_norm = ? "
-    "UNION SELECT * FROM (SELECT * FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
-    "AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200)) ORDER BY recorded_at, id"
-)
-
-
-def slot_facts(
-    q: Any, user_id: str, subject_id: int | None, predicate: str, *, cardinality: str = "single", object_norm: str = ""
-) -> list[SlotFact]:
-    """The live facts of a slot that matching needs (``q``: a Tx or a read snapshot)."""
-    if subject_id is None:
-        return []
-    if cardinality == "single":
-        rows = q.execute(SLOT_SQL, (user_id, subject_id, predicate)).fetchall()
-    else:
-        rows = q.execute(
-            MULTI_SLOT_SQL, (user_id, subject_id, predicate, object_norm, user_id, subject_id, predicate)
-        ).fetchall()
-    return [_slot_fact(r) for r in rows]
-
-
-def applied_from_event(q: Any, user_id: str, subject_id: int | None, p: Proposal, event_id: int | None) -> list[int]:
-    """Facts of ``p``'s slot and value (any status) that this event already created, corroborated or retracted.
-
-    Enrichment of an event is then idempotent even after the slot moved on: re-running it never re-asserts a
-    value it stated before, nor retracts a value a later event stated again.
-    """
-    if subject_id is None or event_id is None:
-        return []
-    if p.proposition.negated:
-        involved = "json_extract(metadata, '$.retracted_by') = ?"
-        args: tuple[Any, ...] = (event_id,)
-    else:
-        involved = (
-            "(event_id = ? OR EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') WHERE value = ?))"
-        )
-        args = (event_id, event_id)
-    sql = f"SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? AND {involved}"
-    base: tuple[Any, ...] = (user_id, subject_id, p.predicate, *args)
-    if p.cardinality != "single":
-        sql += " AND object_norm = ?"
-        base += (p.object_norm,)
-    return [int(r[0]) for r in q.execute(sql, base).fetchall() if _same_value(str(r[1]), p.object_norm)]
-
-
-def opposed_facts(
-    q: Any, user_id: str, subject_id: int | None, predicate: str, object_norm: str, object_text: str = ""
-) -> list[SlotFact]:
-    """Live facts the proposal contradicts outside its own slot: the opposite preference for the same value
-    ("likes" X against "dislikes" X), and facts of related slots it cannot coexist with (a vegetarian diet against
-    a steak, "I don't smoke" against a cigarette: :mod:`engine.facts.compat`)."""
-    if subject_id is None:
-        return []
-    found: list[SlotFact] = []
-    opposites = params.OPPOSITE_PREDICATES.get(predicate, ())
-    if opposites and object_norm:
-        marks = ",".join("?" * len(opposites))
-        rows = q.execute(
-            f"SELECT {SLOT_COLUMNS} FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN ({marks}) "
-            "AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200",
-            (user_id, subject_id, *opposites),
-        ).fetchall()
-        # "dislikes oat milk" against "prefers oat milk in my coffee": the same thing with more or less said
-        found += [f for f in map(_slot_fact, reversed(rows)) if _same_value(f.object_norm, object_norm)]
-    related = compat.RELATED.get(predicate, ())
-    if related and object_text:
-        marks = ",".join("?" * len(related))
-        rows = q.execute(
-            f"SELECT {SLOT_COLUMNS}, predicate FROM facts WHERE user_id = ? AND subject_id = ? AND predicate IN "
-            f"({marks}) AND status IN ('active', 'contested') ORDER BY recorded_at, id LIMIT 200",
-            (user_id, subject_id, *related),
-        ).fetchall()
-        found += [_slot_fact(r) for r in rows if compat.clash(predicate, object_text, str(r[-1]), str(r[2]))]
-    return found
-
-
-def _slot_fact(r: Sequence[Any]) -> SlotFact:
-    evidence = json.loads(r[12] or "{}").get("corroborated_by", [])
-    return SlotFact(
-        int(r[0]),
-        str(r[1]),
-        str(r[2]),
-        str(r[3]),
-        str(r[4]),
-        str(r[5]),
-        float(r[6]),
-        r[7],
-        r[8],
-        int(r[9]),
-        str(r[10]),
-        float(r[11]),
-        tuple(int(e) for e in evidence),
-        float(r[13]) if r[13] is not None else None,
-    )
-
-
-def match(q: Any, user_id: str, subject_id: int | None, p: Proposal, *, event_id: int | None, at: float) -> Match:
-    """Stage 6: the live facts of ``p``'s slot and of the opposite preference, ranked; ``q`` a Tx or a snapshot.
-
-    ``at`` is when the proposal was said: recency is measured back from it, not from the clock.
-    """
-    slot = tuple(slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm))
-    opposed = tuple(opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm, p.object_text))
-    applied = tuple(applied_from_event(q, user_id, subject_id, p, event_id))
-    seen = {f.id for f in slot}
-    ranked = rank(p, [*slot, *(f for f in opposed if f.id not in seen)], at)
-    return Match(p, subject_id, slot, opposed, applied, ranked)
-
-
-def rank(p: Proposal, facts: Sequence[SlotFact], at: float) -> tuple[Candidate, ...]:
-    """``facts`` as candidates for ``p``, best first by similarity × recency × importance (ties: older first)."""
-    words = set(p.object_norm.split())
-    half_life = params.HALF_LIFE_DAYS.get(p.decay)
-    found: list[Candidate] = []
-    for f in facts:
-        if _same_value(f.object_norm, p.object_norm):
-            similarity = 1.0 if f.object_norm == p.object_norm else 0.8
-        else:
-            theirs = set(f.object_norm.split())
-            similarity = len(words & theirs) / len(words | theirs) if words | theirs else 0.0
-        age_days = max(0.0, at - f.stated_at) / 86400 if f.stated_at is not None else 0.0
-        recency = 0.5 ** (age_days / half_life) if half_life else 1.0
-        score = similarity * recency * f.importance
-        found.append(
-            Candidate(f.id, f.object_text, f.status, similarity, round(recency, 4), f.importance, round(score, 4))
-        )
-    order = {f.id: i for i, f in enumerate(facts)}
-    return tuple(sorted(found, key=lambda c: (-c.score, order[c.fact_id])))
 
 
 def plan_match(m: Match, *, event_id: int | None, valid_time: float | None, stated_at: float | None = None) -> Action:
@@ -335,7 +102,7 @@ def plan(
         return Action("NOOP", p, (), "a correction with nothing known to correct")
     position = {c.fact_id: i for i, c in enumerate(ranked)}
     same = sorted(
-        (f for f in slot if _same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
+        (f for f in slot if same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
     )
     if p.proposition.negated and p.object_text == ANY_VALUE:
         # "I quit Zalando" ends the role held there too: every value of the slot said before this message
@@ -387,7 +154,7 @@ def plan(
         if together and not any(f.status == "contested" for f in together):
             return Action("MERGE", p, (together[0].id,), "another value of the slot in the same message", combine=True)
     if p.cardinality == "single":
-        others = [f for f in slot if not _same_value(f.object_norm, p.object_norm)]
+        others = [f for f in slot if not same_value(f.object_norm, p.object_norm)]
     else:
         key = params.value_key(p.predicate, p.object_norm)
         others = [
@@ -395,7 +162,7 @@ def plan(
             for f in slot
             if key is not None
             and params.value_key(p.predicate, f.object_norm) == key
-            and not _same_value(f.object_norm, p.object_norm)
+            and not same_value(f.object_norm, p.object_norm)
         ]
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
@@ -445,25 +212,6 @@ def _corrected_event(slot: Sequence[SlotFact], p: Proposal) -> SlotFact | None:
         ):
             return f
     return None
-
-
-def _same_value(stored: str, new: str) -> bool:
-    return stored == new or contains_detail(new, stored) or contains_detail(stored, new)
-
-
-@dataclass(frozen=True, slots=True)
-class FactContext:
-    """Provenance shared by the proposals of one event or span."""
-
-    user_id: str
-    project_id: str | None
-    conversation_id: str | None
-    event_id: int | None
-    span_id: int | None
-    extractor: str
-    prompt_hash: str | None
-    valid_time: float | None
-    stated_at: float | None = None  # when the event was said (its occurred_at)
 
 
 class Decider:
@@ -527,12 +275,12 @@ class Decider:
                 action = Action("UPDATE", p, replaced, "switched from what it replaces")
             done = self.apply(tx, ctx, subject_id, action)
             t2 = time.perf_counter()
-            done.tiers = _stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])
+            done.tiers = stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])
             done.embedded = done.fact_id is not None and bool(
                 tx.scalar("SELECT COUNT(*) FROM embeddings WHERE object_id = ?", (done.fact_id,))
             )
-            done.match, done.match_ms, done.decide_ms = found, _ms(t0, t1), _ms(t1, t2)
-            done.tier_ms = _ms(t2, time.perf_counter())
+            done.match, done.match_ms, done.decide_ms = found, ms(t0, t1), ms(t1, t2)
+            done.tier_ms = ms(t2, time.perf_counter())
             results.append(done)
         return results
 
@@ -557,16 +305,16 @@ class Decider:
             action = plan_match(found, event_id=event_id, valid_time=None)
             t2 = time.perf_counter()
             tiers = planned_tiers(action)
-            creates = action.decision in _CREATING
+            creates = action.decision in CREATING
             outcomes.append(
                 Applied(
                     action,
                     match=found,
                     tiers=tiers,
-                    embedded=creates and p.vector is not None and _planned_standing(action) != "quarantine",
-                    match_ms=_ms(t0, t1),
-                    decide_ms=_ms(t1, t2),
-                    tier_ms=_ms(t2, time.perf_counter()),
+                    embedded=creates and p.vector is not None and planned_standing(action) != "quarantine",
+                    match_ms=ms(t0, t1),
+                    decide_ms=ms(t1, t2),
+                    tier_ms=ms(t2, time.perf_counter()),
                 )
             )
         return outcomes
@@ -803,143 +551,6 @@ class Decider:
             self._restate(tx, [fact_id])
 
 
-# -- stage 9 and the trace of stages 6–9 ------------------------------------------------------------------------
-#: Decisions that store a new fact row.
-_CREATING = frozenset({"CREATE", "UPDATE", "CONFLICT"})
-#: What a decision does to the tiers of the facts it targets (those it does not change are left out).
-_TARGET_TIERS: dict[str, tuple[Tier, str]] = {
-    "UPDATE": ("cold", "superseded: archived"),
-    "RETRACT": ("cold", "retracted: archived"),
-}
-
-
-def _planned_standing(action: Action) -> str:
-    """The standing a fact created by ``action`` would start with (see :meth:`Decider._insert`)."""
-    if action.decision == "CONFLICT":
-        return "challenged"
-    if action.conflict_with_user and action.proposal.standing in ("working", "fact"):
-        return "candidate"
-    return action.proposal.standing
-
-
-def planned_tiers(action: Action) -> list[TierChoice]:
-    """Stage 9 for a planned (not applied) decision: the new fact's tier (``fact_id`` None) and its targets'."""
-    p = action.proposal
-    choices: list[TierChoice] = []
-    if action.decision in _CREATING:
-        status = "contested" if action.decision == "CONFLICT" else "active"
-        tier, reason = tier_with_reason(p.importance, _planned_standing(action), p.tier_hint, status)
-        choices.append(TierChoice(None, tier, reason))
-    if action.decision in _TARGET_TIERS:
-        tier, reason = _TARGET_TIERS[action.decision]
-        choices += [TierChoice(target, tier, reason) for target in action.targets]
-    return choices
-
-
-def _stored_tiers(tx: Tx, fact_ids: Sequence[int]) -> list[TierChoice]:
-    """Stage 9 as applied: each fact's tier after the decision, with the rule that gives it."""
-    choices: list[TierChoice] = []
-    for fact_id in dict.fromkeys(fact_ids):
-        row = tx.execute(
-            "SELECT tier, importance, standing, status, tier_pinned, json_extract(metadata, '$.tier_hint') "
-            "FROM facts WHERE id = ?",
-            (fact_id,),
-        ).first()
-        if row is None:
-            continue
-        tier, importance, standing, status, pinned, hint = row
-        if pinned:
-            choices.append(TierChoice(fact_id, tier, "pinned by the user"))
-            continue
-        computed, reason = tier_with_reason(float(importance), str(standing), str(hint or "warm"), str(status))
-        choices.append(TierChoice(fact_id, tier, reason if computed == tier else f"{tier} from use ({reason} else)"))
-    return choices
-
-
-def stage_traces(
-    before: Sequence[StageTrace], outcomes: Sequence[Applied], decide: StageTrace, *, planned: bool
-) -> tuple[StageTrace, ...]:
-    """The whole trace in DESIGN §4 order: the analysis stages, then Match, Decide, Embed and Tier.
-
-    ``before`` are the analysis traces (the statements' vectors were computed there, in one batch, before the
-    write); the Embed entry here also says which facts got a vector stored (or would, when ``planned``).
-    """
-    verb = "would be" if planned else "were"
-    match_trace = StageTrace(
-        "match",
-        f"{sum(len(o.match.ranked) for o in outcomes if o.match)} stored facts matched for {len(outcomes)} proposals",
-        {"matches": [_match_dict(o) for o in outcomes]},
-        round(sum((o.match_ms for o in outcomes), 0.0), 3),
-    )
-    decide = replace(decide, ms=decide.ms or round(sum((o.decide_ms for o in outcomes), 0.0), 3))
-    embed_before = next((t for t in before if t.stage == "embed"), None)
-    embed_trace = StageTrace(
-        "embed",
-        f"{embed_before.summary if embed_before else 'nothing embedded'}; "
-        f"{sum(1 for o in outcomes if o.embedded)} fact vectors {verb} stored",
-        {
-            **(embed_before.details if embed_before else {}),
-            "stored": [
-                {"statement": o.action.proposal.statement, "fact_id": o.fact_id} for o in outcomes if o.embedded
-            ],
-            "not_stored": [
-                {"statement": o.action.proposal.statement, "why": _why_no_vector(o)} for o in outcomes if not o.embedded
-            ],
-        },
-        embed_before.ms if embed_before else 0.0,
-    )
-    tiers = [
-        {"statement": o.action.proposal.statement, "fact_id": c.fact_id, "tier": c.tier, "reason": c.reason}
-        for o in outcomes
-        for c in o.tiers
-    ]
-    tier_trace = StageTrace(
-        "tier",
-        f"{len(tiers)} facts tiered" + (" (planned)" if planned else ""),
-        {"tiers": tiers},
-        round(sum((o.tier_ms for o in outcomes), 0.0), 3),
-    )
-    rest = [t for t in before if t.stage != "embed"]
-    stages = [*rest, match_trace, decide, embed_trace, tier_trace]
-    order = {name: i for i, name in enumerate(STAGES)}
-    return tuple(sorted(stages, key=lambda t: order.get(t.stage, len(order))))
-
-
-def _match_dict(o: Applied) -> dict[str, Any]:
-    p = o.action.proposal
-    m = o.match
-    return {
-        "statement": p.statement,
-        "slot": {"subject": p.subject, "predicate": p.predicate, "cardinality": p.cardinality},
-        "candidates": [
-            {
-                "fact_id": c.fact_id,
-                "object": c.object_text,
-                "status": c.status,
-                "similarity": round(c.similarity, 3),
-                "recency": c.recency,
-                "importance": c.importance,
-                "score": c.score,
-            }
-            for c in (m.ranked[:TRACE_CANDIDATES] if m else ())
-        ],
-        "opposed": [f.id for f in m.opposed] if m else [],
-        "from_this_event": list(m.applied) if m else [],
-    }
-
-
-def _why_no_vector(o: Applied) -> str:
-    if o.action.decision not in _CREATING:
-        return f"{o.action.decision}: no new fact"
-    if o.action.proposal.vector is None:
-        return "not embedded"
-    return "quarantined: not recallable until approved"
-
-
-def _ms(start: float, end: float) -> float:
-    return round((end - start) * 1000, 3)
-
-
 def _beside_live_user_fact(tx: Tx, meta: dict[str, Any]) -> bool:
     """True when a fact was stored as a candidate beside user facts that are still live."""
     ids = [int(i) for i in meta.get("contradicts", [])]
@@ -984,183 +595,3 @@ def _looks_like_name(text: str) -> bool:
 def _higher_confidence(tx: Tx, a: int, b: int) -> int:
     rows = dict(tx.execute("SELECT id, confidence FROM facts WHERE id IN (?, ?)", (a, b)).fetchall())
     return a if float(rows.get(a, 0)) > float(rows.get(b, 0)) else b
-
-
-# -- conflicts and status changes shared with the lifecycle API -----------------------------------------------
-def open_conflict(tx: Tx, user_id: str, subject_id: int, predicate: str, old_id: int, new_id: int, reason: str) -> int:
-    """Mark both facts contested/challenged and record the conflict."""
-    conflict_id = tx.new_id("conflict")
-    tx.execute(
-        "INSERT INTO conflicts(id, user_id, subject_id, predicate, fact_a, fact_b, status, reason, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)",
-        (conflict_id, user_id, subject_id, predicate, old_id, new_id, reason, tx.now),
-    )
-    for fid in (old_id, new_id):
-        _rescore(tx, fid, status="contested")
-        tx.emit("memory.updated", fid, reason="contested")
-    tx.emit(
-        "conflict.created",
-        conflict_id,
-        fact_ids=[old_id, new_id],
-        predicate=predicate,
-        user_id=user_id,
-    )
-    return conflict_id
-
-
-def open_conflicts_of(q: Any, fact_id: int) -> list[int]:
-    """Open conflicts a fact is part of."""
-    rows = q.execute(
-        "SELECT id FROM conflicts WHERE status = 'open' AND (fact_a = ? OR fact_b = ?)",
-        (fact_id, fact_id),
-    ).fetchall()
-    return [int(r[0]) for r in rows]
-
-
-def resolve_conflict(tx: Tx, conflict_id: int, winner_id: int | None, *, resolved_by: str) -> None:
-    """Close a conflict: the winner is promoted, the loser retired to cold; ``None`` keeps both.
-
-    A loser is retired even when it is part of other open conflicts: in a single-valued slot the value the user
-    chose is the current one.  Conflicts left with a retired side are closed with it (see :func:`supersede`).
-    """
-    row = tx.execute("SELECT fact_a, fact_b, status FROM conflicts WHERE id = ?", (conflict_id,)).first()
-    if row is None or row[2] != "open":
-        return
-    fact_a, fact_b = int(row[0]), int(row[1])
-    resolution = "keep_both" if winner_id is None else ("keep_a" if winner_id == fact_a else "keep_b")
-    tx.execute(
-        "UPDATE conflicts SET status = 'resolved', resolution = ?, winner_id = ?, resolved_by = ?, "
-        "resolved_at = ? WHERE id = ?",
-        (resolution, winner_id, resolved_by, tx.now, conflict_id),
-    )
-    if winner_id is None:
-        for fid in (fact_a, fact_b):
-            settle(tx, fid)
-    else:
-        loser = fact_b if winner_id == fact_a else fact_a
-        settle(tx, winner_id)
-        supersede(tx, loser, winner_id)
-    tx.emit(
-        "conflict.resolved",
-        conflict_id,
-        winner_id=winner_id,
-        resolution=resolution,
-        resolved_by=resolved_by,
-    )
-
-
-def settle(tx: Tx, fact_id: int) -> None:
-    """A contested fact leaves the contested state once no open conflict holds it any more.
-
-    Also used by forget: a fact whose opponent was forgotten is no longer contested by anything.
-    """
-    if tx.scalar("SELECT status FROM facts WHERE id = ?", (fact_id,)) != "contested":
-        return
-    if not open_conflicts_of(tx, fact_id):
-        _rescore(tx, fact_id, status="active")
-        tx.emit("memory.updated", fact_id, reason="conflict resolved")
-
-
-def restore_superseded(tx: Tx, fact_id: int) -> None:
-    """Make a superseded fact current again (its replacement was forgotten): active, rescored and re-tiered."""
-    if tx.scalar("SELECT status FROM facts WHERE id = ?", (fact_id,)) != "superseded":
-        return
-    tx.execute("UPDATE facts SET superseded_at = NULL, superseded_by = NULL WHERE id = ?", (fact_id,))
-    _rescore(tx, fact_id, status="active")
-    tx.emit("memory.restored", fact_id, reason="what replaced it was forgotten")
-
-
-def supersede(tx: Tx, old_id: int, new_id: int | None, *, close_conflicts: bool = True) -> None:
-    """Retire ``old_id`` (history kept): superseded, cold, pointing at its replacement.
-
-    A fact leaving a conflict this way gets the standing of its confidence back (``challenged`` only describes
-    a fact in an open conflict), and the conflicts it was part of are closed: the slot has moved on.
-    """
-    row = tx.execute("SELECT status, confidence FROM facts WHERE id = ?", (old_id,)).first()
-    if row is None or row[0] not in ("active", "contested"):
-        return
-    tx.execute(
-        "UPDATE facts SET status = 'superseded', superseded_at = ?, superseded_by = ?, tier = 'cold', "
-        "standing = ?, updated_at = ? WHERE id = ?",
-        (tx.now, new_id, standing_for(float(row[1])), tx.now, old_id),
-    )
-    tx.emit("memory.superseded", old_id, superseded_by=new_id)
-    if close_conflicts:
-        close_moot_conflicts(tx, old_id)
-
-
-def close_moot_conflicts(tx: Tx, retired_id: int) -> None:
-    """Close the open conflicts of a fact that is no longer current (``resolved_by = 'superseded'``).
-
-    Neither side won such a conflict: the slot moved on.  The other side settles unless another conflict holds it.
-    """
-    for conflict_id in open_conflicts_of(tx, retired_id):
-        fact_a, fact_b = tx.execute("SELECT fact_a, fact_b FROM conflicts WHERE id = ?", (conflict_id,)).first()
-        tx.execute(
-            "UPDATE conflicts SET status = 'resolved', resolution = NULL, winner_id = NULL, "
-            "resolved_by = 'superseded', resolved_at = ? WHERE id = ?",
-            (tx.now, conflict_id),
-        )
-        tx.emit("conflict.resolved", conflict_id, winner_id=None, resolution=None, resolved_by="superseded")
-        settle(tx, int(fact_b) if int(fact_a) == retired_id else int(fact_a))
-
-
-def retract(tx: Tx, fact_id: int, *, until: float, by_event: int | None = None) -> None:
-    """Mark a fact retracted (no longer true from ``until``), cold; its open conflicts go to the other side.
-
-    ``by_event`` (the event that said so) is kept in the fact's metadata as ``retracted_by``.
-    """
-    row = tx.execute("SELECT status, confidence FROM facts WHERE id = ?", (fact_id,)).first()
-    if row is None or row[0] not in ("active", "contested"):
-        return
-    tx.execute(
-        "UPDATE facts SET status = 'retracted', valid_to = COALESCE(MIN(valid_to, ?), ?), tier = 'cold', "
-        "standing = ?, metadata = CASE WHEN ? IS NULL THEN metadata "
-        "ELSE json_set(COALESCE(metadata, '{}'), '$.retracted_by', ?) END, updated_at = ? WHERE id = ?",
-        (until, until, standing_for(float(row[1])), by_event, by_event, tx.now, fact_id),
-    )
-    for conflict_id in open_conflicts_of(tx, fact_id):
-        other = tx.execute(
-            "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts WHERE id = ?",
-            (fact_id, conflict_id),
-        ).scalar()
-        resolve_conflict(tx, conflict_id, int(other) if other is not None else None, resolved_by="retraction")
-    tx.emit("memory.updated", fact_id, reason="retracted")
-
-
-def _rescore(tx: Tx, fact_id: int, *, status: str) -> None:
-    row = tx.execute(
-        "SELECT kind, corroboration, metadata, importance, predicate, useful_count, "
-        "questionable_count, source_role, tier_pinned, tier FROM facts WHERE id = ?",
-        (fact_id,),
-    ).first()
-    if row is None:
-        return
-    (
-        kind,
-        corroboration,
-        meta_json,
-        importance,
-        _predicate,
-        useful,
-        questionable,
-        source_role,
-        pinned,
-        tier,
-    ) = row
-    meta = json.loads(meta_json or "{}")
-    source_class = meta.get("source_class", "user" if source_role == "user" else "group")
-    contested = status == "contested"
-    conf = confidence(
-        source_class,
-        kind,
-        corroboration=int(corroboration),
-        conflicted=contested,
-        signals=int(useful) - int(questionable),
-    )
-    standing = standing_for(conf, contested=contested)
-    new_tier = tier if pinned else tier_for(float(importance), standing, meta.get("tier_hint", "warm"), status)
-    tx.execute(
-        "UPDATE facts SET status = ?, confidence = ?, standing = ?, tier = ?, updated_at = ? WHERE id = ?",
-        (status, conf, standing, new_tier, tx.now, fact_id),
-    )

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from engine import Vault
 from engine.changes import Change
-from engine.facts.api import ConflictView
+from engine.facts.conflicts import ConflictView
 from engine.facts.model import Fact
 from ui.context import ViewContext
 from ui.format import local_time, percent, plural, subject_label
