@@ -7,10 +7,11 @@ STAMP_TEST := $(VENV)/.stamp-test
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
 DATA ?= ../shared/bench-data/locomo-dev
+TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test check lint typecheck bench bench-locomo bench-recall bench-enrich bench-documents \
+.PHONY: run test check lint typecheck bench bench-truth bench-locomo bench-recall bench-enrich bench-documents \
         bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -36,6 +37,9 @@ typecheck: $(STAMP_TEST)
 
 bench: $(STAMP_TEST) system-deps
 	$(BIN)/python -m bench.run_all
+
+bench-truth: $(STAMP_TEST)
+	$(BIN)/python -m bench.truth --data "$(TRUTH)" $(if $(JSON),--json "$(JSON)",)
 
 bench-locomo: $(STAMP_TEST)
 	$(BIN)/python -m bench.locomo --data "$(DATA)" --embedder "$(EMBEDDER)" $(if $(JSON),--json "$(JSON)",)

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
 
 RUNS = (
+    ("truth", ["-m", "bench.truth"]),
     ("enrich", ["-m", "bench.enrich", "--sample", "10"]),
     ("locomo_hashing", ["-m", "bench.locomo", "--embedder", "hashing"]),
     ("locomo_onnx", ["-m", "bench.locomo", "--embedder", "onnx"]),
