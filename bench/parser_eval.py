@@ -117,7 +117,7 @@ def _judge(doc: Any, prop: Any, speaker: str, counts: dict[str, int]) -> Any:
     if token is None:
         return prop
     verb = token
-    while verb.pos_ not in ("VERB", "AUX") and verb.head is not verb:
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:  # the root is its own head
         verb = verb.head
     children = list(verb.children)
     if any(c.dep_ == "mark" and c.lower_ == "if" for c in children) or any(
