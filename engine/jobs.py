@@ -250,7 +250,9 @@ class JobRunner:
                 if self._turns:
                     return FOREGROUND_WINDOW_S / 5
                 if self._rest_until > now:
-                    return self._rest_until - now
+                    # rest in slices of the window: when the foreground goes quiet mid-rest, the worker is back
+                    # within a window instead of sleeping out a rest that is no longer owed
+                    return min(self._rest_until - now, FOREGROUND_WINDOW_S)
             self._turns += 1
             return 0.0
 

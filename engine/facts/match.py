@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.facts import compat, params
-from engine.facts.model import contains_detail
 from engine.facts.pipeline import Proposal
 
 
@@ -75,10 +74,12 @@ SLOT_SQL = (
 )
 #: A multi-valued slot ("likes") can hold thousands of values; matching reads the same value plus the most recent
 #: ones (where a "more detail" restatement almost always lives), so enrichment stays constant-time per fact.
+#: (The union is of ids, not of whole rows: comparing rows with their metadata made this the costliest query of
+#: enrichment once a slot held a few hundred values.)
 MULTI_SLOT_SQL = (
-    f"SELECT {SLOT_COLUMNS} FROM (SELECT * FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
-    "AND status IN ('active', 'contested') AND object_norm = ? "
-    "UNION SELECT * FROM (SELECT * FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
+    f"SELECT {SLOT_COLUMNS} FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND subject_id = ? "
+    "AND predicate = ? AND status IN ('active', 'contested') AND object_norm = ? "
+    "UNION SELECT id FROM (SELECT id FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
     "AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200)) ORDER BY recorded_at, id"
 )
 
@@ -154,7 +155,9 @@ def opposed_facts(
 
 
 def slot_fact_of(r: Sequence[Any]) -> SlotFact:
-    evidence = json.loads(r[12] or "{}").get("corroborated_by", [])
+    metadata = r[12]
+    # most facts were never corroborated: skip parsing their metadata (a multi-valued slot reads up to 200 rows)
+    evidence = json.loads(metadata).get("corroborated_by", []) if metadata and "corroborated_by" in metadata else []
     return SlotFact(
         int(r[0]),
         str(r[1]),
@@ -208,5 +211,13 @@ def rank(p: Proposal, facts: Sequence[SlotFact], at: float) -> tuple[Candidate, 
 
 
 def same_value(stored: str, new: str) -> bool:
-    """Two values say the same thing: equal, or one holds everything the other says and more."""
-    return stored == new or contains_detail(new, stored) or contains_detail(stored, new)
+    """Two values say the same thing: equal, or one holds everything the other says and more (the token containment
+    of :func:`~engine.facts.model.contains_detail` either way, computed once on sets: matching calls this for every
+    stored value of a slot)."""
+    if stored == new:
+        return True
+    a, b = stored.split(), new.split()
+    if len(a) == len(b):
+        return False
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return set(shorter).issubset(longer)

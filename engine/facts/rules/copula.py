@@ -281,8 +281,11 @@ BE_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "be.keen",
-        "keen eager dying itching tempted",
-        r"(?:keen|eager|dying|itching|tempted)\s+to\s+",
+        "keen eager dying itching tempted excited stoked psyched pumped",
+        # "excited to watch the new series" is something wanted; "excited to hear about it" a reaction (a feeling)
+        r"(?:keen|eager|dying|itching|tempted|excited|stoked|psyched|pumped)\s+to\s+"
+        r"(?!(?:hear|see\s+(?:it|that|this|you|them|what|how|where)|know|chat|talk|catch\s+up|share|be\s+(?:here|part)|"
+        r"have\s+you|meet\s+(?:you|her|him|them))\b)",
         c.want,
         "phrase",
         mode="be",

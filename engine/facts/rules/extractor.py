@@ -8,6 +8,7 @@ whole sentence as evidence, at exact offsets, and names the rule that produced i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from engine.errors import ValidationError
@@ -20,6 +21,7 @@ from engine.facts.rules.lexicon import (
     EXERCISE_VERBS,
     FREQUENCY_RE,
     FUTURE_RE,
+    HABIT_VERBS,
     HOBBY_ACTIVITIES,
     IRREGULAR_ACTIONS,
     NOT_ACTIONS,
@@ -89,6 +91,7 @@ _UNCLAIMING = frozenset(
         "has_pet",
         "pet_breed",
         "has_age",
+        "holds_view",
     }
 )
 
@@ -378,6 +381,20 @@ def _generic(text: str, head: Head, limit: int) -> Found | None:
         habit = _habit(text, head, limit)
         if habit is not None:
             return habit
+    if (
+        head.tense == "present"
+        and not head.negated
+        and not head.aux
+        and head.person in ("first", "we")
+        and word in HABIT_VERBS
+    ):
+        # "I color-code achievements so I can track my progress": the plain present of a verb of doing is
+        # what the speaker habitually does
+        obj = extract_object(text, head.pos, limit, "phrase")
+        if obj is not None and word == "tend":
+            obj = re.sub(r"^tend\s+to\s+(?:just\s+|usually\s+)?", "", obj)
+        if obj is not None and len(obj.split()) >= 2 and c.activity(obj) is not None:
+            return Found(head.subject, "does_regularly", obj, "generic.present")
     if head.tense == "perfect_prog" and word in HOBBY_ACTIVITIES and not head.negated:
         # "I've been running / reading / painting a lot": a pastime the person keeps up.
         obj = extract_object(text, head.pos, limit, "np")

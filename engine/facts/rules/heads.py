@@ -34,6 +34,8 @@ _CLAUSE_SEP_RE = re.compile(
     r"(?:agree|believe|think|feel|know|hope|guess|learned|realized|realised|remember|reminder)"
     r"\s+that\s+|"
     r"(?:tell|told|show|showed)\s+(?:you|ya)\s+(?:that\s+)?(?=(?:I|we)\b)|"
+    # "that's why I love volunteering", "reminds me how much I love performing": the speaker's own clause follows
+    r"(?:why|how\s+much)\s+(?=(?:I|we)\s+(?!(?-i:[a-z]+ed)\b))|"
     r"(?:think|guess|know|realized|realised|figured|decided|feel\s+like|found\s+out|noticed|"
     r"remember|bet|admit|"
     r"swear|promise|said|told\s+\w+)\s+(?:that\s+)?(?=(?:i|we)\b))",

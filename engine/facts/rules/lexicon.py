@@ -277,6 +277,20 @@ VAGUE_GERUNDS = word_set(
     """
 )
 
+#: Verbs of doing that, in the plain present with the speaker as subject, state a habit or a way of working even
+#: without a frequency ("I color-code my goals", "I bake for my neighbours", "I tend to stick with the chill
+#: crowd"); verbs of thinking, saying and feeling are not among them, nor "play", whose own rules know instruments,
+#: sports and games ("I play it by ear", "I play with my kids" are not habits of a kind).
+HABIT_VERBS = word_set(
+    """
+    bake cook paint draw sketch write run jog swim walk hike bike cycle ride train practice practise
+    teach coach volunteer visit collect grow garden knit sew crochet build code color-code colour-code track
+    organize organise study attend meditate journal tend brew mentor host lead lift stretch skate surf
+    climb fish sing dance compose record edit film photograph shoot blog vlog stream design craft restore
+    repair fix grind roast decorate donate rescue foster raise breed tutor umpire referee
+    """
+)
+
 #: Verbs after "going to"/"gonna"/"will" that are conversation, not plans.
 CHAT_VERBS = word_set(
     """
@@ -371,7 +385,7 @@ IRREGULAR_ACTIONS = word_set(
     """
     built drew ran swam sang rode drove flew caught won bought brought taught fought threw wore
     spent met took gave sold sent dug fed hung shot led held sat slept ate drank grew broke began
-    wrote made paid hit set
+    wrote made paid hit set chose
     """
 )
 

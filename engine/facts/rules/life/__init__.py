@@ -17,10 +17,11 @@ from engine.facts.rules.life.health import health
 from engine.facts.rules.life.places import places
 from engine.facts.rules.life.relations import relations
 from engine.facts.rules.life.things import things
+from engine.facts.rules.life.views import views
 from engine.facts.rules.life.work import work
 from engine.facts.rules.model import Found, Sentence
 
-_SHAPES = (places, work, relations, health, things, events)
+_SHAPES = (places, work, relations, health, things, events, views)
 
 
 def life_facts(s: Sentence, catalog: Catalog) -> Iterator[Found]:

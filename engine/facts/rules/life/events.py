@@ -127,6 +127,7 @@ _DATE_IS_BIRTHDAY_RE = re.compile(
     r"(?-i:[A-Z])[\w'’-]+['’]s)\s+birthday",
     re.IGNORECASE,
 )
+_ANY_DIGIT_RE = re.compile(r"\d")
 _BORN_RE = re.compile(r"\b(?:was|were|is)\s+born\s+(?:on\s+)?", re.IGNORECASE)
 _TURNS_RE = re.compile(r"\bturns?\s+(?P<age>\d{1,2}|[a-z]+)\s+(?:on\s+|in\s+)", re.IGNORECASE)
 _SET_DATE_RE = re.compile(r"\bset\s+(?:the|a)\s+date\b[^,.;]{0,8}[,.!:\s]+", re.IGNORECASE)
@@ -138,7 +139,7 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     low = s.low
     words = words_of(low)
     timed = (
-        bool(words & _TIME_GATE or any(ch.isdigit() for ch in low))
+        bool(words & _TIME_GATE or _ANY_DIGIT_RE.search(low))
         and TIME_CUE_RE.search(text, s.start, s.end) is not None
     )
     if "birthday" in low:

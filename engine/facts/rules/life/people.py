@@ -106,6 +106,11 @@ def _is_name(word: str, *, after_relation: bool) -> bool:
     return not low.endswith(("ing", "ed", "ly", "ous", "ful", "ive", "able"))
 
 
+_PLACE_PREPOSITION_RE = re.compile(
+    r"\b(?:in|from|to|at|near|outside|into|via|through|across|around)\s+$", re.IGNORECASE
+)
+
+
 @lru_cache(maxsize=256)
 def mentions(text: str) -> tuple[Person, ...]:
     """Every person or pet mention of ``text``, in order (cached: the shapes of one message share them)."""
@@ -150,7 +155,7 @@ def mentions(text: str) -> tuple[Person, ...]:
         if not _is_name(word, after_relation=False) or _sentence_initial_common(text, m.start(), word):
             continue
         # "Tash and I", "Jonas is", "with Felix": a capitalised word that is not a place after "in/from/to"
-        if re.search(r"\b(?:in|from|to|at|near|outside|into|via|through|across|around)\s+$", text[: m.start()], re.I):
+        if _PLACE_PREPOSITION_RE.search(text, max(0, m.start() - 12), m.start()):
             continue
         found.append(Person(m.start(), m.end(), word, None))
     found.sort(key=lambda p: p.start)
