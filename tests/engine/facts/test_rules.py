@@ -169,6 +169,30 @@ HABITS_SKILLS_TECH_HEALTH = [
     ("I'm overwhelmed with work and the kids.", "feels", "overwhelmed with work and the kids"),
     ("It made me feel accepted.", "feels", "accepted"),
 ]
+VIEWS = [
+    ("Little acts of kindness can have a big effect.", "holds_view", "little acts of kindness can have a big effect"),
+    (
+        "Yeah, it's really important to stay positive and thankful.",
+        "holds_view",
+        "it's really important to stay positive and thankful",
+    ),
+    (
+        "Being around people who share the same love creates a special bond.",
+        "holds_view",
+        "being around people who share the same love creates a special bond",
+    ),
+    ("Nature does have a way of humbling us.", "holds_view", "nature does have a way of humbling us"),
+    (
+        "There's nothing like the energy in a stadium during a game.",
+        "holds_view",
+        "there's nothing like the energy in a stadium during a game",
+    ),
+    ("I appreciate our friendship too, Caroline.", "values", "friendship"),
+    ("Your support means a lot to me.", "values", "support"),
+    ("I color-code achievements so I can track my progress.", "does_regularly", "color-code achievements"),
+    ("I'm really excited to watch the new series about dragons.", "wants", "watch the new series about dragons"),
+    ("That's why I love volunteering!", "loves", "volunteering"),
+]
 CHAT = [
     ("Started hitting the gym last week to stay on track.", "started", "hitting the gym"),
     ("Been practicing dance routines lately.", "currently_doing", "practicing dance routines"),
@@ -213,6 +237,7 @@ VIETNAMESE = [
     + PLANS_AND_EVENTS
     + HABITS_SKILLS_TECH_HEALTH
     + CHAT
+    + VIEWS
     + VIETNAMESE,
 )
 def test_first_person_statements(text: str, predicate: str, obj: str) -> None:
@@ -354,6 +379,12 @@ def test_change_cues(text: str, predicate: str, cue: bool) -> None:
         "During the holidays, it snowed.",
         "Stunning photo of the lake!",
         "Walking them always reminds me to slow down.",
+        "It's amazing how far you've come!",
+        "The weather is nice today.",
+        "Dogs are mammals.",
+        "It's not important to win.",
+        "I'm so excited to hear about it!",
+        "I appreciate it.",
         "",
     ],
 )
