@@ -139,8 +139,7 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     low = s.low
     words = words_of(low)
     timed = (
-        bool(words & _TIME_GATE or _ANY_DIGIT_RE.search(low))
-        and TIME_CUE_RE.search(text, s.start, s.end) is not None
+        bool(words & _TIME_GATE or _ANY_DIGIT_RE.search(low)) and TIME_CUE_RE.search(text, s.start, s.end) is not None
     )
     if "birthday" in low:
         yield from _birthdays(s)

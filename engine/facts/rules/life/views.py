@@ -88,12 +88,9 @@ _VIEW_END_RE = re.compile(r"[.!?;:()\[\]]|\s[-–—]+\s|--|,\s*(?:but|so|and\s+
 _SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you['’]re|you['’]ve|you['’]ll|ya|u|ur|yours)\b", re.IGNORECASE)
 _POSSESSIVE_RE = re.compile(r"^(?:your|our|their|his|her|the|all\s+the|this|that|my)\s+", re.IGNORECASE)
 _NOUN_SUFFIXES = ("ness", "tion", "sion", "ment", "ity", "ing", "ship", "ance", "ence", "ism", "hood", "dom")
-_GATE = (
-    _EVALUATIVE
-    | frozenset(
-        """can could make makes help helps give gives bring brings keep keeps remind reminds teach teaches show shows
+_GATE = _EVALUATIVE | frozenset(
+    """can could make makes help helps give gives bring brings keep keeps remind reminds teach teaches show shows
         create creates matter matters mean means appreciate appreciated treasure cherish power way nothing""".split()
-    )
 )
 _MAX_WORDS = 24
 _POINTERS = frozenset("i you me it them this that these those him her here there one".split())
@@ -221,8 +218,7 @@ _GENERIC_NOUNS = frozenset(
     kindness patience honesty health sleep money time teamwork reading writing painting cooking sport sports
     fitness education learning practice hope faith community support encouragement laughter comedy
     running yoga meditation hiking gardening photography parenting marriage school college science history
-    technology"""
-    .split()
+    technology""".split()
 )
 
 
