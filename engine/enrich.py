@@ -30,6 +30,9 @@ from engine.subjects import ensure_subject
 from engine.temporal import to_epoch
 from engine.vectors import VectorIndex, VectorItem
 
+#: How far back a pronoun may look for who it means (see :meth:`Enricher._earlier_messages`).
+EARLIER_WINDOW_S = 3600.0
+
 log = logging.getLogger(__name__)
 
 
@@ -95,6 +98,7 @@ class Enricher:
     def analyse(self, event: Event, *, embed: bool = True) -> Analysis:
         """The analysis stages for one stored event (its content is already firewalled)."""
         known = self._known_about(event) if self._llm() is not None else ()
+        earlier = self._earlier_messages(event) if event.role == "user" else ()
         return self._pipeline.analyse(
             event.content,
             role=event.role,
@@ -105,7 +109,21 @@ class Enricher:
             known=known,
             embed=embed,
             valid_time=event.valid_time,
+            earlier=earlier,
         )
+
+    def _earlier_messages(self, event: Event) -> tuple[str, ...]:
+        """The same speaker's last two messages of the conversation in the hour before ``event``, oldest first: where
+        a pronoun with nobody to point back to in its own message looks ("wait no, his birthday is the 22nd")."""
+        if not event.conversation_id:
+            return ()
+        at = to_epoch(event.occurred_at)
+        rows = self._store.query(
+            "SELECT content FROM events WHERE conversation_id = ? AND occurred_at < ? AND occurred_at >= ? "
+            "AND user_id = ? AND role = 'user' AND author IS ? ORDER BY occurred_at DESC, id DESC LIMIT 2",
+            (event.conversation_id, at, at - EARLIER_WINDOW_S, event.user_id, event.author),
+        )
+        return tuple(str(r[0]) for r in reversed(rows))
 
     def store(self, tx: Tx, event: Event, analysis: Analysis) -> EnrichmentResult:
         """Write one event's analysis (used directly by ``extract(learn=True)``).

@@ -131,11 +131,14 @@ class Pipeline:
         known: Sequence[str] = (),
         embed: bool = True,
         valid_time: datetime | None = None,
+        earlier: Sequence[str] = (),
     ) -> Analysis:
         """Run the analysis stages on ``text``; see the module docstring.
 
         Relative dates resolve against ``occurred_at`` (when it was said); a fact without a date of its own is
         true from ``valid_time`` when the event gives one (it became true then), else from ``occurred_at``.
+        ``earlier`` are the speaker's messages just before this one (oldest first): the rules resolve a pronoun
+        that has nobody to point back to in ``text`` into them, and read nothing else there.
         """
         speaker = author or ("user" if role == "user" else role)
         out = Analysis(text=text, role=role, speaker=speaker, occurred_at=occurred_at)
@@ -151,7 +154,7 @@ class Pipeline:
             self._stage_context(out, text)
         if not segments and not commands:
             return out
-        propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known, commands)
+        propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known, commands, earlier)
         mentions = self._temporal(text, occurred_at)
         if any(p.clause is not None for p in propositions):
             ahead = self._temporal(text, occurred_at, prefer="future")
@@ -219,9 +222,14 @@ class Pipeline:
         occurred_at: datetime,
         known: Sequence[str],
         commands: Sequence[tuple[int, int]] = (),
+        earlier: Sequence[str] = (),
     ) -> list[Proposition]:
         t0 = time.perf_counter()
-        found = list(rules_extract(text, speaker=speaker, catalog=self.catalog, segments=segments, commands=commands))
+        found = list(
+            rules_extract(
+                text, speaker=speaker, catalog=self.catalog, segments=segments, commands=commands, earlier=earlier
+            )
+        )
         details: dict[str, Any] = {"rules": len(found)}
         llm = self._llm()
         if llm is not None:

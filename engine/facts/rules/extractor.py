@@ -29,6 +29,7 @@ from engine.facts.rules.lexicon import (
 )
 from engine.facts.rules.life import life_facts
 from engine.facts.rules.life.events import events
+from engine.facts.rules.life.people import earlier_messages
 from engine.facts.rules.mentions import (
     asides,
     deadlines,
@@ -117,6 +118,7 @@ def extract(
     catalog: Catalog,
     segments: Sequence[tuple[int, int]] | None = None,
     commands: Sequence[tuple[int, int]] = (),
+    earlier: Sequence[str] = (),
 ) -> list[Proposition]:
     """Propositions the rules find in ``text``, each with verbatim evidence at exact offsets.
 
@@ -125,13 +127,23 @@ def extract(
         speaker: who said it: ``"user"`` for the vault owner, or the author's name in a group
         transcript. First-person statements are about the speaker; third-person ones about the named
         person. catalog: the predicate catalog; only its predicates are emitted. segments: ``(start,
-        end)`` spans to extract from (the classifier's kept sentences); None = all.
+        end)`` spans to extract from (the classifier's kept sentences); None = all. earlier: the speaker's
+        messages just before this one, oldest first — only for what a pronoun with nobody to point back to in
+        this text refers to ("his birthday is the 22nd" after "Lwazi's birthday is 27 July"); nothing is
+        extracted from them.
 
     Raises:
         ValidationError: a segment lies outside the text or ends before it starts.
     """
     spans = _check_segments(text, segments)
     requests = set(_check_segments(text, commands)) if commands else set()
+    with earlier_messages(earlier):
+        return _extract(text, spans, requests, speaker, catalog)
+
+
+def _extract(
+    text: str, spans: list[tuple[int, int]], requests: set[tuple[int, int]], speaker: str, catalog: Catalog
+) -> list[Proposition]:
     out: list[Proposition] = []
     seen: set[tuple[str, str, str, bool]] = set()
     for start, end in sorted(set(spans) | requests):

@@ -272,3 +272,24 @@ def test_relative_dates_of_an_import_resolve_against_each_turn_time(vault: Vault
         assert [c.title for c in plugged.conversations()] == ["Moving"]
     finally:
         plugged.close()
+
+
+# -- pronouns across messages ----------------------------------------------------------------------------------------
+def test_a_pronoun_with_nobody_in_its_message_points_into_the_speakers_message_before(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-07-08T17:00:00Z", "Party planning time! Lwazi's birthday is 27 July and he wants a dinosaur party."),
+        ("2025-07-08T17:02:45Z", "wait no 😂 his birthday is the 22nd! 27 July is my mom's birthday"),
+        ("2025-07-08T17:10:00Z", "My sister Marta lives in Porto."),
+        ("2025-07-08T17:11:00Z", "She works as a nurse."),
+        # a day later the same pronoun has nobody to point to: nothing is filed under a guess
+        ("2025-07-09T18:00:00Z", "He works as a pilot."),
+    )
+    lwazi = {
+        f.object_text: f.status
+        for f in vault.facts(limit=100, status=ALL_STATUSES, predicate="has_birthday")
+        if f.subject == "Lwazi"
+    }
+    assert lwazi == {"27 July": "superseded", "the 22nd": "active"}
+    assert [(f.subject, f.object_text) for f in live(vault, "works_as")] == [("Marta", "nurse")]
+    check_invariants(vault)

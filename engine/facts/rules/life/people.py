@@ -10,6 +10,9 @@ it in the same message.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -204,10 +207,38 @@ def owner_of(text: str, person: Person) -> Person | None:
     return None
 
 
+#: The speaker's messages just before the one being read, most recent last (set by :func:`earlier_messages` for
+#: one extraction): "Lwazi's birthday is 27 July" … "wait no, his birthday is the 22nd" — chat splits what it says
+#: across messages, and a pronoun with nobody to point back to in its own message points into the one before.
+_EARLIER: ContextVar[tuple[str, ...]] = ContextVar("earlier_messages", default=())
+
+
+@contextmanager
+def earlier_messages(texts: Sequence[str]) -> Iterator[None]:
+    """Let pronouns of the extraction inside this block resolve into ``texts`` (oldest first)."""
+    token = _EARLIER.set(tuple(texts))
+    try:
+        yield
+    finally:
+        _EARLIER.reset(token)
+
+
 def resolve_pronoun(text: str, pos: int, gender: str | None) -> Person | None:
     """The person "he"/"she"/"they" at ``pos`` points back to: the last one named before it whose relation has
     that gender, else the last named person of unknown gender that acted as someone (a relation or a name
-    followed by a verb)."""
+    followed by a verb); when the message names nobody it can be, the same in the speaker's messages just before
+    (see :func:`earlier_messages`).  A person found in an earlier message is used for who they are, never for where
+    they stand in the text."""
+    found = _resolve_in(text, pos, gender)
+    if found is None and not people_before(text, pos):
+        for earlier in reversed(_EARLIER.get()):
+            found = _resolve_in(earlier, len(earlier), gender)
+            if found is not None or people_before(earlier, len(earlier)):
+                break  # the nearest message that names anyone decides, found or not
+    return found
+
+
+def _resolve_in(text: str, pos: int, gender: str | None) -> Person | None:
     before = [p for p in people_before(text, pos) if not p.is_pet]
     if gender is not None:
         for p in reversed(before):

@@ -44,6 +44,8 @@ _ROLE_RE = re.compile(
     r"(?P<role>(?:" + _ROLE_WORD + r"\s+){0,4}?(?:" + _HEADS + r")s?)(?![\w-])(?P<tail>\s+of\s+[\w-]+)?",
     re.IGNORECASE,
 )
+#: "works as a nurse", "hired as …": "as" names a role only after words of working.
+_AS_A_JOB_RE = re.compile(r"\b(?:work|works|working|worked|job|hired|employed)\b", re.IGNORECASE)
 _MORE_HEAD_RE = re.compile(
     r"(?:\s+and(?:\s+an?)?)?(?:\s+" + _ROLE_WORD + r"){0,2}?\s+(?:" + _HEADS + r")s?(?![\w-])", re.IGNORECASE
 )
@@ -247,10 +249,7 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
                 continue
         time = "past" if any(w in lead.split() for w in _PAST) or lead.startswith(("i was", "i've been")) else "present"
         ctx = ctx_at(s, start_abs, time=time)  # type: ignore[arg-type]
-        if ctx is None or (
-            bare == "as"
-            and not re.search(r"\b(?:work|working|worked|job|hired|employed)\b", text[ctx.start : m.start()], re.I)
-        ):
+        if ctx is None or (bare == "as" and not _AS_A_JOB_RE.search(text, ctx.start, m.start())):
             continue
         if (ctx.person is not None and ctx.person.is_pet) or ctx.planned or ctx.time == "future":
             continue  # "I want to become a pilot" is a goal, left to the goal rules
