@@ -63,6 +63,8 @@ class Match:
     ranked: tuple[Candidate, ...] = ()
 
 
+#: The value of a negated proposition that ends every earlier value of its slot ("I handed in my notice" → the role).
+ANY_VALUE = "*"
 SLOT_COLUMNS = (
     "id, object_norm, object_text, status, standing, source_role, confidence, valid_from, event_id, "
     "corroboration, kind, importance, metadata, "
@@ -74,28 +76,53 @@ SLOT_SQL = (
 )
 #: A multi-valued slot ("likes") can hold thousands of values; matching reads the same value plus the most recent
 #: ones (where a "more detail" restatement almost always lives), so enrichment stays constant-time per fact.
-#: (The union is of ids, not of whole rows: comparing rows with their metadata made this the costliest query of
-#: enrichment once a slot held a few hundred values.)
-MULTI_SLOT_SQL = (
-    f"SELECT {SLOT_COLUMNS} FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND subject_id = ? "
+#: Their ids and values come first, and only the values that share a word with the proposal's are read in full:
+#: nothing else can be the same value, hold more detail, fall in the same keyed slot or be the same event (the
+#: union is of ids, not of whole rows: comparing rows with their metadata made this the costliest query of
+#: enrichment once a slot held a few hundred values).
+MULTI_SLOT_IDS_SQL = (
+    "SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? "
     "AND predicate = ? AND status IN ('active', 'contested') AND object_norm = ? "
-    "UNION SELECT id FROM (SELECT id FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? "
-    "AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200)) ORDER BY recorded_at, id"
+    "UNION SELECT id, object_norm FROM (SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? "
+    "AND predicate = ? AND status IN ('active', 'contested') ORDER BY recorded_at DESC, id DESC LIMIT 200)"
 )
+#: Words that say nothing about which value is which.
+_FILLER_WORDS = frozenset("a an the my our your his her their of to in on at for with and or is it i me".split())
 
 
 def slot_facts(
-    q: Any, user_id: str, subject_id: int | None, predicate: str, *, cardinality: str = "single", object_norm: str = ""
+    q: Any,
+    user_id: str,
+    subject_id: int | None,
+    predicate: str,
+    *,
+    cardinality: str = "single",
+    object_norm: str = "",
+    every_value: bool = False,
 ) -> list[SlotFact]:
-    """The live facts of a slot that matching needs (``q``: a Tx or a read snapshot)."""
+    """The live facts of a slot that matching needs (``q``: a Tx or a read snapshot).
+
+    A multi-valued slot gives the same value and the recent values that share a word with it — all recent values
+    when ``every_value`` (a negation of the whole slot: "I quit Zalando" ends every role held there).
+    """
     if subject_id is None:
         return []
     if cardinality == "single":
         rows = q.execute(SLOT_SQL, (user_id, subject_id, predicate)).fetchall()
-    else:
-        rows = q.execute(
-            MULTI_SLOT_SQL, (user_id, subject_id, predicate, object_norm, user_id, subject_id, predicate)
-        ).fetchall()
+        return [slot_fact_of(r) for r in rows]
+    candidates = q.execute(
+        MULTI_SLOT_IDS_SQL, (user_id, subject_id, predicate, object_norm, user_id, subject_id, predicate)
+    ).fetchall()
+    words = set(object_norm.split()) - _FILLER_WORDS
+    ids = [
+        int(r[0])
+        for r in candidates
+        if every_value or r[1] == object_norm or not words.isdisjoint(str(r[1]).split())
+    ]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = q.execute(f"SELECT {SLOT_COLUMNS} FROM facts WHERE id IN ({marks}) ORDER BY recorded_at, id", ids).fetchall()
     return [slot_fact_of(r) for r in rows]
 
 
@@ -181,7 +208,17 @@ def match(q: Any, user_id: str, subject_id: int | None, p: Proposal, *, event_id
 
     ``at`` is when the proposal was said: recency is measured back from it, not from the clock.
     """
-    slot = tuple(slot_facts(q, user_id, subject_id, p.predicate, cardinality=p.cardinality, object_norm=p.object_norm))
+    slot = tuple(
+        slot_facts(
+            q,
+            user_id,
+            subject_id,
+            p.predicate,
+            cardinality=p.cardinality,
+            object_norm=p.object_norm,
+            every_value=p.object_text == ANY_VALUE,
+        )
+    )
     opposed = tuple(opposed_facts(q, user_id, subject_id, p.predicate, p.object_norm, p.object_text))
     applied = tuple(applied_from_event(q, user_id, subject_id, p, event_id))
     seen = {f.id for f in slot}

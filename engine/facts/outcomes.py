@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.facts.match import Match
+from engine.facts.match import ANY_VALUE, Match
 from engine.facts.pipeline import Proposal
 from engine.facts.types import Decision, Tier
 
+__all__ = ["ANY_VALUE", "AUTHORITATIVE", "SWITCH_MARK", "Action", "Applied", "FactContext", "TierChoice"]
+
 #: Who may end or overrule what the user said (DESIGN §3 role rules).
 AUTHORITATIVE = frozenset({"user", "manual"})
-#: The value of a negated proposition that ends every earlier value of its slot ("I handed in my notice" → the role).
-ANY_VALUE = "*"
 #: Separates the new and the old value of a "switched from A to B" proposal ("B ⟵ A").
 SWITCH_MARK = "⟵"
 
