@@ -60,6 +60,7 @@ class Enricher:
     def __call__(self, jobs: Sequence[Job]) -> list[JobOutcome]:
         """Enrich the events of ``jobs``."""
         events = self._load_events([int(j.payload.get("event_id", 0)) for j in jobs])
+        earlier = self._earlier_messages(list(events.values()))
         outcomes: list[JobOutcome] = []
         ready: list[tuple[Job, Event | None, Analysis | None]] = []
         for job in jobs:
@@ -69,7 +70,7 @@ class Enricher:
                 outcomes.append(JobOutcome(job.id))
                 continue
             try:
-                analysis = self.analyse(event, embed=False)
+                analysis = self.analyse(event, embed=False, earlier=earlier.get(event.id, ()))
             except Exception as exc:
                 log.warning("enrichment of event %s failed: %s", event.id, type(exc).__name__)
                 outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
@@ -95,10 +96,12 @@ class Enricher:
                     outcome.error = failed[outcome.job_id]
         return outcomes
 
-    def analyse(self, event: Event, *, embed: bool = True) -> Analysis:
-        """The analysis stages for one stored event (its content is already firewalled)."""
+    def analyse(self, event: Event, *, embed: bool = True, earlier: Sequence[str] | None = None) -> Analysis:
+        """The analysis stages for one stored event (its content is already firewalled); ``earlier`` are the
+        speaker's messages just before it (looked up when not given, see :meth:`_earlier_messages`)."""
         known = self._known_about(event) if self._llm() is not None else ()
-        earlier = self._earlier_messages(event) if event.role == "user" else ()
+        if earlier is None:
+            earlier = self._earlier_messages([event]).get(event.id, ())
         return self._pipeline.analyse(
             event.content,
             role=event.role,
@@ -112,18 +115,41 @@ class Enricher:
             earlier=earlier,
         )
 
-    def _earlier_messages(self, event: Event) -> tuple[str, ...]:
-        """The same speaker's last two messages of the conversation in the hour before ``event``, oldest first: where
-        a pronoun with nobody to point back to in its own message looks ("wait no, his birthday is the 22nd")."""
-        if not event.conversation_id:
-            return ()
-        at = to_epoch(event.occurred_at)
-        rows = self._store.query(
-            "SELECT content FROM events WHERE conversation_id = ? AND occurred_at < ? AND occurred_at >= ? "
-            "AND user_id = ? AND role = 'user' AND author IS ? ORDER BY occurred_at DESC, id DESC LIMIT 2",
-            (event.conversation_id, at, at - EARLIER_WINDOW_S, event.user_id, event.author),
-        )
-        return tuple(str(r[0]) for r in reversed(rows))
+    def _earlier_messages(self, events: Sequence[Event]) -> dict[int, tuple[str, ...]]:
+        """For each user message of ``events``: the same speaker's last two messages of its conversation in the hour
+        before it, oldest first — where a pronoun with nobody to point back to in its own message looks ("wait no,
+        his birthday is the 22nd").
+
+        One query per user and batch, not one per event: a read per event, between the analyses of a busy worker,
+        cost more in waiting for the interpreter than in SQLite.
+        """
+        found: dict[int, tuple[str, ...]] = {}
+        by_user: dict[str, list[Event]] = {}
+        for event in events:
+            if event.role == "user" and event.conversation_id:
+                by_user.setdefault(event.user_id, []).append(event)
+        for user_id, mine in by_user.items():
+            times = [to_epoch(e.occurred_at) for e in mine]
+            conversations = sorted({e.conversation_id for e in mine})
+            history: dict[tuple[str, str | None], list[tuple[float, int, str]]] = {}
+            for chunk in chunked(conversations):
+                marks = ",".join("?" * len(chunk))
+                rows = self._store.query(
+                    f"SELECT conversation_id, author, occurred_at, id, content FROM events WHERE user_id = ? "
+                    f"AND conversation_id IN ({marks}) AND role = 'user' AND occurred_at >= ? AND occurred_at < ?",
+                    (user_id, *chunk, min(times) - EARLIER_WINDOW_S, max(times)),
+                )
+                for conversation_id, author, occurred_at, event_id, content in rows:
+                    key = (str(conversation_id), author)
+                    history.setdefault(key, []).append((float(occurred_at), int(event_id), str(content)))
+            for said in history.values():
+                said.sort()
+            for event, at in zip(mine, times, strict=True):
+                said = history.get((event.conversation_id, event.author), [])
+                before = [content for when, _id, content in said if at - EARLIER_WINDOW_S <= when < at]
+                if before:
+                    found[event.id] = tuple(before[-2:])
+        return found
 
     def store(self, tx: Tx, event: Event, analysis: Analysis) -> EnrichmentResult:
         """Write one event's analysis (used directly by ``extract(learn=True)``).
