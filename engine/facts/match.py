@@ -115,9 +115,7 @@ def slot_facts(
     ).fetchall()
     words = set(object_norm.split()) - _FILLER_WORDS
     ids = [
-        int(r[0])
-        for r in candidates
-        if every_value or r[1] == object_norm or not words.isdisjoint(str(r[1]).split())
+        int(r[0]) for r in candidates if every_value or r[1] == object_norm or not words.isdisjoint(str(r[1]).split())
     ]
     if not ids:
         return []

@@ -87,6 +87,17 @@ PETS = word_set(
     """
 )
 
+#: Pet words that are the first half of a compound: the value is the whole compound ("guinea pig", not "guinea").
+PET_COMPOUNDS: dict[str, re.Pattern[str]] = {"guinea": re.compile(r"\s+pigs?\b", re.IGNORECASE)}
+
+
+def pet_compound(text: str, noun: str, end: int) -> str:
+    """``noun`` with the rest of its compound when ``text`` continues it at ``end`` ("guinea" + " pig")."""
+    rest = PET_COMPOUNDS.get(noun.casefold())
+    m = rest.match(text, end) if rest is not None else None
+    return noun + text[end : m.end()] if m else noun
+
+
 #: Adjectives (and participles) of feeling; "I'm <one of these> …" is a ``feels`` statement.
 EMOTIONS = word_set(
     """

@@ -20,6 +20,7 @@ from engine.facts.rules.lexicon import (
     OCCUPATIONS,
     PETS,
     RELATIONS,
+    pet_compound,
     word_set,
 )
 from engine.facts.rules.model import Found, Sentence
@@ -343,7 +344,7 @@ def relatives(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             parts = name.split()
             yield Found(s.speaker, predicate, parts[0] if parts[-1] in NOT_NAMES else name, "relative.named")
         elif rel in MENTION_RELATIONS or rel in PETS:
-            yield Found(s.speaker, predicate, m.group("rel"), "relative.mention")
+            yield Found(s.speaker, predicate, pet_compound(s.text, m.group("rel"), m.end("rel")), "relative.mention")
 
 
 def values(s: Sentence, catalog: Catalog) -> Iterator[Found]:

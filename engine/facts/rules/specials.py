@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engine.facts.rules.lexicon import OCCUPATIONS, PETS, PROGRAMMING_LANGUAGES, RELATIONS
+from engine.facts.rules.lexicon import OCCUPATIONS, PETS, PROGRAMMING_LANGUAGES, RELATIONS, pet_compound
 from engine.facts.rules.model import Found, Head
 from engine.facts.rules.text import clean_object, extract_object
 
@@ -56,10 +56,11 @@ def have_relation(text: str, head: Head, limit: int) -> Found | None:
         return None  # "I have a friend" says nothing worth keeping without the friend's name
     else:
         count = m.group("count")
+        noun_text = pet_compound(text, m.group("noun"), m.end("noun"))
         obj = (
-            f"{count} {m.group('adj')}{m.group('noun')}"
+            f"{count} {m.group('adj')}{noun_text}"
             if count.casefold() not in ("a", "an", "any", "no", "this", "my", "our")
-            else f"{m.group('adj')}{m.group('noun')}"
+            else f"{m.group('adj')}{noun_text}"
         )
     cleaned = clean_object(obj, "np")
     if cleaned is None:

@@ -94,12 +94,23 @@ class Person:
         return RELATION_PREDICATES.get(rel)
 
 
+#: Particles and adverbs that follow a relation or pet noun in a phrasal verb ("took my turtles out", "picked my
+#: son up"): never a name.
+_PARTICLES = frozenset("out up down off over back away around home along inside outside together again".split())
+
+
 def _is_name(word: str, *, after_relation: bool) -> bool:
     bare = word.strip("'’-")
     if len(bare) < 2 or not bare.replace("-", "").replace("'", "").replace("’", "").isalpha():
         return False
     low = bare.casefold()
-    if low in COMMON_WORDS or bare in NOT_NAMES_LIFE or low in RELATION_PREDICATES or low in PET_WORDS:
+    if (
+        low in COMMON_WORDS
+        or low in _PARTICLES
+        or bare in NOT_NAMES_LIFE
+        or low in RELATION_PREDICATES
+        or low in PET_WORDS
+    ):
         return False
     if bare[0].isupper():
         return True

@@ -31,10 +31,14 @@ MALE = word_set(
     nephew stepdad stepson stepbrother brother-in-law grandson ex-husband ex-boyfriend"""
 )
 #: Animals and breeds: "our kelpie Ziggy" is a dog.
-PET_WORDS = PETS | word_set(
-    """kelpie labrador lab retriever spaniel greyhound whippet lurcher dalmatian schnauzer shiba akita samoyed
+PET_WORDS = (
+    PETS
+    | word_set(
+        """kelpie labrador lab retriever spaniel greyhound whippet lurcher dalmatian schnauzer shiba akita samoyed
     doberman boxer mastiff pitbull terrier collie sheepdog cockapoo labradoodle goldendoodle maltese pomeranian
     tabby siamese persian ragdoll"""
+    )
+    | frozenset({"guinea pig", "guinea pigs"})
 )
 DOG_BREEDS = word_set(
     """kelpie labrador lab retriever golden spaniel greyhound whippet lurcher dalmatian schnauzer shiba akita
