@@ -289,6 +289,8 @@ class EpisodeSummarizer:
                 summary, summarizer = answer["summary"].strip(), f"{llm.name}@{prompt.hash}"
             except ModelUnavailable as exc:
                 warnings.append(f"model unavailable, used an extractive summary: {exc.message}")
+            except ValueError as exc:  # an answer of the wrong shape, or an empty summary: never retried
+                warnings.append(f"the model's summary was not usable ({exc}), used an extractive summary")
         if not summary:
             summary = extractive_summary(turns, episode.started_at, episode.ended_at)
         vector = self._embed([summary])[0]

@@ -26,7 +26,7 @@ from engine.facts.catalog import Catalog
 from engine.facts.classifier import classify
 from engine.facts.firewall import apply as firewall_apply
 from engine.facts.gates import gate
-from engine.facts.llm_extract import extract_with_model
+from engine.facts.llm_extract import ExtractionError, extract_with_model
 from engine.facts.model import confidence, kind_of, normalise_object, render_statement, standing_for
 from engine.facts.rules import extract as rules_extract
 from engine.facts.types import FirewallResult, Proposition, StageTrace, TemporalMention
@@ -248,6 +248,11 @@ class Pipeline:
             except ModelUnavailable as exc:
                 out.warnings.append(f"model unavailable, used the rule path: {exc.message}")
                 details["model"] = {"error": exc.message, "fallback": "rules"}
+            except ExtractionError as exc:
+                # valid JSON of the wrong shape: the rules' facts stand and the event is done — retrying would ask
+                # the same model the same question
+                out.warnings.append(f"the model's answer was not usable ({exc.message}), used the rule path")
+                details["model"] = {"error": exc.message, "fallback": "rules", "name": llm.name}
             else:
                 gated: list[Proposition] = []
                 gate_notes: list[dict[str, Any]] = []

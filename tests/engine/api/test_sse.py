@@ -20,9 +20,9 @@ from engine import Vault
 from engine.api.app import create_app
 from engine.api.server import EndpointServer
 from engine.api.sse import StreamHub, StreamSettings
-from engine.config import EndpointSettings
+from engine.config import EndpointSettings, Settings
+from engine.facts.pipeline import Pipeline
 from tests.engine.api.conftest import assert_error
-from tests.fakes.ollama import FakeOllama
 from tests.plugins.parser_pdf import garbage_with_header
 
 HEARTBEAT_S = 0.2
@@ -305,14 +305,18 @@ def test_every_kind_of_change_arrives_with_its_id_and_a_resume_replays_the_misse
             again.reader.close()
 
 
-def test_a_job_that_fails_for_good_arrives_with_its_id(tmp_path: Path, fake_ollama: FakeOllama) -> None:
-    """A model that answers outside the schema fails the enrichment job; parked, it is a ``job.failed``."""
-    fake_ollama.on_chat(lambda request: {"facts": [{"subject": "user", "predicate": 7}]})
-    settings = fake_ollama.settings(
-        {"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.max_attempts": 1, "jobs.backoff_s": 0.02}
+def test_a_job_that_fails_for_good_arrives_with_its_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of Cairn's own (here a stand-in bug in the analysis) fails the enrichment job; parked, it is a
+    ``job.failed`` — a model's bad answer never gets this far, it falls back to the rule path."""
+
+    def broken(self: Pipeline, *args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the analysis")
+
+    monkeypatch.setattr(Pipeline, "analyse", broken)
+    settings = Settings().updated(
+        {"llm.provider": "simple", "embedder.provider": "hashing", "jobs.max_attempts": 1, "jobs.backoff_s": 0.02}
     )
     with Vault.open(tmp_path / "vault", settings=settings) as vault:
-        assert vault.llm_engine.startswith("ollama:")
         server = serve(vault)
         live = Live(server, vault, vault.endpoint_token())
         stream = Stream(live.reader())
@@ -325,7 +329,7 @@ def test_a_job_that_fails_for_good_arrives_with_its_id(tmp_path: Path, fake_olla
             (parked,) = jobs["failures"]
             assert parked["payload"]["event_id"] == event_id
             assert_framed(failed, "job.failed", parked["id"])
-            assert failed.data["kind"] == "enrich" and "ExtractionError" in failed.data["error"]
+            assert failed.data["kind"] == "enrich" and "RuntimeError: a bug in the analysis" in failed.data["error"]
         finally:
             stream.reader.close()
             server.stop()

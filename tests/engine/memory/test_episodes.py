@@ -150,16 +150,22 @@ def test_with_ollama_down_the_summary_is_extractive_and_the_job_warns(tmp_path: 
         assert vault.jobs().parked == 0
 
 
-def test_an_empty_model_summary_is_an_error_for_the_job(tmp_path: Path, fake_ollama: FakeOllama) -> None:
-    fake_ollama.on_chat(_responder("   "))
+def test_an_empty_or_misshapen_model_summary_falls_back_to_the_extractive_one(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "jobs.backoff_s": 0.02})
     with open_vault(tmp_path / "v", settings) as vault:
-        vault.ingest_event(turn("trip", 0, "I'm planning a trip to Kyoto in October."))
-        assert vault.wait_idle(15)
-        vault.conversations.close_episodes("trip")
-        assert vault.wait_idle(20)
-        (episode,) = vault.conversations.episodes("trip")
-        assert episode.status == "closed" and episode.summary == ""  # never silently an empty summary
-        (parked,) = vault.jobs().failures
-        assert parked.kind == "summarize_episode" and "summary is missing or empty" in (parked.last_error or "")
-        assert parked.attempts == parked.max_attempts
+        for n, answer in enumerate(({"summary": "   "}, {"gist": "Kyoto"}, ["Kyoto"])):
+            fake_ollama.on_chat(lambda request, answer=answer: answer)
+            conversation = f"trip{n}"
+            vault.ingest_event(turn(conversation, 0, "I'm planning a trip to Kyoto in October."))
+            assert vault.wait_idle(15)
+            feed = ChangeLog(vault)
+            vault.conversations.close_episodes(conversation)
+            assert vault.wait_idle(20)
+            (episode,) = vault.conversations.episodes(conversation)
+            assert episode.status == "summarized" and episode.summarizer == "extractive"
+            assert "Kyoto" in episode.summary  # never silently an empty summary, never a retried job
+            (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "summarize_episode"]
+            assert "not usable" in warning.data["warnings"][0]
+        assert vault.jobs().parked == 0
