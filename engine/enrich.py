@@ -29,6 +29,7 @@ from engine.store.writer import chunked
 from engine.subjects import ensure_subject
 from engine.temporal import to_epoch
 from engine.vectors import VectorIndex, VectorItem
+from engine.vectors.migration import queue_vectors
 
 #: How far back a pronoun may look for who it means (see :meth:`Enricher._earlier_messages`).
 EARLIER_WINDOW_S = 3600.0
@@ -81,9 +82,13 @@ class Enricher:
         if analysed:
             try:
                 self._pipeline.embed_batch(analysed)
-            except Exception as exc:  # the embedder failing fails the batch; the jobs retry
-                log.warning("embedding a batch failed: %s", type(exc).__name__)
-                return [JobOutcome(o.job_id, error=o.error or f"{type(exc).__name__}: {exc}") for o in outcomes]
+            except ModelUnavailable as exc:
+                # the embedder is down: the facts are stored without their vectors, which wait in the backlog for
+                # it to come back (engine.vectors.migration) — the rules' facts are never lost to an outage
+                note = f"embedder unavailable, vectors queued: {exc.message}"
+                for outcome in outcomes:
+                    if outcome.error is None:
+                        outcome.warnings.append(note)
         if not ready:
             return outcomes
         try:
@@ -173,6 +178,8 @@ class Enricher:
         applied = self._decider.decide_and_apply(tx, ctx, analysis.proposals)
         if analysis.text_vector is not None:
             self._vectors.add(tx, [VectorItem(event.id, "event", event.user_id, analysis.text_vector, "event")])
+        elif analysis.text.strip():
+            queue_vectors(tx, self._vectors.space_id, [(event.id, "event", event.user_id, "event")])
         if event.author:
             speaker_id = ensure_subject(tx, event.user_id, event.author, "person")
             tx.execute(
@@ -293,14 +300,21 @@ class EpisodeSummarizer:
                 warnings.append(f"the model's summary was not usable ({exc}), used an extractive summary")
         if not summary:
             summary = extractive_summary(turns, episode.started_at, episode.ended_at)
-        vector = self._embed([summary])[0]
+        vector = None
+        try:
+            vector = self._embed([summary])[0]
+        except ModelUnavailable as exc:
+            warnings.append(f"embedder unavailable, vector queued: {exc.message}")
 
         def write(tx: Tx) -> None:
             tx.execute(
                 "UPDATE episodes SET summary = ?, status = 'summarized', summarizer = ?, updated_at = ? WHERE id = ?",
                 (summary, summarizer, tx.now, episode_id),
             )
-            self._vectors.add(tx, [VectorItem(episode_id, "episode", episode.user_id, vector, "episode")])
+            if vector is not None:
+                self._vectors.add(tx, [VectorItem(episode_id, "episode", episode.user_id, vector, "episode")])
+            else:
+                queue_vectors(tx, self._vectors.space_id, [(episode_id, "episode", episode.user_id, "episode")])
             tx.emit("episode.created", episode_id, conversation_id=episode.conversation_id, user_id=episode.user_id)
             finish_jobs(tx, [job.id])
 

@@ -175,6 +175,7 @@ class JobRunner:
         self._poll_s = poll_s
         self._handlers: dict[str, JobHandler] = {}
         self._batch_sizes: dict[str, int] = {}
+        self._patient: set[str] = set()
         self._wake = threading.Condition()
         self._pending_wake = False
         self._stopping = threading.Event()
@@ -189,10 +190,16 @@ class JobRunner:
         self._turns = 0  # workers inside a claim-and-run turn (under foreground load: one at most)
 
     # -- set-up --------------------------------------------------------------------------------------------------
-    def register(self, kind: str, handler: JobHandler, *, batch_size: int | None = None) -> None:
-        """Route jobs of ``kind`` to ``handler`` (batches of at most ``batch_size``)."""
+    def register(self, kind: str, handler: JobHandler, *, batch_size: int | None = None, patient: bool = False) -> None:
+        """Route jobs of ``kind`` to ``handler`` (batches of at most ``batch_size``).
+
+        A ``patient`` kind waits for something outside Cairn (a model server that is down): while its job is
+        scheduled for later, the queue counts as idle (:meth:`wait_idle`) — waiting for it could take hours.
+        """
         self._handlers[kind] = handler
         self._batch_sizes[kind] = batch_size or self._batch_size
+        if patient:
+            self._patient.add(kind)
 
     def start(self) -> None:
         """Requeue jobs a crashed process left running, then start the workers."""
@@ -271,13 +278,28 @@ class JobRunner:
         """Block until no job is queued or running (parked jobs don't count); False on timeout."""
         deadline = time.monotonic() + timeout
         while True:
-            remaining = int(self._store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
+            remaining = self._pending_count()
             if remaining == 0 and self._busy == 0:
                 return True
             if time.monotonic() >= deadline:
                 return False
             self.notify()
             time.sleep(0.02)
+
+    def _pending_count(self) -> int:
+        """Jobs queued or running, but not those of a patient kind scheduled for later."""
+        if not self._patient:
+            return int(self._store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
+        kinds = sorted(self._patient)
+        marks = ",".join("?" * len(kinds))
+        return int(
+            self._store.scalar(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running') AND NOT "
+                f"(status = 'queued' AND kind IN ({marks}) AND run_after > ?)",
+                (*kinds, time.time()),
+            )
+            or 0
+        )
 
     # -- the loop ------------------------------------------------------------------------------------------------
     def _loop(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import pluggy
 
 from engine import paths
-from engine.ai.embedders import Embedder, EmbedderChoice, resolve_embedder
+from engine.ai.embedders import Embedder, EmbedderChoice, embedder_for, resolve_embedder
 from engine.ai.llm import LLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.backups import Backup, backup_due, list_backups, make_backup
@@ -63,6 +63,20 @@ from engine.temporal import parse_datetime
 from engine.token import read_or_create_token, rotate_token
 from engine.vectors import SqliteVecIndex
 from engine.vectors.chroma import ChromaIndex, chroma_target
+from engine.vectors.migration import (
+    FILL_JOB,
+    DualEmbedder,
+    GuardedEmbedder,
+    MigratingIndex,
+    SpaceRef,
+    VectorFiller,
+    VectorStatus,
+    migration_info,
+    record_active,
+    recorded_active,
+    start_migration,
+    vector_status,
+)
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
 
@@ -111,8 +125,13 @@ class Vault:
         ollama: OllamaClient | None,
         ollama_status: OllamaStatus | None,
         catalog: Catalog,
+        wiring: VectorWiring | None = None,
     ) -> None:
         self.paths = paths.VaultPaths(root)
+        if wiring is None:
+            guarded = GuardedEmbedder(embedder_choice.embedder, first_backoff_s=settings.jobs.backoff_s)
+            wiring = VectorWiring(guarded, vectors, None, None)
+        self._wiring = wiring
         self._settings = settings
         self.store = store
         self.changes = changes
@@ -161,6 +180,18 @@ class Vault:
             "distill_document",
             Distiller(store, embedder_choice.embedder.embed, vectors, lambda: self.llm, settings.llm.timeout_s),
             batch_size=2,
+        )
+        self._runner.register(
+            FILL_JOB,
+            VectorFiller(
+                store,
+                lambda: self._wiring.embedder,
+                lambda: self._wiring.index,
+                self._migration_done,
+                first_backoff_s=settings.jobs.backoff_s,
+            ),
+            batch_size=1,
+            patient=True,
         )
         self._timer_stop = threading.Event()
         self._timer: threading.Thread | None = None
@@ -222,7 +253,9 @@ class Vault:
                 embedder_choice = EmbedderChoice(embedder, "given by the caller")
             else:
                 embedder_choice = resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status)
-            vectors = _vector_index(store, settings, vault_paths, embedder_choice.embedder)
+            embedder_choice, vectors, wiring = _plan_vectors(
+                store, settings, vault_paths, embedder_choice, ollama, status, forced=embedder is not None
+            )
             vault = cls(
                 root,
                 settings=settings,
@@ -236,6 +269,7 @@ class Vault:
                 ollama=ollama,
                 ollama_status=status,
                 catalog=catalog,
+                wiring=wiring,
             )
             if start_workers:
                 vault._start_background()
@@ -296,6 +330,18 @@ class Vault:
         log.info("recalls ranked in %s helper processes", wanted)
         self._recall.use_processes(processes)
         return processes
+
+    def _migration_done(self) -> None:
+        """The re-embedding finished (the fill job dropped the old space): search the new space alone from now on."""
+        wiring = self._wiring
+        if wiring.migrating is not None:
+            wiring.migrating.done = True
+        log.info("re-embedding finished: vectors are all in %s", wiring.embedder.model_id)
+
+    def vector_status(self) -> VectorStatus:
+        """The active embedder, a re-embedding under way and its progress, vectors waiting for an embedder that was
+        down, and its last error (``cairn doctor``, ``/v6/jobs``, the GUI)."""
+        return vector_status(self.store, self._wiring.index.space_id, self._wiring.dual or self._wiring.embedder)
 
     def _maintain_vectors(self) -> None:
         for stats in self.vectors.maintain():
@@ -750,7 +796,8 @@ class Vault:
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until no job is queued or running, searches see every stored vector and the recall usage gathered so
-        far is recorded; False if ``timeout`` passed first."""
+        far is recorded; False if ``timeout`` passed first.  Vectors waiting for an embedder that is down do not
+        count: their job is scheduled for its next try and the vault is otherwise idle (:meth:`vector_status`)."""
         started = time.monotonic()
         usage = self._recall.flush_usage()
         if usage is not None:
@@ -911,6 +958,84 @@ def _probe_ollama(settings: Settings) -> tuple[OllamaClient | None, OllamaStatus
         settings.llm.ollama_host, timeout_s=settings.llm.timeout_s, connect_timeout_s=settings.llm.connect_timeout_s
     )
     return client, client.probe()
+
+
+@dataclass(frozen=True, slots=True)
+class VectorWiring:
+    """The active embedder (guarded) and its own index; during a migration also the index and embedder that search
+    both spaces (what the rest of the vault is given)."""
+
+    embedder: GuardedEmbedder
+    index: SqliteVecIndex
+    migrating: MigratingIndex | None
+    dual: DualEmbedder | None
+
+
+def _plan_vectors(
+    store: Store,
+    settings: Settings,
+    vault_paths: paths.VaultPaths,
+    choice: EmbedderChoice,
+    ollama: OllamaClient | None,
+    status: OllamaStatus | None,
+    *,
+    forced: bool,
+) -> tuple[EmbedderChoice, SqliteVecIndex, VectorWiring]:
+    """The embedder and vector index the vault runs with, and a migration started when the embedder changed.
+
+    The vault's recorded space wins over an ``auto`` choice that only differs because Ollama is down now (an outage
+    is not a change: new vectors wait in the backlog until it is back); any other difference starts a migration to
+    the chosen embedder, said in the choice's warnings (``auto`` never switches silently).
+    """
+    backoff = settings.jobs.backoff_s
+    new = GuardedEmbedder(choice.embedder, first_backoff_s=backoff)
+    notes = list(choice.warnings)
+    reason = choice.reason
+    recorded = recorded_active(store)
+    running = migration_info(store)
+    current = SpaceRef(running.to_model, 0) if running is not None else recorded
+    if current is None:
+        record_active(store, SpaceRef(new.model_id, new.dim))
+    elif current.model_id != new.model_id:
+        kept = None
+        if not forced and settings.embedder.provider == "auto" and current.model_id.startswith("ollama:"):
+            model = current.model_id.removeprefix("ollama:")
+            if status is None or not status.reachable or not status.has_model(model):
+                dim = int(store.scalar("SELECT dim FROM vector_spaces WHERE model_id = ?", (current.model_id,)) or 0)
+                kept = embedder_for(current.model_id, dim, paths.models_dir(), ollama=ollama) if dim else None
+        if kept is not None:
+            new = GuardedEmbedder(kept, first_backoff_s=backoff)
+            reason = f"{current.model_id}, the vault's embedder (Ollama is unavailable now: new vectors wait for it)"
+            notes.append(f"{current.model_id} is unavailable; vectors of new items are queued until it is back")
+        else:
+            old = SpaceRef(
+                running.from_model if running is not None else current.model_id,
+                running.from_dim if running is not None else current.dim,
+            )
+            info = start_migration(
+                store, old, SqliteVecIndex(store, new.model_id, new.dim), f"{current.model_id} → {new.model_id}"
+            )
+            notes.append(
+                f"the embedder changed from {current.model_id} to {new.model_id}: re-embedding {info.total} items "
+                "in the background; searches use both until it is done"
+            )
+            log.warning(
+                "embedder changed from %s to %s: re-embedding %s items", current.model_id, new.model_id, info.total
+            )
+    base = _vector_index(store, settings, vault_paths, new)
+    running = migration_info(store)
+    if running is not None and running.to_model == new.model_id:
+        maker = embedder_for(running.from_model, running.from_dim, paths.models_dir(), ollama=ollama)
+        if maker is None:
+            notes.append(
+                f"{running.from_model} cannot be used here: items not yet re-embedded are found by keyword only"
+            )
+        old_index = SqliteVecIndex(store, running.from_model, running.from_dim)
+        dual = DualEmbedder(new, GuardedEmbedder(maker, first_backoff_s=backoff) if maker is not None else None)
+        migrating = MigratingIndex(store, base, old_index)
+        wiring = VectorWiring(new, base, migrating, dual)
+        return EmbedderChoice(dual, reason, tuple(notes)), migrating, wiring
+    return EmbedderChoice(new, reason, tuple(notes)), base, VectorWiring(new, base, None, None)
 
 
 def _vector_index(

@@ -279,15 +279,20 @@ class OllamaEmbedder:
     an empty input rather than embed it.
     """
 
-    def __init__(self, client: OllamaClient, model: str, *, batch_size: int = 64) -> None:
+    def __init__(self, client: OllamaClient, model: str, *, batch_size: int = 64, dim: int | None = None) -> None:
+        """Probe the model for its dimension, unless ``dim`` is known (a vault's recorded space whose server is down
+        now: calls fail until it is back)."""
         self._client = client
         self._model = model
         self._batch_size = batch_size
+        self.model_id = f"ollama:{model}"
+        if dim is not None:
+            self.dim = dim
+            return
         first = client.embed(model, ["probe"])
         if not first or not first[0]:
             raise ModelUnavailable(f"Ollama model {model} returned no embedding.", fix="Choose an embedding model.")
         self.dim = len(first[0])
-        self.model_id = f"ollama:{model}"
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         """Embed ``texts`` through Ollama in batches.
@@ -380,3 +385,24 @@ def resolve_embedder(
         else:
             warnings.append(f"ONNX embedder skipped: no model files in {folder}")
     return EmbedderChoice(HashingEmbedder(cfg.hashing_dim), "built-in hashing embedder", tuple(warnings))
+
+
+def embedder_for(
+    model_id: str, dim: int, models_folder: Path, *, ollama: OllamaClient | None = None, batch_size: int = 64
+) -> Embedder | None:
+    """The embedder that made a recorded vector space (``model_id`` as stored), without probing a server; None when
+    it cannot be made here (an ONNX model whose files are gone, an Ollama model without a client)."""
+    if model_id.startswith("hashing-v1-"):
+        return HashingEmbedder(dim)
+    if model_id.startswith("onnx:"):
+        folder = models_folder / model_id.removeprefix("onnx:")
+        if not (folder / "model.onnx").exists():
+            return None
+        try:
+            return OnnxEmbedder(folder, batch_size=batch_size)
+        except Exception as exc:
+            log.warning("the ONNX model in %s could not be loaded: %s", folder, exc)
+            return None
+    if model_id.startswith("ollama:") and ollama is not None:
+        return OllamaEmbedder(ollama, model_id.removeprefix("ollama:"), batch_size=batch_size, dim=dim)
+    return None

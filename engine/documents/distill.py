@@ -24,6 +24,7 @@ from engine.jobs import Job, JobOutcome, finish_jobs
 from engine.prompts import load_prompt
 from engine.store import Store, Tx
 from engine.vectors import VectorItem
+from engine.vectors.migration import queue_vectors
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,11 @@ class Distiller:
             titled.append((str(title or f"Section {index + 1}"), section_texts[-1][1]))
         document_summary, document_engine = self._document_summary(llm, str(name), titled, warnings)
         texts = [s for _i, s, _e in section_texts] + [document_summary or str(name)]
-        vectors = self._embed(texts)
+        vectors = None
+        try:
+            vectors = self._embed(texts)
+        except ModelUnavailable as exc:
+            warnings.append(f"embedder unavailable, vectors queued: {exc.message}")
 
         def write(tx: Tx) -> None:
             if tx.scalar("SELECT content_hash FROM documents WHERE id = ?", (document_id,)) != job.payload.get(
@@ -144,12 +149,20 @@ class Distiller:
                 "updated_at = ? WHERE id = ?",
                 (document_summary, document_engine, tx.now, document_id),
             )
-            items = [
-                VectorItem(sid, "section", str(user_id), vectors[i], "section")
-                for i, (sid, _s, _e) in enumerate(section_texts)
-            ]
-            items.append(VectorItem(document_id, "document", str(user_id), vectors[-1], "document"))
-            self._vectors.add(tx, items)
+            if vectors is None:
+                queue_vectors(
+                    tx,
+                    self._vectors.space_id,
+                    [(sid, "section", str(user_id), "section") for sid, _s, _e in section_texts]
+                    + [(document_id, "document", str(user_id), "document")],
+                )
+            else:
+                items = [
+                    VectorItem(sid, "section", str(user_id), vectors[i], "section")
+                    for i, (sid, _s, _e) in enumerate(section_texts)
+                ]
+                items.append(VectorItem(document_id, "document", str(user_id), vectors[-1], "document"))
+                self._vectors.add(tx, items)
             tx.emit("document.ready", document_id, name=str(name), user_id=str(user_id))
             finish_jobs(tx, [job.id])
 

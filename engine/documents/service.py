@@ -37,7 +37,7 @@ from engine.documents.model import (
 )
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
-from engine.errors import NotFound, UnsupportedFile, ValidationError
+from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, ValidationError
 from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue
 from engine.plugin_api import ParsedDocument, Parser
@@ -45,6 +45,7 @@ from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.temporal import from_epoch
 from engine.vectors import VectorItem
+from engine.vectors.migration import queue_vectors
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
@@ -166,7 +167,13 @@ class DocumentsApi:
         parsed = _masked_structure(parsed, settings.privacy)
         spans = cut(parsed)
         texts = [firewall_apply(parsed.text[s.start : s.end], settings.privacy).text for s in spans]
-        vectors = self._embedder.embed(texts) if texts else None
+        vectors = None
+        if texts:
+            try:
+                vectors = self._embedder.embed(texts)
+            except ModelUnavailable as exc:
+                # stored all the same: the spans' vectors wait in the backlog for the embedder
+                log.warning("embedder unavailable while storing %s (%s): vectors queued", display, exc.message)
         degraded = not parsed.text.strip() and len(payload) > 0
         doc_id = self._store.write(
             lambda tx: self._write_tree(
@@ -416,6 +423,8 @@ class DocumentsApi:
             self._vectors.add(
                 tx, [VectorItem(span_id, "span", user_id, vectors[i], digest) for i, span_id in enumerate(span_ids)]
             )
+        elif len(span_ids):
+            queue_vectors(tx, self._vectors.space_id, [(span_id, "span", user_id, digest) for span_id in span_ids])
         if collection_id is not None:
             _add_member(tx, collection_id, doc_id)
         if path is not None:

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from engine.errors import Conflict, NotFound, ValidationError
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import Conflict, ModelUnavailable, NotFound, ValidationError
 from engine.facts import params
 from engine.facts.conflicts import open_conflicts_of, resolve_conflict, retract, supersede
 from engine.facts.decide import Decider
@@ -36,6 +39,7 @@ from engine.store.writer import chunked
 from engine.subjects import OWNER, find_subject_id
 from engine.temporal import parse_datetime, to_epoch
 from engine.vectors import VectorIndex, VectorItem
+from engine.vectors.migration import queue_vectors
 
 STATUSES = ("active", "contested", "superseded", "retracted", "deleted")
 TIERS = ("hot", "warm", "cold")
@@ -547,7 +551,10 @@ class FactsApi:
             extractor="manual",
             rule="manual",
         )
-        vector = self._pipeline.embedder.embed([statement])[0]
+        try:
+            vector: npt.NDArray[np.float32] | None = self._pipeline.embedder.embed([statement])[0]
+        except ModelUnavailable:
+            vector = None  # stored all the same; its vector waits in the backlog for the embedder
         return Proposal(
             proposition=prop,
             subject=subject if subject.casefold() != "me" else OWNER,
@@ -597,8 +604,12 @@ class FactsApi:
         row = tx.execute("SELECT statement, user_id, object_norm FROM facts WHERE id = ?", (fact_id,)).first()
         has = tx.scalar("SELECT 1 FROM embeddings WHERE object_id = ?", (fact_id,))
         if row is not None and not has:
-            vector = self._pipeline.embedder.embed([str(row[0])])[0]
-            self._vectors.add(tx, [VectorItem(fact_id, "fact", str(row[1]), vector, str(row[2]))])
+            try:
+                vector = self._pipeline.embedder.embed([str(row[0])])[0]
+            except ModelUnavailable:
+                queue_vectors(tx, self._vectors.space_id, [(fact_id, "fact", str(row[1]), str(row[2]))])
+            else:
+                self._vectors.add(tx, [VectorItem(fact_id, "fact", str(row[1]), vector, str(row[2]))])
 
 
 def _truth_rank(f: Fact) -> tuple[int, int, float, float]:

@@ -50,6 +50,7 @@ from engine.facts.trace import CREATING, ms, planned_standing, planned_tiers, st
 from engine.store import Tx
 from engine.subjects import ensure_subject, find_subject_id
 from engine.vectors import VectorIndex, VectorItem
+from engine.vectors.migration import queue_vectors
 
 
 def plan_match(m: Match, *, event_id: int | None, valid_time: float | None, stated_at: float | None = None) -> Action:
@@ -460,6 +461,8 @@ class Decider:
         self._tag(tx, ctx, fact_id, p, subject_id=subject_id)
         if p.vector is not None and band != "quarantine":
             self.vectors.add(tx, [VectorItem(fact_id, "fact", ctx.user_id, p.vector, p.object_norm)])
+        elif band != "quarantine":  # the embedder was down: the fact is stored, its vector waits for it
+            queue_vectors(tx, self.vectors.space_id, [(fact_id, "fact", ctx.user_id, p.object_norm)])
         tx.emit(
             "memory.created",
             fact_id,

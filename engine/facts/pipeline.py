@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.ai.embedders import Embedder
+from engine.ai.embedders import Embedder, Matrix
 from engine.ai.llm import LLM
 from engine.config import Settings
 from engine.errors import ModelUnavailable, ValidationError
@@ -168,6 +168,15 @@ class Pipeline:
             self._stage_embed(out)
         return out
 
+    def _embed_or_warn(self, out: Analysis, texts: list[str]) -> Matrix | None:
+        """Vectors of ``texts``, or None with a warning when the embedder is down (what is stored then waits in the
+        backlog for its vector; nothing else is held up)."""
+        try:
+            return self.embedder.embed(texts)
+        except ModelUnavailable as exc:
+            out.warnings.append(f"embedder unavailable, vectors queued: {exc.message}")
+            return None
+
     # -- L0 / L0.5 ---------------------------------------------------------------------------------------------
     def _stage_firewall(self, out: Analysis, text: str) -> str:
         t0 = time.perf_counter()
@@ -202,7 +211,8 @@ class Pipeline:
     # -- 1 find context ----------------------------------------------------------------------------------------
     def _stage_context(self, out: Analysis, text: str) -> None:
         t0 = time.perf_counter()
-        out.text_vector = self.embedder.embed([text])[0]
+        vectors = self._embed_or_warn(out, [text])
+        out.text_vector = vectors[0] if vectors is not None else None
         out.traces.append(
             StageTrace(
                 "context",
@@ -325,14 +335,17 @@ class Pipeline:
         return self.catalog.custom_slug(raw), "custom"
 
     def _nearest_predicate(self, raw: str) -> str | None:
-        if self._predicate_index is None:
-            texts = self.catalog.describe_texts()
-            names = list(texts)
-            self._predicate_index = (names, self.embedder.embed([texts[n] for n in names]))
-        names, matrix = self._predicate_index
-        if not names:
-            return None
-        query = self.embedder.embed([raw.replace("_", " ")])[0]
+        try:
+            if self._predicate_index is None:
+                texts = self.catalog.describe_texts()
+                names = list(texts)
+                self._predicate_index = (names, self.embedder.embed([texts[n] for n in names]))
+            names, matrix = self._predicate_index
+            if not names:
+                return None
+            query = self.embedder.embed([raw.replace("_", " ")])[0]
+        except ModelUnavailable:
+            return None  # the embedder is down: the phrase gets a custom predicate, as any unknown one does
         sims = matrix @ query
         best = int(np.argmax(sims))
         return names[best] if float(sims[best]) >= 0.6 else None
@@ -468,7 +481,10 @@ class Pipeline:
 
     def _stage_embed(self, out: Analysis) -> None:
         t0 = time.perf_counter()
-        vectors = self.embedder.embed([p.statement for p in out.proposals])
+        vectors = self._embed_or_warn(out, [p.statement for p in out.proposals])
+        if vectors is None:
+            out.traces.append(StageTrace("embed", "embedder unavailable: vectors queued", {}, _ms(t0)))
+            return
         out.proposals = [_with_vector(p, vectors[i]) for i, p in enumerate(out.proposals)]
         out.traces.append(StageTrace("embed", f"{len(out.proposals)} statements embedded", {}, _ms(t0)))
 

@@ -17,11 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.errors import ModelUnavailable
 from engine.facts.catalog import Catalog
 from engine.facts.model import render_statement
 from engine.plugin_api import PredicateSpec
 from engine.store import Tx
 from engine.vectors import VectorIndex, VectorItem
+from engine.vectors.migration import queue_vectors
 
 Embed = Callable[[list[str]], npt.NDArray[np.float32]]
 
@@ -85,10 +87,16 @@ class Restater:
             if embedded:
                 changed.append((int(fact_id), new, str(user_id), str(norm)))
         if changed:
-            vectors = self._embed([c[1] for c in changed])
-            self._vectors.add(
-                tx, [VectorItem(fid, "fact", uid, vectors[i], norm) for i, (fid, _s, uid, norm) in enumerate(changed)]
-            )
+            try:
+                vectors = self._embed([c[1] for c in changed])
+            except ModelUnavailable:
+                # the embedder is down: the new words wait in the backlog; until then the old vector stands
+                queue_vectors(tx, self._vectors.space_id, [(fid, "fact", uid, norm) for fid, _s, uid, norm in changed])
+            else:
+                self._vectors.add(
+                    tx,
+                    [VectorItem(fid, "fact", uid, vectors[i], norm) for i, (fid, _s, uid, norm) in enumerate(changed)],
+                )
         return [c[0] for c in changed]
 
     def restate_subject(self, tx: Tx, subject_id: int) -> list[int]:

@@ -244,7 +244,10 @@ class QueryAnalyzer:
         nearest, floor, cap = (INDIRECT_PREDICATES, INDIRECT_PREDICATE_SIM, 6) if wide else (3, PREDICATE_SIM, 4)
         found = list(self._catalog.predicates_in(text, limit=3)) if text else []
         if query_vector is not None and len(found) < cap - 1:
-            names, matrix = self._predicate_index()
+            try:
+                names, matrix = self._predicate_index()
+            except ModelUnavailable:
+                names, matrix = [], np.zeros((0, 0), dtype=np.float32)  # the embedder is down: cues alone
             if names:
                 sims = matvec(matrix, query_vector)
                 for index in np.argsort(-sims)[:nearest]:

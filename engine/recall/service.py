@@ -22,14 +22,14 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.config import Settings
-from engine.errors import ValidationError, VaultError
+from engine.errors import ModelUnavailable, ValidationError, VaultError
 from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.model import Fact
@@ -217,7 +217,17 @@ class Recall:
         reference = parse_datetime(req.reference_time) if req.reference_time is not None else datetime.now(UTC)
 
         t0 = time.perf_counter()
-        query_vector = self._embedder.embed([req.query])[0] if req.query.strip() else None
+        query_vector = None
+        unembedded = ""
+        if req.query.strip():
+            try:
+                query_vector = self._embedder.embed([req.query])[0]
+            except ModelUnavailable as exc:
+                # an outage degrades the answer, never fails it: the other channels still search
+                unembedded = (
+                    f"embedder unavailable ({exc.message}): searched without vectors — keyword, predicate, time "
+                    "and documents' full text"
+                )
         timings["embed"] = _ms(t0)
         t0 = time.perf_counter()
         known = self._known_subjects(req.user_id)
@@ -231,10 +241,15 @@ class Recall:
             relatives=lambda predicates: self._relatives(req.user_id, known, predicates),
         )
         timings["analyse"] = _ms(t0)
+        if unembedded:
+            analysis = replace(analysis, notes=(*analysis.notes, unembedded))
         rewrite_vectors: tuple[Any, ...] = ()
-        if len(analysis.used_queries) > 1:
+        if len(analysis.used_queries) > 1 and query_vector is not None:
             t0 = time.perf_counter()
-            rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
+            try:
+                rewrite_vectors = tuple(self._embedder.embed(list(analysis.used_queries[1:])))
+            except ModelUnavailable:
+                rewrite_vectors = ()
             timings["embed"] += _ms(t0)
         return Question(
             req,

@@ -515,11 +515,33 @@ def m004_conversation_titles(conn: Connection) -> None:
     _script(conn, M004_SQL)
 
 
+M005_SQL = """
+CREATE TABLE vector_backlog(
+  space_id INTEGER NOT NULL REFERENCES vector_spaces(id) ON DELETE CASCADE,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  content_hash TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL CHECK (reason IN ('migration', 'outage')),
+  added_at REAL NOT NULL,
+  PRIMARY KEY (space_id, object_id)
+) WITHOUT ROWID;
+CREATE INDEX vector_backlog_object ON vector_backlog(object_id);
+"""
+
+
+def m005_vector_backlog(conn: Connection) -> None:
+    """Objects waiting for their vector in a space: re-embedding after the embedder changed, or an embedder that was
+    down when they were stored (:mod:`engine.vectors.migration`).  Forgetting an object removes its row (cascade)."""
+    _script(conn, M005_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
     Migration(3, "m003_quarantine_per_user", m003_quarantine_per_user),
     Migration(4, "m004_conversation_titles", m004_conversation_titles),
+    Migration(5, "m005_vector_backlog", m005_vector_backlog),
 )
 
 #: The schema version this code writes and understands.

@@ -41,6 +41,8 @@ class VectorIndex(Protocol):
 
     model_id: str
     dim: int
+    #: The space's id in ``vector_spaces`` (what the backlog of vectors still to make is keyed by).
+    space_id: int
 
     def add(self, tx: Tx, items: Sequence[VectorItem]) -> None:
         """Insert or replace the vectors of ``items``."""
