@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,9 @@ def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vaul
     findings.append(_vault(vault_paths, vault))
     findings.extend(_ollama(settings))
     findings.append(_embedder(settings, vault))
+    model = _vault_model(vault) if vault is not None else None
+    if model is not None:
+        findings.append(model)
     findings.append(_vectors(settings, vault))
     findings.append(_endpoint(settings, vault_paths))
     findings.append(_token(vault_paths))
@@ -153,7 +157,7 @@ def _ollama(settings: Settings) -> list[Finding]:
 
 def _embedder(settings: Settings, vault: Vault | None) -> Finding:
     if vault is not None:
-        return Finding("embedder", "ok", f"{vault.embedder.model_id} in use")
+        return _vault_embedder(vault)
     cfg = settings.embedder
     folder = paths.models_dir() / cfg.onnx_model
     has_onnx = (folder / "model.onnx").exists() and (folder / "tokenizer.json").exists()
@@ -170,6 +174,46 @@ def _embedder(settings: Settings, vault: Vault | None) -> Finding:
         "warn",
         f"hashing-v1-{cfg.hashing_dim} (no Ollama embedding model, no ONNX model in {folder}); works, lower quality",
         "make models   (exports all-MiniLM-L6-v2 to ONNX offline), or `ollama pull " + cfg.ollama_model + "`",
+    )
+
+
+def _vault_embedder(vault: Vault) -> Finding:
+    """The vault's embedder, a re-embedding under way with its progress, and vectors waiting for an embedder that
+    is down."""
+    status = vault.vector_status()
+    parts = [f"{status.active} in use ({status.dim} dimensions)"]
+    level: FindingStatus = "ok"
+    fix = ""
+    if status.migration is not None:
+        done = max(0, status.migration.total - status.remaining)
+        parts.append(
+            f"re-embedding from {status.migration.from_model}: {done} of {status.migration.total} done "
+            "(searches use both until it finishes)"
+        )
+        level = "warn"
+        fix = "Nothing to do: it runs in the background while Cairn is open, and resumes after a restart."
+    if status.queued:
+        parts.append(f"{status.queued} items wait for their vectors")
+        level = "warn"
+    if status.last_error:
+        when = datetime.fromtimestamp(status.last_error_at or 0, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        parts.append(f"last error {when}: {status.last_error}")
+        level = "warn"
+        fix = "Start the embedding model's server again; Cairn retries with back-off and fills in what waited."
+    return Finding("embedder", level, "; ".join(parts), fix)
+
+
+def _vault_model(vault: Vault) -> Finding | None:
+    """The model's last error, when it had one."""
+    status = vault.model_status()
+    if not status["last_error"]:
+        return None
+    when = datetime.fromtimestamp(status["last_error_at"] or 0, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return Finding(
+        "model",
+        "warn",
+        f"{status['engine']}: last error {when}: {status['last_error']} (jobs used the rule path meanwhile)",
+        "Check the model server; Cairn tries it again with back-off.",
     )
 
 

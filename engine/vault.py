@@ -24,7 +24,7 @@ import pluggy
 
 from engine import paths
 from engine.ai.embedders import Embedder, EmbedderChoice, embedder_for, resolve_embedder
-from engine.ai.llm import LLM, LLMChoice, resolve_llm
+from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.backups import Backup, backup_due, list_backups, make_backup
 from engine.changes import ChangeFeed
@@ -138,6 +138,9 @@ class Vault:
         self._lock = lock
         self.plugins = plugins
         self._llm_choice = llm_choice
+        self._guarded_llm = (
+            GuardedLLM(llm_choice.llm, first_skip_s=settings.jobs.backoff_s) if llm_choice.llm is not None else None
+        )
         self._embedder_choice = embedder_choice
         self.vectors = vectors
         self.ollama = ollama
@@ -338,6 +341,16 @@ class Vault:
             wiring.migrating.done = True
         log.info("re-embedding finished: vectors are all in %s", wiring.embedder.model_id)
 
+    def model_status(self) -> dict[str, Any]:
+        """The language model in use, why, and its last error with its time (epoch seconds), if any."""
+        error = self._guarded_llm.last_error if self._guarded_llm is not None else None
+        return {
+            "engine": self._llm_choice.engine,
+            "reason": self._llm_choice.reason,
+            "last_error": error[0] if error else None,
+            "last_error_at": error[1] if error else None,
+        }
+
     def vector_status(self) -> VectorStatus:
         """The active embedder, a re-embedding under way and its progress, vectors waiting for an embedder that was
         down, and its last error (``cairn doctor``, ``/v6/jobs``, the GUI)."""
@@ -495,8 +508,9 @@ class Vault:
 
     @property
     def llm(self) -> LLM | None:
-        """The model in use, or None on the rule path."""
-        return self._llm_choice.llm
+        """The model in use (failures remembered and backed off from, see :class:`GuardedLLM`), or None on the rule
+        path."""
+        return self._guarded_llm
 
     @property
     def llm_engine(self) -> str:

@@ -7,13 +7,23 @@ visible warning; it never blocks ingest or recall.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.config import Settings
 from engine.errors import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+#: After a model failure, it is skipped for this long (doubling per failure up to the max) before it is tried
+#: again: a model server that is down must not cost every job its timeout.
+FIRST_SKIP_S = 5.0
+MAX_SKIP_S = 300.0
 
 
 @runtime_checkable
@@ -75,3 +85,54 @@ def resolve_llm(settings: Settings, client: OllamaClient | None, status: OllamaS
 def model_error_text(exc: ModelUnavailable) -> str:
     """A one-line warning for a job that fell back to the rule path."""
     return f"model unavailable, used the rule path: {exc.message}"
+
+
+class GuardedLLM:
+    """A model whose failures are remembered: after one, calls are skipped at once (``ModelUnavailable``, so each
+    job falls back to the rule path without waiting out a timeout) until a back-off has passed — 5 s, doubling to
+    5 min — and the next call probes the model again.  The last error and its time are what ``cairn doctor``,
+    ``/v6/jobs`` and the Settings view show; an answer of the wrong shape is recorded too (:meth:`note_error`)."""
+
+    def __init__(
+        self, inner: LLM, *, first_skip_s: float = FIRST_SKIP_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._first_skip_s = first_skip_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._skip_until = 0.0
+        self.last_error: tuple[str, float] | None = None
+        self.recovered_at: float | None = None
+
+    def complete_json(
+        self, system: str, user: str, schema: Mapping[str, Any], *, timeout_s: float | None = None
+    ) -> Any:
+        """Ask the model, or raise :class:`ModelUnavailable` (at once while a failure is being backed off from)."""
+        with self._lock:
+            skipping = self._failures > 0 and self._clock() < self._skip_until
+        if skipping:
+            raise ModelUnavailable(
+                f"{self.name} skipped after a failure: {self.last_error[0] if self.last_error else ''}"
+            )
+        try:
+            answer = self.inner.complete_json(system, user, schema, timeout_s=timeout_s)
+        except ModelUnavailable as exc:
+            with self._lock:
+                self._failures += 1
+                skip = min(MAX_SKIP_S, self._first_skip_s * 2 ** (self._failures - 1))
+                self._skip_until = self._clock() + skip
+                self.last_error = (exc.message, time.time())
+            log.warning("model %s failed (%s); skipped for %.0f s", self.name, exc.message, skip)
+            raise
+        if self._failures:
+            with self._lock:
+                self._failures = 0
+                self.recovered_at = time.time()
+            log.info("model %s answers again", self.name)
+        return answer
+
+    def note_error(self, message: str) -> None:
+        """Record an answer that could not be used (it does not make the model skipped)."""
+        self.last_error = (message, time.time())

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.ai.embedders import Embedder, Matrix
-from engine.ai.llm import LLM
+from engine.ai.llm import LLM, GuardedLLM
 from engine.config import Settings
 from engine.errors import ModelUnavailable, ValidationError
 from engine.facts import params
@@ -262,6 +262,8 @@ class Pipeline:
                 # valid JSON of the wrong shape: the rules' facts stand and the event is done — retrying would ask
                 # the same model the same question
                 out.warnings.append(f"the model's answer was not usable ({exc.message}), used the rule path")
+                if isinstance(llm, GuardedLLM):
+                    llm.note_error(f"unusable answer: {exc.message}")
                 details["model"] = {"error": exc.message, "fallback": "rules", "name": llm.name}
             else:
                 gated: list[Proposition] = []

@@ -105,8 +105,8 @@ class VectorStatus:
         if self.migration is not None:
             done = max(0, self.migration.total - self.remaining)
             migration = {
-                "from": self.migration.from_model,
-                "to": self.migration.to_model,
+                "from_model": self.migration.from_model,
+                "to_model": self.migration.to_model,
                 "started_at": self.migration.started_at,
                 "total": self.migration.total,
                 "done": done,

@@ -116,6 +116,38 @@ class JobOut(ResponseModel):
     payload: dict[str, Any] = Field(description="What the job works on (ids).")
 
 
+class MigrationOut(ResponseModel):
+    """A re-embedding under way after the embedder changed."""
+
+    from_model: str = Field(description="The embedder the vectors are being moved from.")
+    to_model: str = Field(description="The embedder in use, which every vector is being made with.")
+    started_at: datetime = Field(description="When the change was noticed (UTC).")
+    total: int = Field(description="Objects to re-embed in all.")
+    done: int = Field(description="Objects re-embedded so far.")
+    remaining: int = Field(description="Objects still to re-embed; until then searches use both spaces.")
+    reason: str = Field(description="What changed.")
+
+
+class VectorsOut(ResponseModel):
+    """The vault's embedder and what waits for it."""
+
+    active: str = Field(description="The embedder every vector belongs to (model id).")
+    dim: int = Field(description="Its dimensions.")
+    migration: MigrationOut | None = Field(description="A re-embedding under way, with its progress; null when none.")
+    queued: int = Field(description="Objects stored while the embedder was down, waiting for their vectors.")
+    last_error: str | None = Field(description="The embedder's last failure, while it is not recovered from.")
+    last_error_at: datetime | None = Field(description="When it failed (UTC).")
+
+
+class ModelOut(ResponseModel):
+    """The language model in use and its last error."""
+
+    engine: str = Field(description="'ollama:<model>', 'openai:<model>' or 'simple' (the rule path).")
+    reason: str = Field(description="Why this one.")
+    last_error: str | None = Field(description="The model's last failure or unusable answer.")
+    last_error_at: datetime | None = Field(description="When (UTC).")
+
+
 class JobsOut(ResponseModel):
     """The background job queue: depth by status and kind, and the parked failures."""
 
@@ -140,6 +172,10 @@ class JobsOut(ResponseModel):
     parked: int = Field(description="Jobs that failed every attempt; see `failures`.")
     by_kind: dict[str, int] = Field(description="Waiting or running jobs by kind.")
     failures: list[JobOut] = Field(description="The most recent parked jobs with their errors.")
+    vectors: VectorsOut | None = Field(
+        default=None, description="The embedder, a re-embedding's progress, and vectors waiting for the embedder."
+    )
+    model: ModelOut | None = Field(default=None, description="The language model in use and its last error.")
 
 
 class RetryBody(RequestModel):

@@ -13,7 +13,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.api.deps import VaultDep
-from engine.api.models.system import JobOut, JobsOut, RetryBody, RetryOut
+from engine.api.models.system import JobOut, JobsOut, ModelOut, RetryBody, RetryOut, VectorsOut
 from engine.version import __version__
 
 HEALTH_PATH = "/v6/health"
@@ -69,8 +69,10 @@ def health(vault: VaultDep) -> Health:
 
 @router.get("/jobs", summary="Background job queue")
 def jobs(vault: VaultDep) -> JobsOut:
-    """Queued, running and parked jobs, by kind, and the parked failures with their errors."""
+    """Queued, running and parked jobs, by kind, and the parked failures with their errors; the embedder with a
+    re-embedding's progress and the vectors waiting for it; the language model and its last error."""
     stats = vault.jobs()
+    vectors = vault.vector_status().as_dict()
     return JobsOut(
         queue_depth=stats.queued + stats.running,
         queued=stats.queued,
@@ -78,6 +80,8 @@ def jobs(vault: VaultDep) -> JobsOut:
         parked=stats.parked,
         by_kind=dict(stats.by_kind),
         failures=[JobOut.of(job) for job in stats.failures],
+        vectors=VectorsOut.model_validate(vectors),
+        model=ModelOut.model_validate(vault.model_status()),
     )
 
 

@@ -79,6 +79,11 @@ def test_auto_finding_ollama_re_embeds_everything_and_nothing_is_invisible_meanw
         assert status.migration is not None and status.migration.from_model == "hashing-v1-384"
         assert status.remaining == status.migration.total == len(before)
         assert any("re-embedding" in w for w in vault.info().warnings)
+        (finding,) = [f for f in vault.doctor().findings if f.check == "embedder"]
+        assert finding.status == "warn" and f"0 of {len(before)} done" in finding.detail
+        jobs = _jobs_json(vault)
+        assert jobs["vectors"]["migration"]["remaining"] == len(before)
+        assert jobs["vectors"]["migration"]["from_model"] == "hashing-v1-384"
         # nothing re-embedded yet, and nothing invisible: the old space answers for what it still holds
         assert before <= nearest(vault, "violin bakery Hanoi sourdough starter")
         answer = vault.recall(RecallRequest(conversation_id="asker", query="Where do I live?"))
@@ -140,6 +145,11 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         assert vault.wait_idle(30)
         status = vault.vector_status()
         assert status.queued >= 3 and status.last_error is not None  # fact, event, spans wait for their vectors
+        (finding,) = [f for f in vault.doctor().findings if f.check == "embedder"]
+        assert (
+            finding.status == "warn" and "wait for their vectors" in finding.detail and "last error" in finding.detail
+        )
+        assert _jobs_json(vault)["vectors"]["queued"] == status.queued
         waiting = {int(r[0]) for r in vault.store.query("SELECT object_id FROM vector_backlog")}
         assert not waiting & vectorised(vault)
 
@@ -168,3 +178,22 @@ def _until(condition: Any, vault: Vault, timeout: float = 30.0) -> bool:
         vault.wait_idle(1)
         time.sleep(0.05)
     return bool(condition())
+
+
+def _jobs_json(vault: Vault) -> Any:
+    """``GET /v6/jobs`` over real HTTP on loopback, as a client sees it."""
+    import httpx
+
+    from engine.api.app import create_app
+    from engine.api.server import EndpointServer
+
+    token = vault.endpoint_token()
+    server = EndpointServer(lambda port: create_app(vault, token=token, port=port), 0)
+    server.start()
+    try:
+        with httpx.Client(trust_env=False, timeout=10) as http:
+            response = http.get(f"{server.address}/v6/jobs", headers={"Authorization": f"Bearer {token}"})
+    finally:
+        server.stop()
+    assert response.status_code == 200, response.text
+    return response.json()
