@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from engine.subjects import OWNER
+
+if TYPE_CHECKING:
+    from engine.vectors.migration import VectorStatus
 
 OWNER_LABEL = "You"
 
@@ -51,3 +55,25 @@ def one_line(text: str, limit: int = 160) -> str:
     """``text`` on one line, cut with an ellipsis past ``limit`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def vectors_text(status: VectorStatus) -> str:
+    """One line for a re-embedding's progress and vectors waiting for their embedder ("" when all is well)."""
+    parts = []
+    if status.migration is not None:
+        done = max(0, status.migration.total - status.remaining)
+        parts.append(
+            f"Re-embedding with {status.migration.to_model}: {done:,} of {status.migration.total:,} "
+            f"(searches use {status.migration.from_model} for the rest meanwhile)"
+        )
+    if status.queued:
+        parts.append(f"{status.queued:,} items wait for their vectors until the embedder is back")
+    return "\n".join(parts)
+
+
+def error_text(message: str | None, at: float | None) -> str:
+    """ "Last error 14:02:11: …" or ""."""
+    if not message:
+        return ""
+    when = local_time(at, seconds=True)
+    return f"Last error {when}: {message}"

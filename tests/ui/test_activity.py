@@ -135,3 +135,34 @@ def test_a_model_that_goes_away_shows_up_as_a_warning(
     assert view.notices.data(view.notices.index(0, 1)) == "Learning from chat turns"
     assert model_vault.wait_idle(10)
     assert [f.object_text for f in model_vault.facts()] == ["Lisbon"]  # the rules still learned
+
+
+def test_a_re_embedding_shows_its_progress_in_activity_and_settings(
+    tmp_path: Path, offline_settings: Settings, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    with Vault.open(tmp_path / "m", settings=offline_settings) as first:
+        first.ingest_events(
+            [EventIn(conversation_id="c", content=t) for t in ("I live in Hanoi.", "I work as a nurse.")]
+        )
+        assert first.wait_idle(20)
+        vectors = first.vector_status()
+        total = int(first.store.scalar("SELECT COUNT(*) FROM embeddings") or 0)
+        assert vectors.migration is None and total >= 4
+    changed = offline_settings.updated({"embedder.hashing_dim": 256})
+    vault = Vault.open(tmp_path / "m", settings=changed, start_workers=False)  # the re-embedding waits
+    try:
+        window, view = _open(window_for, vault, qtbot)
+        qtbot.waitUntil(lambda: view.machinery is not None, timeout=5000)
+        assert view.migration_bar.isVisible() and view.migration_bar.maximum() == total
+        assert view.migration_bar.value() == 0
+        text = view.model_labels["migration"].text()
+        assert "Re-embedding with hashing-v1-256: 0 of" in text and "hashing-v1-384" in text
+        window.show_view("settings")
+        settings_view = window.view("settings")
+        qtbot.waitUntil(lambda: getattr(settings_view, "loaded", False), timeout=5000)
+        panel = settings_view.in_use  # type: ignore[attr-defined]
+        assert panel.embedder.text() == "hashing-v1-256 (256 dimensions)"
+        assert panel.progress.isVisibleTo(panel) and "0 of" in panel.embedder_note.text()
+        assert panel.llm.text() == "simple"
+    finally:
+        vault.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QItemSelection, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -28,8 +30,9 @@ from engine import Vault
 from engine.changes import Change
 from engine.dto import VaultInfo
 from engine.jobs import JobInfo, JobStats
+from engine.vectors.migration import VectorStatus
 from ui.context import ViewContext
-from ui.format import local_time, one_line, plural
+from ui.format import error_text, local_time, one_line, plural, vectors_text
 from ui.models.rows import Column, RowTableModel
 from ui.throttle import Throttle
 from ui.widgets.labels import heading_label, secondary_label, value_label
@@ -78,9 +81,18 @@ def notices_from(changes: Sequence[Change]) -> list[Notice]:
     return notices
 
 
-def load_activity(vault: Vault) -> tuple[JobStats, VaultInfo]:
+@dataclass(frozen=True, slots=True)
+class Machinery:
+    """What the Models group shows: the vault's info, its vectors' state and the model's last error."""
+
+    info: VaultInfo
+    vectors: VectorStatus
+    model: dict[str, Any]
+
+
+def load_activity(vault: Vault) -> tuple[JobStats, Machinery]:
     """Queue depth, parked jobs and the machinery in use (reader pool)."""
-    return vault.jobs(), vault.info()
+    return vault.jobs(), Machinery(vault.info(), vault.vector_status(), vault.model_status())
 
 
 def load_backlog(vault: Vault) -> list[Notice]:
@@ -142,11 +154,18 @@ class ActivityView(QWidget):
         self.model_labels = {
             "llm": value_label("…"),
             "llm_reason": secondary_label(""),
+            "llm_error": secondary_label(""),
             "embedder": value_label("…"),
             "embedder_reason": secondary_label(""),
+            "embedder_error": secondary_label(""),
+            "migration": secondary_label(""),
             "vectors": value_label("…"),
             "warnings": secondary_label(""),
         }
+        self.migration_bar = QProgressBar()
+        self.migration_bar.setAccessibleName("Re-embedding progress")
+        self.migration_bar.setVisible(False)
+        self.machinery: Machinery | None = None
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
@@ -202,8 +221,12 @@ class ActivityView(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Language model", self.model_labels["llm"])
         form.addRow("", self.model_labels["llm_reason"])
+        form.addRow("", self.model_labels["llm_error"])
         form.addRow("Embedder", self.model_labels["embedder"])
         form.addRow("", self.model_labels["embedder_reason"])
+        form.addRow("", self.model_labels["migration"])
+        form.addRow("", self.migration_bar)
+        form.addRow("", self.model_labels["embedder_error"])
         form.addRow("Vector index", self.model_labels["vectors"])
         form.addRow("", self.model_labels["warnings"])
         return group
@@ -233,10 +256,21 @@ class ActivityView(QWidget):
         self._stale = False
         self._runner.read(load_activity, self._arrived, on_error=self._failed)
 
-    def _arrived(self, result: tuple[JobStats, VaultInfo]) -> None:
+    def _arrived(self, result: tuple[JobStats, Machinery]) -> None:
         self._loading = False
-        stats, info = result
-        self.stats, self.info = stats, info
+        stats, machinery = result
+        info = machinery.info
+        self.stats, self.info, self.machinery = stats, info, machinery
+        vectors = machinery.vectors
+        self.model_labels["llm_error"].setText(
+            error_text(machinery.model.get("last_error"), machinery.model.get("last_error_at"))
+        )
+        self.model_labels["embedder_error"].setText(error_text(vectors.last_error, vectors.last_error_at))
+        self.model_labels["migration"].setText(vectors_text(vectors))
+        if vectors.migration is not None:
+            self.migration_bar.setRange(0, max(1, vectors.migration.total))
+            self.migration_bar.setValue(max(0, vectors.migration.total - vectors.remaining))
+        self.migration_bar.setVisible(vectors.migration is not None)
         self.summary_label.setText(summary_text(stats))
         self.kinds.set_rows(sorted(stats.by_kind.items()))
         self.failures.set_rows(stats.failures)

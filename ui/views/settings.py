@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QStackedWidget,
@@ -39,9 +40,11 @@ from engine import ValidationError, Vault
 from engine.ai.ollama import OllamaStatus
 from engine.changes import Change
 from engine.config import Settings, applies_live
+from engine.vectors.migration import VectorStatus
 from ui.context import ViewContext
+from ui.format import error_text, vectors_text
 from ui.widgets.backup_panel import BackupPanel
-from ui.widgets.labels import heading_label, secondary_label
+from ui.widgets.labels import heading_label, secondary_label, value_label
 from ui.widgets.setting_editors import (
     SettingEditor,
     SettingSpec,
@@ -92,6 +95,8 @@ class SettingsSnapshot:
     ollama: OllamaStatus | None
     vault_path: str
     token: str
+    vectors: VectorStatus | None = None
+    model: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +109,14 @@ class SaveResult:
 
 def load_snapshot(vault: Vault) -> SettingsSnapshot:
     """The settings in effect, the Ollama status from start-up, the folder and the token."""
-    return SettingsSnapshot(vault.settings, vault.ollama_status, str(vault.paths.root), vault.endpoint_token())
+    return SettingsSnapshot(
+        vault.settings,
+        vault.ollama_status,
+        str(vault.paths.root),
+        vault.endpoint_token(),
+        vault.vector_status(),
+        vault.model_status(),
+    )
 
 
 def save_settings(vault: Vault, changes: dict[str, Any]) -> SaveResult:
@@ -233,6 +245,7 @@ class SettingsView(QWidget):
             self.pages.currentRowChanged.disconnect()
             self.pages.currentRowChanged.connect(lambda row: self.stack.setCurrentIndex(row + 1))
         self._show_values(snapshot.settings)
+        self.in_use.show_state(snapshot)
         self.token_panel.set_token(snapshot.token)
         self.ollama.show_probe(snapshot.ollama, snapshot.settings.llm.ollama_host, checked=False)
 
@@ -255,6 +268,7 @@ class SettingsView(QWidget):
         self.ollama.models_found.connect(self._offer_models)
         self.token_panel = TokenPanel(self._runner, self._show_status, self._endpoint, snapshot.token)
         self.location = LocationPanel(snapshot.vault_path)
+        self.in_use = InUsePanel()
         self.backups = BackupPanel(self._runner, self._show_status)
         self.backups.refresh()
         specs = setting_specs(snapshot.settings)
@@ -282,6 +296,8 @@ class SettingsView(QWidget):
             }.get(key)
             if extra is not None:
                 box.insertWidget(1 if key == "models" else 0, extra)
+            if key == "models":
+                box.insertWidget(0, self.in_use)  # what runs now, above the settings that choose it
             if key == "vault":
                 box.insertWidget(2, self.backups)  # under the backup settings it reports on
             box.addStretch(1)
@@ -461,3 +477,43 @@ class SettingsView(QWidget):
             editor = self.editors.get(name)
             if editor is not None:
                 offer_models(editor, models)
+
+
+class InUsePanel(QGroupBox):
+    """The models the vault runs with now: the language model and its last error, the embedder, a re-embedding
+    under way with its progress, vectors waiting for an embedder that is down."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("In use now", parent)
+        self.llm = value_label("…")
+        self.llm_note = secondary_label("")
+        self.embedder = value_label("…")
+        self.embedder_note = secondary_label("")
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Re-embedding progress")
+        self.progress.setVisible(False)
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Language model", self.llm)
+        form.addRow("", self.llm_note)
+        form.addRow("Embedder", self.embedder)
+        form.addRow("", self.embedder_note)
+        form.addRow("", self.progress)
+
+    def show_state(self, snapshot: SettingsSnapshot) -> None:
+        """Fill in from ``snapshot``."""
+        model = snapshot.model or {}
+        self.llm.setText(str(model.get("engine", "")))
+        notes = [str(model.get("reason") or "")]
+        error = error_text(model.get("last_error"), model.get("last_error_at"))
+        self.llm_note.setText("\n".join(n for n in (*notes, error) if n))
+        status = snapshot.vectors
+        if status is None:
+            return
+        self.embedder.setText(f"{status.active} ({status.dim} dimensions)")
+        lines = [vectors_text(status), error_text(status.last_error, status.last_error_at)]
+        self.embedder_note.setText("\n".join(line for line in lines if line))
+        if status.migration is not None:
+            self.progress.setRange(0, max(1, status.migration.total))
+            self.progress.setValue(max(0, status.migration.total - status.remaining))
+        self.progress.setVisible(status.migration is not None)
