@@ -135,3 +135,10 @@ class ModelUnavailable(EnvironmentProblem):
     """The configured model server or model cannot be used right now."""
 
     code = "model_unavailable"
+
+
+class ModelAnswerUnusable(ModelUnavailable):
+    """The model answered, but not with something usable (not JSON).  The caller falls back exactly as for an
+    outage, yet the model is not treated as down: the next call asks it again."""
+
+    code = "model_answer_unusable"

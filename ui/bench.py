@@ -212,8 +212,8 @@ class StallReport:
 
 def _start_sender(address: str, token: str, rate: float, count: int, clients: int) -> subprocess.Popen[str]:
     """The sender process (:mod:`ui.bench_load`), connected and waiting for the word to start."""
-    command = [sys.executable, "-m", "ui.bench_load", address, token]
-    command += ["--rate", str(rate), "--count", str(count), "--clients", str(clients), "--go"]
+    command = [sys.executable, "-m", "ui.bench_load", "--rate", str(rate), "--count", str(count)]
+    command += ["--clients", str(clients), "--go", "--", address, token]  # "--": a token may start with "-"
     sender = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert sender.stdout is not None
     if sender.stdout.readline().strip() != READY:

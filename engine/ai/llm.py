@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.config import Settings
-from engine.errors import ModelUnavailable
+from engine.errors import ModelAnswerUnusable, ModelUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,9 @@ class GuardedLLM:
             )
         try:
             answer = self.inner.complete_json(system, user, schema, timeout_s=timeout_s)
+        except ModelAnswerUnusable as exc:
+            self.note_error(exc.message)  # it answered: not down, so not skipped
+            raise
         except ModelUnavailable as exc:
             with self._lock:
                 self._failures += 1

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from engine.errors import ModelUnavailable
+from engine.errors import ModelAnswerUnusable, ModelUnavailable
 
 if TYPE_CHECKING:
     import ollama
@@ -130,7 +130,7 @@ class OllamaClient:
         try:
             return json.loads(content)
         except json.JSONDecodeError as exc:
-            raise ModelUnavailable(
+            raise ModelAnswerUnusable(
                 f"Ollama model {model} answered with text that is not JSON.",
                 fix="Try another model, or set llm.provider = 'simple'.",
                 details={"answer_start": content[:80]},

@@ -39,6 +39,8 @@ def _refused(address: str) -> bool:
         httpx.get(f"{address}/v6/health", timeout=2)
     except httpx.ConnectError:
         return True
+    except (httpx.ReadError, httpx.RemoteProtocolError, httpx.TimeoutException):
+        return False  # reset while it shuts down: ask again until the port is closed
     return False
 
 
