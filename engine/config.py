@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pydantic
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.errors import ValidationError
 
@@ -42,27 +42,69 @@ class _Section(BaseModel):
 class LLMSettings(_Section):
     """The language model used for extraction, summaries and query analysis."""
 
-    provider: Literal["auto", "ollama", "simple"] = Field(
+    provider: Literal["auto", "ollama", "openai", "simple"] = Field(
         "auto",
         description="auto: Ollama when reachable with the model present, else the rule path; "
-        "ollama: always try Ollama (falls back per job with a warning); simple: never use a model.",
+        "ollama: always try Ollama (falls back per job with a warning); openai: an OpenAI-compatible server "
+        "(LM Studio, llama.cpp, vLLM, LocalAI, Jan) at llm.openai_base_url; simple: never use a model.",
     )
     ollama_host: str = Field("http://127.0.0.1:11434", description="Address of the local Ollama server.")
     model: str = Field("llama3.2", description="Ollama chat model for extraction and summaries.")
+    openai_base_url: str = Field(
+        "http://127.0.0.1:1234/v1",
+        description="Address of an OpenAI-compatible server, ending in /v1 (LM Studio 1234, llama.cpp 8080, "
+        "vLLM 8000, Jan 1337).",
+    )
+    openai_model: str = Field("", description="Chat model on the OpenAI-compatible server (as its /v1/models lists).")
+    openai_api_key: str = Field(
+        "", description="Key the OpenAI-compatible server expects, if any (local servers usually need none)."
+    )
     timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for one model answer.")
     connect_timeout_s: float = Field(2.0, gt=0, description="Seconds to wait when connecting to Ollama.")
     query_timeout_s: float = Field(2.0, gt=0, description="Budget for model query analysis during recall.")
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _base_url_shape(cls, value: str) -> str:
+        """Refuse an address the client would fail on later, far from the setting that caused it."""
+        parts = urlsplit(value)
+        try:
+            parts.port  # noqa: B018 - a port that is not a number raises ValueError
+        except ValueError:
+            raise ValueError("the port is not a number") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected http://host:port/v1, such as http://127.0.0.1:1234/v1")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _openai_needs_a_model(self) -> LLMSettings:
+        """``openai`` names no default model: servers have different ones, so the user must say which."""
+        if self.provider == "openai" and not self.openai_model.strip():
+            raise ValueError("llm.provider 'openai' needs llm.openai_model (a model the server lists)")
+        return self
 
 
 class EmbedderSettings(_Section):
     """How text is turned into vectors."""
 
-    provider: Literal["auto", "ollama", "onnx", "hashing"] = Field(
+    provider: Literal["auto", "ollama", "onnx", "openai", "hashing"] = Field(
         "auto",
         description="auto: Ollama embedding model if present, else local ONNX MiniLM if its files are "
-        "in the models folder, else the built-in hashing embedder (works offline, lower quality).",
+        "in the models folder, else the built-in hashing embedder (works offline, lower quality); openai: "
+        "embedder.openai_model on the server at llm.openai_base_url. A change re-embeds everything in the background.",
     )
     ollama_model: str = Field("nomic-embed-text", description="Ollama embedding model.")
+    openai_model: str = Field(
+        "", description="Embedding model on the OpenAI-compatible server at llm.openai_base_url (/v1/embeddings)."
+    )
+
+    @model_validator(mode="after")
+    def _openai_needs_a_model(self) -> EmbedderSettings:
+        """As for the chat model: the user names the embedding model the server has."""
+        if self.provider == "openai" and not self.openai_model.strip():
+            raise ValueError("embedder.provider 'openai' needs embedder.openai_model (a model the server lists)")
+        return self
+
     onnx_model: str = Field(
         "all-MiniLM-L6-v2", description="Folder name under the models folder holding model.onnx and tokenizer.json."
     )

@@ -18,6 +18,7 @@ import httpx
 from engine import paths
 from engine.ai.embedders import ONNX_HELP
 from engine.ai.ollama import OllamaClient
+from engine.ai.openai_compat import OpenAICompatClient
 from engine.config import Settings
 from engine.dto import DoctorReport, Finding, FindingStatus
 from engine.errors import VaultError
@@ -44,6 +45,7 @@ def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vaul
             settings = Settings()
     findings.append(_vault(vault_paths, vault))
     findings.extend(_ollama(settings))
+    findings.extend(_openai(settings))
     findings.append(_embedder(settings, vault))
     model = _vault_model(vault) if vault is not None else None
     if model is not None:
@@ -129,8 +131,8 @@ def _vault(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
 
 def _ollama(settings: Settings) -> list[Finding]:
     cfg = settings.llm
-    if cfg.provider == "simple" and settings.embedder.provider in ("hashing", "onnx"):
-        return [Finding("ollama", "ok", "not used (llm.provider = simple)")]
+    if cfg.provider in ("simple", "openai") and settings.embedder.provider in ("hashing", "onnx", "openai"):
+        return [Finding("ollama", "ok", f"not used (llm.provider = {cfg.provider})")]
     status = OllamaClient(cfg.ollama_host, connect_timeout_s=cfg.connect_timeout_s).probe()
     if not status.reachable:
         level: FindingStatus = "error" if cfg.provider == "ollama" else "warn"
@@ -155,6 +157,46 @@ def _ollama(settings: Settings) -> list[Finding]:
     return out
 
 
+def _openai(settings: Settings) -> list[Finding]:
+    """The OpenAI-compatible server, when a provider uses it: does it answer, and does it have the models named."""
+    cfg = settings.llm
+    uses_llm = cfg.provider == "openai"
+    uses_embedder = settings.embedder.provider == "openai"
+    if not uses_llm and not uses_embedder:
+        return []
+    client = OpenAICompatClient(
+        cfg.openai_base_url, api_key=cfg.openai_api_key, connect_timeout_s=cfg.connect_timeout_s
+    )
+    try:
+        status = client.probe()
+    finally:
+        client.close()
+    if not status.reachable:
+        return [
+            Finding(
+                "openai server",
+                "error",
+                f"not reachable at {cfg.openai_base_url} ({status.error}); "
+                + ("the rule path is used" if uses_llm else "vectors wait for it"),
+                "Start the server (LM Studio, llama.cpp, vLLM, LocalAI, Jan), or correct llm.openai_base_url.",
+            )
+        ]
+    listed = ", ".join(status.models) or "none listed"
+    out = [Finding("openai server", "ok", f"{cfg.openai_base_url}; models: {listed}")]
+    wanted = [("llm", cfg.openai_model)] if uses_llm else []
+    wanted += [("embedding model", settings.embedder.openai_model)] if uses_embedder else []
+    for name, model in wanted:
+        if status.has_model(model):
+            out.append(Finding(name, "ok", f"openai:{model}"))
+        else:
+            out.append(
+                Finding(
+                    name, "warn", f"{model} is not listed by the server", "Load it in the server, or pick a listed one."
+                )
+            )
+    return out
+
+
 def _embedder(settings: Settings, vault: Vault | None) -> Finding:
     if vault is not None:
         return _vault_embedder(vault)
@@ -163,6 +205,10 @@ def _embedder(settings: Settings, vault: Vault | None) -> Finding:
     has_onnx = (folder / "model.onnx").exists() and (folder / "tokenizer.json").exists()
     if cfg.provider == "hashing":
         return Finding("embedder", "ok", f"hashing-v1-{cfg.hashing_dim} (chosen in settings)")
+    if cfg.provider == "openai":
+        return Finding(
+            "embedder", "ok", f"openai:{cfg.openai_model} at {settings.llm.openai_base_url} (chosen in settings)"
+        )
     if cfg.provider == "onnx" and not has_onnx:
         return Finding(
             "embedder", "error", f"no ONNX model in {folder}", ONNX_HELP.format(folder=folder), essential=True

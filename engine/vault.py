@@ -26,6 +26,7 @@ from engine import paths
 from engine.ai.embedders import Embedder, EmbedderChoice, embedder_for, resolve_embedder
 from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
+from engine.ai.openai_compat import OpenAICompatClient
 from engine.backups import Backup, backup_due, list_backups, make_backup
 from engine.changes import ChangeFeed
 from engine.config import Settings, WatchedFolder
@@ -38,7 +39,7 @@ from engine.documents.service import DocumentsApi
 from engine.dto import Counts, DoctorReport, VaultInfo
 from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
 from engine.episodes import EpisodeCutter, close_idle
-from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
+from engine.errors import ModelUnavailable, NotFound, ValidationError, VaultDamaged, VaultError
 from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
 from engine.facts.api import FactsApi
 from engine.facts.catalog import Catalog, load_catalog
@@ -126,6 +127,7 @@ class Vault:
         ollama_status: OllamaStatus | None,
         catalog: Catalog,
         wiring: VectorWiring | None = None,
+        openai_client: OpenAICompatClient | None = None,
     ) -> None:
         self.paths = paths.VaultPaths(root)
         if wiring is None:
@@ -145,6 +147,7 @@ class Vault:
         self.vectors = vectors
         self.ollama = ollama
         self.ollama_status = ollama_status
+        self.openai_client = openai_client
         self.catalog = catalog
         self._closed = False
         self.pipeline = Pipeline(catalog, embedder_choice.embedder, settings, llm=lambda: self.llm)
@@ -251,13 +254,21 @@ class Vault:
             catalog = load_catalog(pm)
             _sync_predicates(store, catalog)
             ollama, status = _probe_ollama(settings)
-            llm_choice = resolve_llm(settings, ollama, status)
+            openai_client = _openai_client(settings, store)
+            llm_choice = resolve_llm(settings, ollama, status, openai_client=openai_client)
             if embedder is not None:
                 embedder_choice = EmbedderChoice(embedder, "given by the caller")
             else:
-                embedder_choice = resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status)
+                embedder_choice = _resolve_embedder(store, settings, ollama, status, openai_client)
             embedder_choice, vectors, wiring = _plan_vectors(
-                store, settings, vault_paths, embedder_choice, ollama, status, forced=embedder is not None
+                store,
+                settings,
+                vault_paths,
+                embedder_choice,
+                ollama,
+                status,
+                openai_client,
+                forced=embedder is not None,
             )
             vault = cls(
                 root,
@@ -273,6 +284,7 @@ class Vault:
                 ollama_status=status,
                 catalog=catalog,
                 wiring=wiring,
+                openai_client=openai_client,
             )
             if start_workers:
                 vault._start_background()
@@ -415,6 +427,8 @@ class Vault:
         self.store.close()
         if self.ollama is not None:
             self.ollama.close()
+        if self.openai_client is not None:
+            self.openai_client.close()
         if self._lock is not None:
             self._lock.release()
 
@@ -514,7 +528,7 @@ class Vault:
 
     @property
     def llm_engine(self) -> str:
-        """``ollama:<model>`` or ``simple``."""
+        """``ollama:<model>``, ``openai:<model>`` or ``simple``."""
         return self._llm_choice.engine
 
     def endpoint_token(self) -> str:
@@ -966,12 +980,69 @@ def _sync_predicates(store: Store, catalog: Catalog) -> None:
 
 def _probe_ollama(settings: Settings) -> tuple[OllamaClient | None, OllamaStatus | None]:
     """Build the Ollama client and probe it once, unless no provider would use it."""
-    if settings.llm.provider == "simple" and settings.embedder.provider in ("hashing", "onnx"):
+    if settings.llm.provider in ("simple", "openai") and settings.embedder.provider in ("hashing", "onnx", "openai"):
         return None, None
     client = OllamaClient(
         settings.llm.ollama_host, timeout_s=settings.llm.timeout_s, connect_timeout_s=settings.llm.connect_timeout_s
     )
     return client, client.probe()
+
+
+def _openai_client(settings: Settings, store: Store) -> OpenAICompatClient | None:
+    """The client of the OpenAI-compatible server, when a provider or the vault's vectors (a space being migrated
+    from, say) use it; built without contacting the server."""
+    spaces = [s.model_id for s in (recorded_active(store),) if s is not None]
+    running = migration_info(store)
+    if running is not None:
+        spaces += [running.from_model, running.to_model]
+    wanted = "openai" in (settings.llm.provider, settings.embedder.provider)
+    if not wanted and not any(model_id.startswith("openai:") for model_id in spaces):
+        return None
+    cfg = settings.llm
+    return OpenAICompatClient(
+        cfg.openai_base_url,
+        api_key=cfg.openai_api_key,
+        timeout_s=cfg.timeout_s,
+        connect_timeout_s=cfg.connect_timeout_s,
+    )
+
+
+def _resolve_embedder(
+    store: Store,
+    settings: Settings,
+    ollama: OllamaClient | None,
+    status: OllamaStatus | None,
+    openai_client: OpenAICompatClient | None,
+) -> EmbedderChoice:
+    """The embedder the settings choose; when that is a server's model that cannot be reached now, the vault keeps
+    the embedder its vectors were made with (an outage is not a reason not to open, nor to switch), and says so.
+
+    Raises:
+        ModelUnavailable: the chosen embedder cannot be used and the vault has no embedder of its own yet.
+    """
+    try:
+        return resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status, openai_client=openai_client)
+    except ModelUnavailable as exc:
+        running = migration_info(store)
+        current = SpaceRef(running.to_model, 0) if running is not None else recorded_active(store)
+        if current is None:
+            raise
+        dim = current.dim or int(
+            store.scalar("SELECT dim FROM vector_spaces WHERE model_id = ?", (current.model_id,)) or 0
+        )
+        kept = (
+            embedder_for(current.model_id, dim, paths.models_dir(), ollama=ollama, openai_client=openai_client)
+            if dim
+            else None
+        )
+        if kept is None:
+            raise
+        log.warning("the chosen embedder cannot be used now (%s); staying on %s", exc.message, current.model_id)
+        return EmbedderChoice(
+            kept,
+            f"{current.model_id}, the vault's embedder",
+            (f"the chosen embedder cannot be used now: {exc.message}; staying on {current.model_id}",),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -992,6 +1063,7 @@ def _plan_vectors(
     choice: EmbedderChoice,
     ollama: OllamaClient | None,
     status: OllamaStatus | None,
+    openai_client: OpenAICompatClient | None,
     *,
     forced: bool,
 ) -> tuple[EmbedderChoice, SqliteVecIndex, VectorWiring]:
@@ -1039,7 +1111,9 @@ def _plan_vectors(
     base = _vector_index(store, settings, vault_paths, new)
     running = migration_info(store)
     if running is not None and running.to_model == new.model_id:
-        maker = embedder_for(running.from_model, running.from_dim, paths.models_dir(), ollama=ollama)
+        maker = embedder_for(
+            running.from_model, running.from_dim, paths.models_dir(), ollama=ollama, openai_client=openai_client
+        )
         if maker is None:
             notes.append(
                 f"{running.from_model} cannot be used here: items not yet re-embedded are found by keyword only"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.fakes.ollama import fake_ollama_fixture  # noqa: F401 - provides the `fake_ollama` fixture
+from tests.fakes.openai_server import fake_openai_fixture  # noqa: F401 - provides the `fake_openai` fixture
 
 if TYPE_CHECKING:
     from engine import Settings, Vault

@@ -1,9 +1,10 @@
-"""Embedders: the protocol, three implementations, and the resolution chain of DESIGN §7.
+"""Embedders: the protocol, its implementations, and the resolution chain of DESIGN §7.
 
 ``auto`` resolution: an Ollama embedding model when Ollama is reachable and has it → the ONNX
 all-MiniLM-L6-v2 when its files are in the models folder → the built-in hashing embedder, which
-needs nothing and works offline.  Every vector Cairn stores records the ``model_id`` of the embedder
-that made it, so switching models never mixes vector spaces.
+needs nothing and works offline.  ``openai`` (an OpenAI-compatible server's ``/v1/embeddings``) is
+only ever an explicit choice: such a server is not looked for.  Every vector Cairn stores records
+the ``model_id`` of the embedder that made it, so switching models never mixes vector spaces.
 
 All embedders return float32 arrays of shape ``(n, dim)`` whose rows have unit length (or are zero
 for empty text), so cosine similarity is a dot product.
@@ -28,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.ai.ollama import OllamaClient, OllamaStatus
+from engine.ai.openai_compat import OpenAICompatClient
 from engine.config import Settings
 from engine.errors import EnvironmentProblem, ModelUnavailable
 
@@ -271,48 +273,72 @@ class OnnxEmbedder:
             return self._pool
 
 
-# -- Ollama -------------------------------------------------------------------------------------
-class OllamaEmbedder:
-    """Embeddings from an Ollama model (``/api/embed``), e.g. ``nomic-embed-text``.
+# -- model servers ------------------------------------------------------------------------------
+class EmbeddingServer(Protocol):
+    """A model server's embedding call (Ollama's ``/api/embed``, or ``/v1/embeddings`` of an OpenAI-compatible one)."""
 
-    Blank texts are not sent: they get zero rows like every other embedder, and Ollama would drop
-    an empty input rather than embed it.
+    def embed(self, model: str, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order; raises :class:`ModelUnavailable`."""
+        ...
+
+
+class ServerEmbedder:
+    """Embeddings from a model on a server, e.g. Ollama's ``nomic-embed-text``; ``model_id`` is ``<prefix>:<model>``.
+
+    Blank texts are not sent: they get zero rows like every other embedder (Ollama would drop an empty input rather
+    than embed it).
     """
 
-    def __init__(self, client: OllamaClient, model: str, *, batch_size: int = 64, dim: int | None = None) -> None:
+    def __init__(
+        self, server: EmbeddingServer, model: str, *, prefix: str, batch_size: int = 64, dim: int | None = None
+    ) -> None:
         """Probe the model for its dimension, unless ``dim`` is known (a vault's recorded space whose server is down
         now: calls fail until it is back)."""
-        self._client = client
+        self._server = server
         self._model = model
         self._batch_size = batch_size
-        self.model_id = f"ollama:{model}"
+        self.model_id = f"{prefix}:{model}"
         if dim is not None:
             self.dim = dim
             return
-        first = client.embed(model, ["probe"])
+        first = server.embed(model, ["probe"])
         if not first or not first[0]:
-            raise ModelUnavailable(f"Ollama model {model} returned no embedding.", fix="Choose an embedding model.")
+            raise ModelUnavailable(f"The model {model} returned no embedding.", fix="Choose an embedding model.")
         self.dim = len(first[0])
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed ``texts`` through Ollama in batches.
+        """Embed ``texts`` through the server in batches.
 
         Raises:
-            ModelUnavailable: Ollama failed, or answered with vectors of another length than the
-                first one (the model behind the name changed), which must not enter the index.
+            ModelUnavailable: the server failed, or answered with vectors of another length than the first one
+                (the model behind the name changed), which must not enter the index.
         """
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         rows = [i for i, text in enumerate(texts) if text.strip()]
         for start in range(0, len(rows), self._batch_size):
             batch = rows[start : start + self._batch_size]
-            vectors = self._client.embed(self._model, [texts[i] for i in batch])
+            vectors = self._server.embed(self._model, [texts[i] for i in batch])
             if any(len(v) != self.dim for v in vectors):
                 raise ModelUnavailable(
-                    f"Ollama model {self._model} now returns vectors of a different length than {self.dim}.",
+                    f"The model {self._model} now returns vectors of a different length than {self.dim}.",
                     fix="Restart Cairn so it re-embeds with the model as it is now installed.",
                 )
             out[batch] = np.asarray(vectors, dtype=np.float32)
         return normalise(out)
+
+
+class OllamaEmbedder(ServerEmbedder):
+    """An Ollama embedding model (``/api/embed``); ``model_id`` ``ollama:<model>``."""
+
+    def __init__(self, client: OllamaClient, model: str, *, batch_size: int = 64, dim: int | None = None) -> None:
+        super().__init__(client, model, prefix="ollama", batch_size=batch_size, dim=dim)
+
+
+class OpenAIEmbedder(ServerEmbedder):
+    """An embedding model on an OpenAI-compatible server (``/v1/embeddings``); ``model_id`` ``openai:<model>``."""
+
+    def __init__(self, client: OpenAICompatClient, model: str, *, batch_size: int = 64, dim: int | None = None) -> None:
+        super().__init__(client, model, prefix="openai", batch_size=batch_size, dim=dim)
 
 
 # -- resolution ---------------------------------------------------------------------------------
@@ -331,6 +357,7 @@ def resolve_embedder(
     *,
     ollama: OllamaClient | None = None,
     status: OllamaStatus | None = None,
+    openai_client: OpenAICompatClient | None = None,
 ) -> EmbedderChoice:
     """Pick the embedder per ``settings.embedder.provider`` with the auto chain of DESIGN §7.
 
@@ -339,6 +366,20 @@ def resolve_embedder(
     """
     cfg = settings.embedder
     warnings: list[str] = []
+    if cfg.provider == "openai":
+        if openai_client is None:
+            raise ModelUnavailable(
+                f"embedder.provider is 'openai' but no client was given for {cfg.openai_model}.",
+                fix="Set llm.openai_base_url to your server, or set embedder.provider = 'auto'.",
+            )
+        try:
+            served: ServerEmbedder = OpenAIEmbedder(openai_client, cfg.openai_model, batch_size=cfg.batch_size)
+        except ModelUnavailable as exc:
+            raise ModelUnavailable(
+                f"The embedding model {cfg.openai_model} at {openai_client.base_url} cannot be used: {exc.message}",
+                fix=exc.fix or "Start the server with the model loaded, or set embedder.provider = 'auto'.",
+            ) from exc
+        return EmbedderChoice(served, f"{cfg.openai_model} at {openai_client.base_url}")
     if cfg.provider == "ollama" and ollama is None:
         # Without this, an explicit "ollama" silently ended up on the hashing embedder.
         raise ModelUnavailable(
@@ -388,10 +429,16 @@ def resolve_embedder(
 
 
 def embedder_for(
-    model_id: str, dim: int, models_folder: Path, *, ollama: OllamaClient | None = None, batch_size: int = 64
+    model_id: str,
+    dim: int,
+    models_folder: Path,
+    *,
+    ollama: OllamaClient | None = None,
+    openai_client: OpenAICompatClient | None = None,
+    batch_size: int = 64,
 ) -> Embedder | None:
     """The embedder that made a recorded vector space (``model_id`` as stored), without probing a server; None when
-    it cannot be made here (an ONNX model whose files are gone, an Ollama model without a client)."""
+    it cannot be made here (an ONNX model whose files are gone, a server's model without a client for it)."""
     if model_id.startswith("hashing-v1-"):
         return HashingEmbedder(dim)
     if model_id.startswith("onnx:"):
@@ -405,4 +452,6 @@ def embedder_for(
             return None
     if model_id.startswith("ollama:") and ollama is not None:
         return OllamaEmbedder(ollama, model_id.removeprefix("ollama:"), batch_size=batch_size, dim=dim)
+    if model_id.startswith("openai:") and openai_client is not None:
+        return OpenAIEmbedder(openai_client, model_id.removeprefix("openai:"), batch_size=batch_size, dim=dim)
     return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from engine.ai.ollama import OllamaClient, OllamaStatus
+from engine.ai.openai_compat import OpenAICompatClient, OpenAILLM
 from engine.config import Settings
 from engine.errors import ModelAnswerUnusable, ModelUnavailable
 
@@ -63,9 +64,30 @@ class LLMChoice:
     reason: str
 
 
-def resolve_llm(settings: Settings, client: OllamaClient | None, status: OllamaStatus | None) -> LLMChoice:
-    """Choose the LLM per ``settings.llm.provider``."""
+def resolve_llm(
+    settings: Settings,
+    client: OllamaClient | None,
+    status: OllamaStatus | None,
+    *,
+    openai_client: OpenAICompatClient | None = None,
+) -> LLMChoice:
+    """Choose the LLM per ``settings.llm.provider``.
+
+    An explicit server (``ollama``, ``openai``) is used even while it is down: each job falls back to the rule path
+    with a warning, and the guard (:class:`GuardedLLM`) notices when it answers again.
+    """
     cfg = settings.llm
+    if cfg.provider == "openai":
+        if openai_client is None:
+            return LLMChoice(None, "simple", "no client for the OpenAI-compatible server")
+        llm = OpenAILLM(openai_client, cfg.openai_model)
+        found = openai_client.probe()
+        if not found.reachable:
+            return LLMChoice(llm, llm.name, f"{found.base_url} unavailable now ({found.error})")
+        if not found.has_model(cfg.openai_model):
+            listed = ", ".join(found.models[:5])
+            return LLMChoice(llm, llm.name, f"{found.base_url} does not list {cfg.openai_model} (it has {listed})")
+        return LLMChoice(llm, llm.name, f"OpenAI-compatible server at {found.base_url}")
     if cfg.provider == "simple" or client is None:
         return LLMChoice(None, "simple", "llm.provider is 'simple'" if cfg.provider == "simple" else "no client")
     probe = status or client.probe()

@@ -182,6 +182,8 @@ def make_editor(spec: SettingSpec) -> SettingEditor:
         line.textEdited.connect(editor.edited)
     else:
         text = QLineEdit()
+        if spec.name.endswith("api_key"):
+            text.setEchoMode(QLineEdit.EchoMode.PasswordEchoOnEdit)  # a key is not shown to whoever looks on
         editor = SettingEditor(spec, text, lambda: text.text().strip(), text.setText)
         text.textEdited.connect(editor.edited)
     editor.set_value(spec.value)
