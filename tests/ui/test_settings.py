@@ -55,7 +55,7 @@ def test_every_setting_gets_an_editor_of_its_type(vault: Vault, window_for: Wind
     assert set(view.editors) == {name for name, _value, _text in describe(vault.settings)}
     provider = view.editors["llm.provider"].widget
     assert isinstance(provider, QComboBox)
-    assert [provider.itemText(i) for i in range(provider.count())] == ["auto", "ollama", "simple"]
+    assert [provider.itemText(i) for i in range(provider.count())] == ["auto", "ollama", "openai", "simple"]
     assert provider.currentText() == "simple"
     email = view.editors["privacy.email"].widget
     assert isinstance(email, QComboBox) and email.currentText() == "redact"
@@ -66,6 +66,9 @@ def test_every_setting_gets_an_editor_of_its_type(vault: Vault, window_for: Wind
     assert isinstance(view.editors["endpoint.enabled"].widget, QCheckBox)
     assert isinstance(view.editors["llm.ollama_host"].widget, QLineEdit)
     assert view.editors["llm.ollama_host"].widget.toolTip() == "Address of the local Ollama server."
+    key = view.editors["llm.openai_api_key"].widget
+    assert isinstance(key, QLineEdit) and key.echoMode() == QLineEdit.EchoMode.PasswordEchoOnEdit
+    assert view.editors["llm.ollama_host"].widget.echoMode() == QLineEdit.EchoMode.Normal
     assert view.changes() == {}
     assert not view.save_button.isEnabled()
 
