@@ -117,10 +117,10 @@ class OpenAICompatClient:
         style = self._mode.schema_style
         try:
             response = self._create(client, model, messages, schema, style)
-        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-            other = "json_object" if style == "json_schema" else "json_schema"
-            if "model" in _message(exc).lower() and "not found" in _message(exc).lower():
+        except openai.APIStatusError as exc:
+            if not _refused_format(exc):
                 raise unavailable(self.base_url, model, exc) from exc
+            other = "json_object" if style == "json_schema" else "json_schema"
             try:
                 response = self._create(client, model, messages, schema, other)
             except Exception as again:
@@ -189,6 +189,17 @@ def parse_json_answer(content: str, who: str) -> Any:
             fix="Try another model, or set llm.provider = 'simple'.",
             details={"answer_start": content[:80]},
         ) from exc
+
+
+def _refused_format(exc: openai.APIStatusError) -> bool:
+    """Whether the server refused the request's shape rather than failed: a 400 or 422, or a 500 that names
+    ``response_format`` (llama-cpp-python answers its own validation error with a 500)."""
+    text = _message(exc).lower()
+    if "model" in text and ("not found" in text or "does not exist" in text):
+        return False
+    if exc.status_code in (400, 422):
+        return True
+    return exc.status_code == 500 and ("response_format" in text or "json_schema" in text)
 
 
 def _message(exc: BaseException) -> str:

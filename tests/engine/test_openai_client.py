@@ -44,8 +44,9 @@ def test_a_structured_answer_is_asked_for_with_the_schema_and_parsed(fake_openai
     assert fake_openai.errors == []
 
 
-def test_a_server_that_only_takes_json_object_is_asked_that_way_from_then_on() -> None:
-    with running_fake_openai(schema_styles=["json_object"]) as fake:
+@pytest.mark.parametrize("refusal", [400, 422, 500], ids=["400", "422", "500 like llama-cpp-python"])
+def test_a_server_that_only_takes_json_object_is_asked_that_way_from_then_on(refusal: int) -> None:
+    with running_fake_openai(schema_styles=["json_object"], refusal_status=refusal) as fake:
         models = client(fake)
         assert models.chat_json(CHAT, "s", "u", SCHEMA) == {"facts": []}
         assert models.chat_json(CHAT, "s", "u", SCHEMA) == {"facts": []}

@@ -66,6 +66,8 @@ class FakeOpenAI:
         api_key: when set, the key every request must send.
         schema_styles: the ``response_format`` types accepted (others answer 400).
         embedding_dim: the length of embedding vectors.
+        refusal_status: the status of a refused ``response_format`` (llama-cpp-python answers its validation
+            error with 500).
     """
 
     def __init__(
@@ -75,11 +77,13 @@ class FakeOpenAI:
         api_key: str = "",
         schema_styles: Iterable[str] = SCHEMA_STYLES,
         embedding_dim: int = DEFAULT_EMBEDDING_DIM,
+        refusal_status: int = 400,
     ) -> None:
         self.models = list(models)
         self.api_key = api_key
         self.schema_styles = tuple(schema_styles)
         self.embedding_dim = embedding_dim
+        self.refusal_status = refusal_status
         self._lock = threading.RLock()
         self._requests: list[RecordedRequest] = []
         self._errors: list[BaseException] = []
@@ -324,7 +328,9 @@ def _schema_of(fake: FakeOpenAI, response_format: Any) -> Mapping[str, Any] | No
     if kind == "text":
         return None
     if kind not in fake.schema_styles:
-        raise _error(400, f"'response_format.type' must be one of {', '.join(('text', *fake.schema_styles))}")
+        expected = " or ".join(repr(k) for k in ("text", *fake.schema_styles))
+        status = fake.refusal_status
+        raise _error(status, f"1 validation error: ('body', 'response_format', 'type'): Input should be {expected}")
     if kind == "json_schema":
         spec = response_format.get("json_schema")
         if not isinstance(spec, dict) or not isinstance(spec.get("schema"), dict):
