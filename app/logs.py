@@ -11,6 +11,8 @@ import logging.handlers
 import re
 from pathlib import Path
 
+from engine.permissions import private_dir, private_file
+
 _BEARER = re.compile(r"(?i)(authorization:?\s*(bearer\s+)?|bearer\s+)\S+")
 
 
@@ -40,6 +42,15 @@ class SecretFilter(logging.Filter):
 SECRETS = SecretFilter()
 
 
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log whose every file is 0600: logs name documents and models, which is nobody else's business."""
+
+    def _open(self):  # type: ignore[no-untyped-def]  # the stdlib's own signature
+        stream = super()._open()
+        private_file(Path(self.baseFilename))
+        return stream
+
+
 def setup_logging(log_dir: Path | None, *, verbose: bool = False) -> None:
     """Send warnings (info with ``verbose``) to stderr and everything from info up to ``log_dir/cairn.log``."""
     root = logging.getLogger()
@@ -52,8 +63,8 @@ def setup_logging(log_dir: Path | None, *, verbose: bool = False) -> None:
     console.addFilter(SECRETS)
     root.addHandler(console)
     if log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.handlers.RotatingFileHandler(
+        private_dir(log_dir)
+        file_handler = PrivateRotatingFileHandler(
             log_dir / "cairn.log", maxBytes=2_000_000, backupCount=5, encoding="utf-8"
         )
         file_handler.setLevel(logging.INFO)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import StorageFull
+from engine.permissions import create_private_file, private_dir, private_file
 from engine.store import Store
 from engine.temporal import from_epoch
 
@@ -48,7 +49,7 @@ def make_backup(store: Store, folder: Path, generations: int) -> Backup:
         StorageFull: the disk is full (the partial file is removed).
     """
     assert store.writer is not None
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     target = folder / f"{PREFIX}{time.strftime('%Y%m%d-%H%M%S')}.db"
     n = 1
     while target.exists():
@@ -58,11 +59,13 @@ def make_backup(store: Store, folder: Path, generations: int) -> Backup:
     def vacuum(driver: Any) -> None:
         driver.execute("VACUUM INTO ?", (str(target),))
 
+    create_private_file(target)  # VACUUM INTO writes into an empty file, keeping its mode
     try:
         store.writer.run_outside_transaction(vacuum, timeout=3600)
     except StorageFull:
         target.unlink(missing_ok=True)
         raise
+    private_file(target)
     scheduled = sorted((p for p in folder.glob(f"{PREFIX}*.db")), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in scheduled[max(1, generations) :]:
         old.unlink(missing_ok=True)

@@ -22,6 +22,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.errors import ValidationError
+from engine.permissions import create_private_file
 
 PiiPolicy = Literal["block", "redact", "keep"]
 
@@ -299,6 +300,8 @@ class Settings(_Section):
         payload = self.model_dump(mode="json", exclude_defaults=True)
         toml_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = toml_path.with_suffix(".toml.tmp")
+        tmp.unlink(missing_ok=True)
+        create_private_file(tmp)  # it may hold an API key: never readable by others, not even while written
         tmp.write_text(tomli_w.dumps(payload), encoding="utf-8")
         os.replace(tmp, toml_path)
 

@@ -22,6 +22,7 @@ from engine.ai.openai_compat import OpenAICompatClient
 from engine.config import Settings
 from engine.dto import DoctorReport, Finding, FindingStatus
 from engine.errors import VaultError
+from engine.permissions import loosened, tighten
 from engine.store.db import check_database_file, load_vector_extension, sqlean_module
 from engine.store.migrations import SCHEMA_VERSION
 
@@ -53,7 +54,38 @@ def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vaul
     findings.append(_vectors(settings, vault))
     findings.append(_endpoint(settings, vault_paths))
     findings.append(_token(vault_paths))
+    findings.append(_permissions(vault_paths, vault))
     return DoctorReport(tuple(findings))
+
+
+def _permissions(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
+    """Whether anyone but the owner could read the vault folder; looser modes are made private on the spot."""
+    if vault is not None:
+        fixed = list(vault.tightened_at_open)
+        left = loosened(vault_paths.root)
+    elif vault_paths.root.is_dir():
+        fixed = tighten(vault_paths.root)
+        left = loosened(vault_paths.root)
+    else:
+        return Finding("permissions", "ok", "the vault folder will be created private (0700, files 0600)")
+    if left:
+        shown = ", ".join(f"{item.path.name} ({item.mode:o})" for item in left[:3])
+        return Finding(
+            "permissions",
+            "error",
+            f"{len(left)} paths in the vault folder are readable by others and could not be changed: {shown}",
+            f"chmod -R go-rwx {vault_paths.root}   (as the owner of those files)",
+            essential=True,
+        )
+    if fixed:
+        shown = ", ".join(f"{item.path.name} ({item.mode:o})" for item in fixed[:3])
+        return Finding(
+            "permissions",
+            "warn",
+            f"{len(fixed)} paths in the vault folder were readable by others ({shown}…); made private (0700/0600)",
+            "Nothing more to do; keep the vault folder out of shared places.",
+        )
+    return Finding("permissions", "ok", "owner only (folders 0700, files 0600)")
 
 
 def _python() -> Finding:

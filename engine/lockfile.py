@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from engine.errors import VaultLocked
+from engine.permissions import create_private_file
 
 
 class VaultLock:
@@ -24,6 +25,7 @@ class VaultLock:
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`VaultLocked`."""
+        create_private_file(self.path)  # it names the holding process: owner only, like the rest of the vault
         fh = self.path.open("a+", encoding="utf-8")
         try:
             _lock(fh)

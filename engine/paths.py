@@ -22,6 +22,7 @@ LOCK_FILE = "vault.lock"
 LOGS_DIR = "logs"
 BACKUPS_DIR = "backups"
 CHROMA_DIR = "chroma"
+WORK_DIR = "work"
 
 
 def data_dir() -> Path:
@@ -90,6 +91,12 @@ class VaultPaths:
     def backups(self) -> Path:
         """Online backups."""
         return self.root / BACKUPS_DIR
+
+    @property
+    def work(self) -> Path:
+        """Temporary work (files handed to the parser sandbox): private to the vault, emptied at each open, so a
+        killed process leaves nothing outside the vault that forget could not reach."""
+        return self.root / WORK_DIR
 
     @property
     def chroma(self) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -52,6 +53,7 @@ from engine.facts.types import StageTrace
 from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_receipt
 from engine.jobs import JobInfo, JobRunner, JobStats, job_stats, list_jobs, retry_parked
 from engine.lockfile import VaultLock
+from engine.permissions import Loosened, private_dir, tighten
 from engine.plugin_api import new_plugin_manager
 from engine.recall.gate import default_slots
 from engine.recall.processes import AUTO_MIN_VECTORS, RankerProcesses
@@ -148,6 +150,8 @@ class Vault:
         self.ollama = ollama
         self.ollama_status = ollama_status
         self.openai_client = openai_client
+        self.tightened_at_open: tuple[Loosened, ...] = ()
+        """What was readable by others in the vault folder when it was opened (and is private now)."""
         self.catalog = catalog
         self._closed = False
         self.pipeline = Pipeline(catalog, embedder_choice.embedder, settings, llm=lambda: self.llm)
@@ -170,7 +174,13 @@ class Vault:
             self._submit_write,
         )
         self.documents = DocumentsApi(
-            store, plugins, embedder_choice.embedder, vectors, lambda: self._settings, on_enqueue=self._wake_runner
+            store,
+            plugins,
+            embedder_choice.embedder,
+            vectors,
+            lambda: self._settings,
+            on_enqueue=self._wake_runner,
+            work_dir=self.paths.work,
         )
         self.collections = CollectionsApi(store)
         self.watcher = FolderWatcher(VaultFolderSink(store, self.documents, self.changes.emit), settings.watch)
@@ -234,10 +244,12 @@ class Vault:
         root = paths.resolve_vault_dir(path)
         if root.exists() and not root.is_dir():
             raise ValidationError("path", f"{root} is a file, not a vault folder", fix="Choose a folder.")
-        root.mkdir(parents=True, exist_ok=True)
+        tightened = tighten(root)  # an existing vault that a copy, a restore or an older Cairn left readable
+        private_dir(root)
         vault_paths = paths.VaultPaths(root)
         lock = VaultLock(vault_paths.lock)
         lock.acquire()
+        _sweep_work(vault_paths.work)  # left by a process that was killed: nobody else can be using it now
         # Numbers start from the clock so that a client resuming after a restart (SSE Last-Event-ID) is always
         # behind the new feed's numbers and learns that it missed something, instead of silently skipping ahead.
         changes = ChangeFeed(first_seq=int(time.time() * 1000) * 1000)
@@ -286,6 +298,7 @@ class Vault:
                 wiring=wiring,
                 openai_client=openai_client,
             )
+            vault.tightened_at_open = tuple(tightened)
             if start_workers:
                 vault._start_background()
         except BaseException:
@@ -986,6 +999,16 @@ def _probe_ollama(settings: Settings) -> tuple[OllamaClient | None, OllamaStatus
         settings.llm.ollama_host, timeout_s=settings.llm.timeout_s, connect_timeout_s=settings.llm.connect_timeout_s
     )
     return client, client.probe()
+
+
+def _sweep_work(work: Path) -> None:
+    """Empty the vault's work folder (files a killed process left being parsed)."""
+    if work.is_dir():
+        for item in work.iterdir():
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item, ignore_errors=True)
+            else:
+                item.unlink(missing_ok=True)
 
 
 def _openai_client(settings: Settings, store: Store) -> OpenAICompatClient | None:

@@ -33,6 +33,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
@@ -45,6 +46,7 @@ from engine.documents.sandbox_process import (
 )
 from engine.documents.sandbox_worker import EXIT_MEMORY, Job, document_from_wire
 from engine.errors import EnvironmentProblem, StorageFull
+from engine.permissions import private_dir
 from engine.plugin_api import ParsedDocument, ParseLimits, Parser
 
 if TYPE_CHECKING:
@@ -141,11 +143,15 @@ class ParserSandbox:
     killed then.
     """
 
-    def __init__(self, limits: SandboxLimits, *, workers: int = 1) -> None:
+    def __init__(self, limits: SandboxLimits, *, workers: int = 1, work_root: Path | None = None) -> None:
+        """``work_root``: where the work folder is made (the vault's private ``work/``; the system's temp folder
+        when not given)."""
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self.limits = limits
-        self._pool = _Pool(workdir=tempfile.mkdtemp(prefix="cairn-parse-"))
+        if work_root is not None:
+            private_dir(work_root)
+        self._pool = _Pool(workdir=tempfile.mkdtemp(prefix="cairn-parse-", dir=work_root))
         # One entry per worker slot: a running worker, or None for "start one when needed".
         self._slots: queue.SimpleQueue[WorkerProcess | None] = queue.SimpleQueue()
         for _ in range(workers):

@@ -63,8 +63,10 @@ class DocumentsApi:
         settings: Any,
         *,
         on_enqueue: Any = None,
+        work_dir: Path | None = None,
     ) -> None:
         self._store = store
+        self._work_dir = work_dir  # the vault's private work folder, for the parser sandbox
         self._on_enqueue = on_enqueue or (lambda: None)  # wakes the job runner for the distillation job
         self._plugins = plugins
         self._embedder = embedder
@@ -247,7 +249,7 @@ class DocumentsApi:
     def _parse(self, parser: Parser, payload: bytes, name: str, settings: Settings) -> ParsedDocument | ParseFailure:
         with self._sandbox_lock:
             if self._sandbox is None:
-                self._sandbox = ParserSandbox(SandboxLimits.from_settings(settings.documents))
+                self._sandbox = ParserSandbox(SandboxLimits.from_settings(settings.documents), work_root=self._work_dir)
             sandbox = self._sandbox
         return sandbox.parse(parser, payload, name=name)
 

@@ -13,6 +13,7 @@ import sqlalchemy
 from sqlalchemy import Connection
 
 from engine.errors import VaultDamaged
+from engine.permissions import create_private_file
 from engine.store.db import RawReaders, create_engine, inspect_database, probe_vector_extension, too_new
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.writer import PendingChange, Tx, Writer
@@ -97,6 +98,8 @@ class Store:
         # is still readable in a damaged vault can be salvaged.
         probe_vector_extension()
         inspect_database(db_path, check_integrity=not read_only)
+        if not read_only:
+            create_private_file(db_path)  # owner only; SQLite gives its WAL and -shm files the database's mode
         self._readers = create_engine(db_path, "reader")
         self._raw = RawReaders(db_path)
         self.writer: Writer | None = None

@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import EnvironmentProblem
+from engine.permissions import private_dir
 from engine.store.store import Store
 from engine.store.writer import Tx, chunked
 from engine.vectors.base import VectorHit
@@ -107,7 +108,7 @@ def connect(target: ChromaTarget) -> Any:
             host=parts.hostname or "127.0.0.1", port=port, ssl=parts.scheme == "https", settings=settings
         )
     assert target.path is not None
-    target.path.mkdir(parents=True, exist_ok=True)
+    private_dir(target.path)
     return chromadb.PersistentClient(path=str(target.path), settings=settings)
 
 
