@@ -11,9 +11,13 @@ the WAL is checkpointed and truncated.
 
 Backups: a backup is a whole copy of the database, and one cannot be scrubbed of one scope without rewriting it
 (and every backup is a snapshot the person may restore as it was).  So a forget deletes every backup
-(``purge_backups``, on by default): none made before it would still hold what was forgotten.  The receipt counts
-them (``deleted_counts["backups"]``) and states the policy in ``notes``; with ``purge_backups=False`` the notes say
-that the older backups still hold the data.
+(``purge_backups``, on by default): none made before it would still hold what was forgotten — and then makes a
+fresh backup of the vault as it now is, so the person is never left without one.  The receipt counts the deleted
+files (``deleted_counts["backups"]``), names the fresh one and states the policy in ``notes``; with
+``purge_backups=False`` the notes say that the older backups still hold the data.
+
+A whole user's forget also removes their collections (names and descriptions are their words) and their
+quarantine entries (file names, paths, parse details).
 
 A fact outside the scope that was in conflict with a forgotten fact is no longer contested by anything: it is
 settled (back to ``active`` with the standing of its confidence) in the same transaction.  A kept fact that a
@@ -31,12 +35,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.errors import NotFound, ValidationError
+from engine.backups import make_backup
+from engine.errors import NotFound, ValidationError, VaultError
 from engine.facts.conflicts import restore_superseded, settle
 from engine.store import Store, Tx
 from engine.store.writer import chunked
@@ -54,6 +59,8 @@ COUNT_KEYS = (
     "embeddings",
     "understandings",
     "subjects",
+    "collections",
+    "quarantine",
     "jobs",
     "backups",
 )
@@ -104,6 +111,8 @@ class _Targets:
     spans: list[int] = field(default_factory=list)
     understandings: list[int] = field(default_factory=list)
     subjects: list[int] = field(default_factory=list)
+    collections: list[int] = field(default_factory=list)  # a whole user's: their names are the user's words
+    quarantine: list[int] = field(default_factory=list)  # a whole user's refused files: names, paths, details
     jobs: list[int] = field(default_factory=list)
     opponents: list[int] = field(default_factory=list)  # kept facts in conflict with a forgotten one
     # kept facts a forgotten fact had replaced → the kept fact that replaces them now (None: nothing, restore)
@@ -112,8 +121,12 @@ class _Targets:
     spaces: list[str] = field(default_factory=list)
 
 
-def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receipt:
-    """Forget everything in ``scope`` (or only count it, for a dry run) and return the receipt."""
+def forget(store: Store, scope: ForgetScope, backups_dir: Path | None, *, generations: int = 0) -> Receipt:
+    """Forget everything in ``scope`` (or only count it, for a dry run) and return the receipt.
+
+    When backups had to be deleted, a fresh backup of the vault as it now is is made (unless ``generations`` is 0:
+    backups are off), so a forget never leaves the person without one; the receipt says which.
+    """
     _validate(scope)
     backups = _backup_files(backups_dir) if scope.purge_backups and backups_dir is not None else []
 
@@ -130,6 +143,8 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
             "embeddings": targets.embeddings,
             "understandings": len(targets.understandings),
             "subjects": len(targets.subjects),
+            "collections": len(targets.collections),
+            "quarantine": len(targets.quarantine),
             "jobs": len(targets.jobs),
             "backups": len(backups),
         }
@@ -148,8 +163,6 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
                 tx.now,
             ),
         )
-        if not scope.dry_run:
-            tx.emit("forget.completed", receipt_id, user_id=scope.user_id, counts=counts)
         return Receipt(
             receipt_id,
             described,
@@ -160,11 +173,38 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None) -> Receip
         )
 
     receipt: Receipt = store.write(op, timeout=600)
-    if not scope.dry_run:
-        scrub(store)
-        for path in backups:
-            path.unlink(missing_ok=True)
-    return receipt
+    if scope.dry_run:
+        return receipt
+    scrub(store)
+    for path in backups:
+        path.unlink(missing_ok=True)
+    after: dict[str, Any] = {}
+    if backups and backups_dir is not None:
+        if generations <= 0:
+            after["fresh_backup"] = ""
+        else:
+            try:
+                after["fresh_backup"] = Path(make_backup(store, backups_dir, generations).path).name
+            except VaultError as exc:
+                after["fresh_backup_error"] = exc.message
+    scope_now = {**receipt.scope, **after}
+
+    def record(tx: Tx) -> None:
+        if after:
+            tx.execute(
+                "UPDATE receipts SET scope = ? WHERE id = ?",
+                (json.dumps(scope_now, sort_keys=True), receipt.receipt_id),
+            )
+        tx.emit(
+            "forget.completed",
+            receipt.receipt_id,
+            user_id=scope.user_id,
+            counts=receipt.deleted_counts,
+            notes=list(receipt_notes(scope_now, False, receipt.deleted_counts)),
+        )
+
+    store.write(record)
+    return replace(receipt, scope=scope_now, notes=receipt_notes(scope_now, False, receipt.deleted_counts))
 
 
 def read_receipt(store: Store, receipt_id: int) -> Receipt:
@@ -193,10 +233,17 @@ def receipt_notes(scope: dict[str, Any], dry_run: bool, counts: dict[str, int]) 
             f"Forgetting deletes every backup ({files}): a backup is a whole copy of the vault and cannot be scrubbed "
             "in part.",
         )
-    return (
+    deleted = (
         f"Every backup was deleted ({files}): a backup is a whole copy of the vault and cannot be scrubbed in part, "
-        "so none made before this forget is kept.",
+        "so none made before this forget is kept."
     )
+    if scope.get("fresh_backup"):
+        return (deleted, f"A fresh backup of the vault as it is now was made: backups/{scope['fresh_backup']}.")
+    if scope.get("fresh_backup_error"):
+        return (deleted, f"No fresh backup could be made ({scope['fresh_backup_error']}); make one when that is fixed.")
+    if "fresh_backup" in scope:
+        return (deleted, "Backups are off (backups.generations = 0), so no fresh one was made.")
+    return (deleted,)
 
 
 def scrub(store: Store) -> None:
@@ -350,6 +397,8 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
     if whole_user:
         t.understandings = _ids(tx, "SELECT id FROM understandings WHERE user_id = ?", (user,))
         t.subjects = _ids(tx, "SELECT id FROM subjects WHERE user_id = ?", (user,))
+        t.collections = _ids(tx, "SELECT id FROM collections WHERE user_id = ?", (user,))
+        t.quarantine = _ids(tx, "SELECT id FROM quarantine WHERE user_id = ?", (user,))
     else:
         t.subjects = _orphaned_subjects(tx, user, set(t.facts), set(t.events))
 
@@ -434,6 +483,8 @@ def _delete(tx: Tx, t: _Targets) -> None:
         t.documents,
         t.understandings,
         t.subjects,
+        t.collections,
+        t.quarantine,
     )
     for ids in order:
         for chunk in chunked(ids):

@@ -863,7 +863,7 @@ class Vault:
 
     def forget(self, scope: ForgetScope) -> Receipt:
         """Forget everything in ``scope`` (``dry_run`` only counts) and return the receipt."""
-        receipt = forget_scope(self.store, scope, self.paths.backups)
+        receipt = forget_scope(self.store, scope, self.paths.backups, generations=self._settings.backups.generations)
         if not scope.dry_run:
             self.vectors.after_forget()  # cascaded deletions bypass the search side; rebuild it from the store
         return receipt

@@ -166,3 +166,18 @@ def test_a_re_embedding_shows_its_progress_in_activity_and_settings(
         assert panel.llm.text() == "simple"
     finally:
         vault.close()
+
+
+def test_a_forget_that_replaced_the_backups_says_so(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
+    from engine.forget import ForgetScope
+
+    _window, view = _open(window_for, vault, qtbot)
+    vault.ingest_event(EventIn(conversation_id="secret", content="I live in Lisbon."))
+    assert vault.wait_idle(10)
+    vault.backup_now()
+    receipt = vault.forget(ForgetScope(conversation_id="secret"))
+    qtbot.waitUntil(lambda: any(n.kind == "forget" for n in view.notices.rows()), timeout=10_000)
+    (notice,) = [n for n in view.notices.rows() if n.kind == "forget"]
+    assert notice.level == "info" and f"receipt {receipt.receipt_id}" in notice.text
+    assert "Every backup was deleted (1 file)" in notice.text and "A fresh backup" in notice.text
+    assert view.notices.data(view.notices.index(0, 1)) == "Forgetting"

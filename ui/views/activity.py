@@ -45,6 +45,8 @@ KIND_NAMES = {
     "enrich": "Learning from chat turns",
     "summarize_episode": "Summarising episodes",
     "distill_document": "Summarising documents",
+    "vectors.fill": "Re-embedding",
+    "forget": "Forgetting",
 }
 
 
@@ -60,12 +62,12 @@ class Notice:
     seq: int
     at: float
     kind: str
-    level: str  # "warning" or "failed"
+    level: str  # "warning", "failed" or "info" (a forget and what it did to the backups)
     text: str
 
 
 def notices_from(changes: Sequence[Change]) -> list[Notice]:
-    """The ``job.warning`` and ``job.failed`` changes among ``changes``, as notices."""
+    """The ``job.warning``, ``job.failed`` and ``forget.completed`` changes among ``changes``, as notices."""
     notices = []
     for change in changes:
         kind = str(change.data.get("kind", ""))
@@ -78,6 +80,12 @@ def notices_from(changes: Sequence[Change]) -> list[Notice]:
             error = str(change.data.get("error") or "failed")
             text = f"parked after {attempts} attempts: {error}" if attempts else error
             notices.append(Notice(change.seq, change.at, kind, "failed", text))
+        elif change.type == "forget.completed":
+            counts = change.data.get("counts") or {}
+            gone = sum(int(v) for k, v in counts.items() if k not in ("backups", "jobs", "embeddings"))
+            said = " ".join(str(n) for n in change.data.get("notes") or [])
+            text = f"forgot {gone} item{'' if gone == 1 else 's'} (receipt {change.object_id}). {said}".strip()
+            notices.append(Notice(change.seq, change.at, "forget", "info", text))
     return notices
 
 

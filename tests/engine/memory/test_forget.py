@@ -273,15 +273,19 @@ def test_the_receipt_states_the_backup_policy(vault: Vault) -> None:
     )
 
     receipt = vault.forget(ForgetScope(conversation_id="secret"))
-    assert receipt.deleted_counts["backups"] == 2 and vault.backups() == []
+    (fresh,) = vault.backups()  # never left without a backup: a fresh one of the vault as it now is
+    assert receipt.deleted_counts["backups"] == 2 and fresh.created_at >= receipt.created_at
     expected = (
         "Every backup was deleted (2 files): a backup is a whole copy of the vault and cannot be scrubbed in part, so "
         "none made before this forget is kept.",
+        f"A fresh backup of the vault as it is now was made: backups/{Path(fresh.path).name}.",
     )
     assert receipt.notes == expected
     assert vault.receipt(receipt.receipt_id).notes == expected, "read back, the receipt says the same"
+    raw = Path(fresh.path).read_bytes()
+    assert CANARY.encode() not in raw and TAIL not in raw  # the fresh backup holds nothing forgotten
+    assert b"nurse" in raw  # and what was kept
 
-    vault.backup_now()
     kept = vault.forget(ForgetScope(conversation_id="keep", purge_backups=False))
     assert kept.deleted_counts["backups"] == 0 and len(vault.backups()) == 1
     assert kept.notes == ("Backups were kept: those made before this forget still hold what it removed.",)
