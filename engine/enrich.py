@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.ai.llm import LLM
+from engine.ai.llm import LLM, model_error_text
 from engine.episodes import EPISODE_COLUMNS, episode_from_row, extractive_summary
 from engine.errors import ModelUnavailable
 from engine.events import EVENT_COLUMNS, Event, event_from_row
@@ -295,7 +295,7 @@ class EpisodeSummarizer:
                     raise ValueError("the model's summary is missing or empty")
                 summary, summarizer = answer["summary"].strip(), f"{llm.name}@{prompt.hash}"
             except ModelUnavailable as exc:
-                warnings.append(f"model unavailable, used an extractive summary: {exc.message}")
+                warnings.append(model_error_text(exc, "an extractive summary"))
             except ValueError as exc:  # an answer of the wrong shape, or an empty summary: never retried
                 warnings.append(f"the model's summary was not usable ({exc}), used an extractive summary")
         if not summary:

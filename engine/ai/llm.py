@@ -104,9 +104,10 @@ def resolve_llm(
     return LLMChoice(None, "simple", f"Ollama not used: {why}")
 
 
-def model_error_text(exc: ModelUnavailable) -> str:
+def model_error_text(exc: ModelUnavailable, instead: str = "the rule path") -> str:
     """A one-line warning for a job that fell back to the rule path."""
-    return f"model unavailable, used the rule path: {exc.message}"
+    what = "model answer not usable" if isinstance(exc, ModelAnswerUnusable) else "model unavailable"
+    return f"{what}, used {instead}: {exc.message}"
 
 
 class GuardedLLM:

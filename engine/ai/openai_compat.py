@@ -167,7 +167,16 @@ class OpenAICompatClient:
                 f"{self.base_url} returned {len(rows)} embeddings for {len(texts)} texts ({model}).",
                 fix="Choose another embedding model, or set embedder.provider = 'auto'.",
             )
-        return [list(map(float, row.embedding)) for row in rows]
+        return [_pooled(row.embedding) for row in rows]
+
+
+def _pooled(embedding: Any) -> list[float]:
+    """One vector: as sent, or the mean of per-token vectors (llama.cpp's server sends those for a model without a
+    pooling layer, such as a chat model served with ``--embedding``)."""
+    if embedding and isinstance(embedding[0], list):
+        rows = [list(map(float, token)) for token in embedding]
+        return [sum(column) / len(rows) for column in zip(*rows, strict=True)]
+    return list(map(float, embedding))
 
 
 def parse_json_answer(content: str, who: str) -> Any:

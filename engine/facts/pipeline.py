@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.ai.embedders import Embedder, Matrix
-from engine.ai.llm import LLM, GuardedLLM
+from engine.ai.llm import LLM, GuardedLLM, model_error_text
 from engine.config import Settings
 from engine.errors import ModelUnavailable, ValidationError
 from engine.facts import params
@@ -256,7 +256,7 @@ class Pipeline:
                     timeout_s=self.settings.llm.timeout_s,
                 )
             except ModelUnavailable as exc:
-                out.warnings.append(f"model unavailable, used the rule path: {exc.message}")
+                out.warnings.append(model_error_text(exc))
                 details["model"] = {"error": exc.message, "fallback": "rules"}
             except ExtractionError as exc:
                 # valid JSON of the wrong shape: the rules' facts stand and the event is done — retrying would ask

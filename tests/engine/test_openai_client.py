@@ -127,6 +127,14 @@ def test_embeddings_come_back_in_order_and_blank_texts_are_not_sent(fake_openai:
     assert all(r.body["encoding_format"] == "float" for r in fake_openai.requests_to("/v1/embeddings"))
 
 
+def test_per_token_embeddings_are_mean_pooled() -> None:
+    with running_fake_openai(token_embeddings=True) as fake:
+        embedder = OpenAIEmbedder(client(fake), EMBED)
+        (row,) = embedder.embed(["violin lessons"])
+        mean = (np.asarray(fake.embedding("violin", EMBED)) + np.asarray(fake.embedding("lessons", EMBED))) / 2
+        assert np.allclose(row, mean / np.linalg.norm(mean), atol=1e-5)
+
+
 def test_a_recorded_space_is_rebuilt_without_asking_the_server(fake_openai: FakeOpenAI) -> None:
     fake_openai.stop()
     embedder = OpenAIEmbedder(client(fake_openai), EMBED, dim=768)

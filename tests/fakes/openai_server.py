@@ -68,6 +68,8 @@ class FakeOpenAI:
         embedding_dim: the length of embedding vectors.
         refusal_status: the status of a refused ``response_format`` (llama-cpp-python answers its validation
             error with 500).
+        token_embeddings: answer ``/v1/embeddings`` with one vector per word, as llama.cpp's server does for a
+            model without pooling.
     """
 
     def __init__(
@@ -78,12 +80,14 @@ class FakeOpenAI:
         schema_styles: Iterable[str] = SCHEMA_STYLES,
         embedding_dim: int = DEFAULT_EMBEDDING_DIM,
         refusal_status: int = 400,
+        token_embeddings: bool = False,
     ) -> None:
         self.models = list(models)
         self.api_key = api_key
         self.schema_styles = tuple(schema_styles)
         self.embedding_dim = embedding_dim
         self.refusal_status = refusal_status
+        self.token_embeddings = token_embeddings
         self._lock = threading.RLock()
         self._requests: list[RecordedRequest] = []
         self._errors: list[BaseException] = []
@@ -363,7 +367,9 @@ def _embeddings(fake: FakeOpenAI, model: str, body: dict[str, Any]) -> dict[str,
     for index, text in enumerate(texts):
         vector = fake.embedding(text, model)
         value: Any = vector
-        if encoding == "base64":
+        if fake.token_embeddings:
+            value = [fake.embedding(word, model) for word in text.split()] or [vector]
+        elif encoding == "base64":
             value = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
         data.append({"object": "embedding", "index": index, "embedding": value})
     tokens = sum(len(t.split()) for t in texts)

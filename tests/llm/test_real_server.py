@@ -26,7 +26,7 @@ from engine.facts.model import normalise_object
 from engine.recall.types import RecallRequest
 from tests.engine.memory.support import ChangeLog, check_invariants, every_fact, open_vault
 
-pytestmark = pytest.mark.real_llm
+pytestmark = [pytest.mark.real_llm, pytest.mark.timeout(3600)]  # a real model on two cores: minutes, not seconds
 
 TURNS = [
     "I moved from Berlin to Lisbon last spring.",
