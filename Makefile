@@ -12,7 +12,7 @@ TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-enrich bench-documents \
+.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-documents \
         bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -62,6 +62,10 @@ bench-locomo: $(STAMP_TEST)
 
 bench-recall: $(STAMP_TEST)
 	$(BIN)/python -m bench.recall_speed
+
+# per-message stages (firewall, classifier, rules, dates): messages per CPU second against their floors
+bench-components: $(STAMP_TEST)
+	$(BIN)/python -m bench.components
 
 # hashing → ONNX (needs `make models`) on the 100k-fact synthetic vault: re-embedding rate, recall p95 before/during
 bench-migration: $(STAMP_TEST)

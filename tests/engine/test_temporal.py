@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import unicodedata
 from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
@@ -405,7 +404,8 @@ def test_mention_invariants_hold_for_any_text(text: str) -> None:
         assert (again.start, again.end) == (m.range.start, m.range.end)
 
 
-def test_speed_on_typical_chat_sentences() -> None:
+def test_dates_are_found_in_typical_chat_sentences() -> None:
+    """Throughput is measured by `python -m bench.components`; this checks what is found."""
     templates = [
         "Hey, how are you doing today?",
         "I went to a support group yesterday and it was great.",
@@ -421,12 +421,8 @@ def test_speed_on_typical_chat_sentences() -> None:
         "It was raining all morning, so we stayed in.",
     ]
     sentences = [f"{templates[i % len(templates)]} ({i})" for i in range(3000)]
-    find_mentions(sentences[0], ANCHOR)  # warm the regex caches
-    started = time.perf_counter()
     found = sum(len(find_mentions(s, ANCHOR)) for s in sentences)
-    elapsed = time.perf_counter() - started
     assert found >= 1500
-    assert elapsed < 1.0, f"{len(sentences) / elapsed:.0f} sentences/s"
 
 
 # -- parse_datetime, epochs ------------------------------------------------------------------------

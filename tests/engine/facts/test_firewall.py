@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Sequence
 
 import pytest
@@ -293,33 +292,28 @@ def test_claim_type(text: str, expected: str) -> None:
     assert claim_type(text, apply(text, PrivacySettings()).findings) == expected
 
 
-# -- speed -----------------------------------------------------------------------------------------
-def test_throughput_on_plain_chat_messages() -> None:
-    messages = corpus.plain_chat(n=5000)
+# -- hostile input ---------------------------------------------------------------------------------
+# Throughput is measured by `python -m bench.components`, not asserted here.
+def test_plain_chat_messages_have_no_findings() -> None:
     policy = PrivacySettings()
-    assert all(not apply(m, policy).findings for m in messages[:200])  # really without PII
-    start = time.perf_counter()
-    for message in messages:
-        apply(message, policy)
-    rate = len(messages) / (time.perf_counter() - start)
-    assert rate >= 1000, f"{rate:.0f} messages/s"
+    assert all(not apply(m, policy).findings for m in corpus.plain_chat(n=500))
 
 
+@pytest.mark.timeout(120)  # a hang guard, not a timing: linear work takes a second, the quadratic kind hours
 @pytest.mark.parametrize(
     "text",
     [
-        "password is " * 4000,
-        "0 0 0 0 " * 6000,
-        "+1 " * 15000,
-        "4111 " * 10000,
-        "DE89 " * 10000,
-        "a@" * 20000,
-        "Ab1" * 15000,
-        "1." * 20000,
+        "password is " * 16000,
+        "0 0 0 0 " * 24000,
+        "+1 " * 60000,
+        "4111 " * 40000,
+        "DE89 " * 40000,
+        "a@" * 80000,
+        "Ab1" * 60000,
+        "1." * 80000,
     ],
     ids=["passwords", "zeros", "plus", "card-groups", "iban-groups", "at-signs", "base62", "dots"],
 )
-def test_long_hostile_inputs_take_linear_time(text: str) -> None:
-    start = time.perf_counter()
-    apply(text, PrivacySettings())
-    assert time.perf_counter() - start < 2.0  # linear work is ~0.1 s here; quadratic was 10 s+
+def test_long_hostile_inputs_finish(text: str) -> None:
+    result = apply(text, PrivacySettings())
+    assert result.text  # masked or not, the whole text comes back
