@@ -554,6 +554,29 @@ class Vault:
         self.changes.emit("settings.changed", keys=["endpoint.token"])
         return token
 
+    def vault_id(self) -> str:
+        """This vault's stable id: a random value kept in ``meta`` (``vault_id``), made on first use.
+
+        Not the folder's path, which says something about the person and changes when the folder moves.  The
+        endpoint's public health answer carries it, so the desktop app and ``cairn doctor`` can tell this vault's
+        endpoint from another vault's on the same port; Chroma names its collections after it.
+        """
+        rows = self.store.query("SELECT value FROM meta WHERE key = 'vault_id'")
+        if rows:
+            return str(rows[0][0])
+
+        def make(tx: Any) -> str:
+            import secrets
+
+            tx.execute(
+                "INSERT INTO meta(key, value) VALUES ('vault_id', ?) ON CONFLICT(key) DO NOTHING",
+                (secrets.token_hex(6),),
+            )
+            return str(tx.scalar("SELECT value FROM meta WHERE key = 'vault_id'"))
+
+        made: str = self.store.write(make)
+        return made
+
     # -- events ---------------------------------------------------------------------------------------------------
     def ingest_event(self, event: EventIn) -> IngestResult:
         """Validate and store one event, queue its enrichment, and return its id once committed.

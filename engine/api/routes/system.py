@@ -2,7 +2,8 @@
 
 Health is the one route served without a token, so it says nothing personal: no vault path, no
 counts of memories, nothing a web page probing localhost could use — only what a client needs to
-know it may connect.
+know it may connect, and the vault's random id, so that whoever finds a Cairn on a port can tell
+whether it serves the vault they mean.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Health(BaseModel):
                 {
                     "status": "ok",
                     "version": "0.1.0",
+                    "vault_id": "3f9c2a71b0de",
                     "schema_version": 1,
                     "llm_engine": "simple",
                     "embedder": "hashing-v1-384",
@@ -43,6 +45,10 @@ class Health(BaseModel):
 
     status: Literal["ok"] = Field(description="Always 'ok' when answered (a closing vault answers 503).")
     version: str = Field(description="Cairn's version.")
+    vault_id: str = Field(
+        description="The served vault's stable id: random, made when the vault is first opened (never its path). "
+        "Two endpoints with the same id serve the same vault.",
+    )
     schema_version: int = Field(description="Schema version of the vault database.")
     llm_engine: str = Field(description="'ollama:<model>' or 'simple' (the rule path).")
     embedder: str = Field(description="Identity of the embedding model in use.")
@@ -59,6 +65,7 @@ def health(vault: VaultDep) -> Health:
     return Health(
         status="ok",
         version=__version__,
+        vault_id=vault.vault_id(),
         schema_version=vault.schema_version,
         llm_engine=vault.llm_engine,
         embedder=vault.embedder.model_id,
