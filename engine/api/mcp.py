@@ -29,6 +29,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError as PydanticValidationError
 
+from engine.api.models.common import Id
 from engine.api.models.documents import CollectionList, CollectionOut, DocumentJsonBody, UploadOut
 from engine.api.models.events import (
     ConversationList,
@@ -80,8 +81,8 @@ UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose m
 ConversationScope = Annotated[str | None, Field(min_length=1, max_length=256, description="Only this conversation.")]
 ProjectScope = Annotated[str | None, Field(min_length=1, max_length=256, description="Only this project.")]
 When = Annotated[datetime | None, Field(description="ISO-8601 (no zone = UTC) or epoch seconds.")]
-DocumentScope = Annotated[int | None, Field(description="Answer from this document (its id).")]
-CollectionScope = Annotated[int | None, Field(description="Answer from this collection's documents (its id).")]
+DocumentScope = Annotated[Id | None, Field(description="Answer from this document (its id).")]
+CollectionScope = Annotated[Id | None, Field(description="Answer from this collection's documents (its id).")]
 
 
 class CairnTools:
@@ -219,13 +220,13 @@ class CairnTools:
         page = self.vault.facts.page(flt, limit=limit, cursor=cursor)
         return FactPage(facts=[FactOut.of(f) for f in page.facts], next_cursor=page.next_cursor)
 
-    def get_object(self, object_id: Annotated[int, Field(description="A global id (fact, event, …).")]) -> ObjectOut:
+    def get_object(self, object_id: Annotated[Id, Field(description="A global id (fact, event, …).")]) -> ObjectOut:
         """Any object by its global id."""
         return ObjectOut.of_view(self.vault.get_object(object_id))
 
     def correct_fact(
         self,
-        fact_id: Annotated[int, Field(description="The fact to correct.")],
+        fact_id: Annotated[Id, Field(description="The fact to correct.")],
         object_text: Annotated[str, Field(min_length=1, max_length=2000, description="The correct value.")],
         predicate: Annotated[
             str | None, Field(min_length=1, max_length=128, description="A corrected predicate.")

@@ -23,6 +23,19 @@ UserId = Annotated[
     ),
 ]
 
+#: One past the largest integer SQLite stores: an INTEGER is a signed 64-bit number, and the driver
+#: raises ``OverflowError`` on anything larger (a bug's 500 instead of the client's 400).  Bounds are
+#: stated as "less than" this: FastAPI writes schema bounds as floats, and 2**63 is one a float holds
+#: exactly (2**63 - 1 would be documented as 2**63).
+SQL_INTEGER_LIMIT = 2**63
+MAX_SQL_INTEGER = SQL_INTEGER_LIMIT - 1
+
+#: A global id (a fact, a document, a collection, a job, …) as every route, request body and MCP
+#: tool takes it.  Ids start at 1, and an id sent to the database must fit an SQLite INTEGER, so the
+#: bounds are checked here, once, where the request is validated: an id out of range is answered
+#: 400 naming the field, like any other invalid value, and never reaches a query.
+Id = Annotated[int, Field(ge=1, lt=SQL_INTEGER_LIMIT)]
+
 #: The datetime formats a request may use (documented once, referenced by every time field).
 TIME_FORMATS = "ISO-8601 (a time without a zone is UTC) or Unix epoch seconds"
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from engine.api.models.common import RequestModel, ResponseModel, UserId
+from engine.api.models.common import Id, RequestModel, ResponseModel, UserId
 from engine.events import MAX_ID_CHARS
 
 #: Longest file name and local path an upload may give.
@@ -126,8 +126,8 @@ class DocumentJsonBody(RequestModel):
         max_length=MAX_PATH_CHARS,
         description="Absolute path of a regular file on this machine (instead of name+content).",
     )
-    document_id: int | None = Field(default=None, description="Replace this document's content (its id stays).")
-    collection_id: int | None = Field(default=None, description="Also add it to this collection.")
+    document_id: Id | None = Field(default=None, description="Replace this document's content (its id stays).")
+    collection_id: Id | None = Field(default=None, description="Also add it to this collection.")
     project_id: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope.")
     user_id: UserId = "default"
 
@@ -135,8 +135,8 @@ class DocumentJsonBody(RequestModel):
 class DocumentFormFields(RequestModel):
     """The optional fields of a multipart upload, next to the `file` part."""
 
-    document_id: int | None = Field(default=None, description="Replace this document's content (its id stays).")
-    collection_id: int | None = Field(default=None, description="Also add it to this collection.")
+    document_id: Id | None = Field(default=None, description="Replace this document's content (its id stays).")
+    collection_id: Id | None = Field(default=None, description="Also add it to this collection.")
     project_id: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS, description="Project scope.")
     user_id: UserId = "default"
 
@@ -307,7 +307,7 @@ class CollectionMembers(RequestModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"document_ids": [700, 733]}]})
 
-    document_ids: list[int] = Field(
+    document_ids: list[Id] = Field(
         min_length=1,
         max_length=MAX_MEMBERS,
         description="The documents (already members are fine).",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from engine.api.models.common import Page, RequestModel, ResponseModel, UserId
+from engine.api.models.common import Id, Page, RequestModel, ResponseModel, UserId
 
 Tier = Literal["hot", "warm", "cold"]
 Standing = Literal["quarantine", "candidate", "working", "fact", "challenged"]
@@ -251,6 +251,6 @@ class ResolveBody(RequestModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"winner_id": 5120}, {"winner_id": None}]})
 
-    winner_id: int | None = Field(
+    winner_id: Id | None = Field(
         description="The fact that wins (the other is retired to cold, history kept); null keeps both."
     )

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from engine.api.models.common import TIME_FORMATS, RequestModel, ResponseModel, UserId
+from engine.api.models.common import TIME_FORMATS, Id, RequestModel, ResponseModel, UserId
 from engine.events import MAX_ID_CHARS
 from engine.recall.types import RecallRequest, RecallResult
 
@@ -144,8 +144,8 @@ class RecallBody(RequestModel):
         max_length=MAX_ID_CHARS,
         description="Only memories of this project (and those of no project).",
     )
-    document_id: int | None = Field(default=None, description="Answer from this document (the DOCUMENT strategy).")
-    collection_id: int | None = Field(default=None, description="Answer from the documents of this collection.")
+    document_id: Id | None = Field(default=None, description="Answer from this document (the DOCUMENT strategy).")
+    collection_id: Id | None = Field(default=None, description="Answer from the documents of this collection.")
     reference_time: datetime | None = Field(
         default=None,
         description=f"'Now' for the question ({TIME_FORMATS}); anchors 'last week'. Default: the current time.",

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from engine.api.models.common import RequestModel, ResponseModel
+from engine.api.models.common import Id, RequestModel, ResponseModel
 
 _SUBJECT_EXAMPLE: dict[str, Any] = {
     "id": 7,
@@ -63,4 +63,4 @@ class MergeBody(RequestModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"merge_ids": [12, 31]}]})
 
-    merge_ids: list[int] = Field(min_length=1, max_length=1000, description="Ids of the subjects merged into this one.")
+    merge_ids: list[Id] = Field(min_length=1, max_length=1000, description="Ids of the subjects merged into this one.")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
-from engine.api.models.common import TIME_FORMATS, RequestModel, ResponseModel, UserId
+from engine.api.models.common import TIME_FORMATS, Id, RequestModel, ResponseModel, UserId
 from engine.api.models.events import EpisodeOut, EventOut
 from engine.api.models.facts import ConflictOut, FactOut
 from engine.api.models.subjects import SubjectOut
@@ -57,7 +57,7 @@ class ForgetBody(RequestModel):
     )
     conversation_id: str | None = Field(default=None, min_length=1, description="Only this conversation.")
     project_id: str | None = Field(default=None, min_length=1, description="Only this project.")
-    document_id: int | None = Field(default=None, description="Only this document.")
+    document_id: Id | None = Field(default=None, description="Only this document.")
     since: datetime | None = Field(default=None, description=f"Only from this time on ({TIME_FORMATS}).")
     until: datetime | None = Field(default=None, description=f"Only before this time ({TIME_FORMATS}).")
     dry_run: bool = Field(default=False, description="Only count what would be forgotten.")
@@ -183,7 +183,7 @@ class RetryBody(RequestModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"job_ids": [77]}, {}]})
 
-    job_ids: list[int] | None = Field(
+    job_ids: list[Id] | None = Field(
         default=None,
         max_length=10_000,
         description="The parked jobs to requeue; omitted: all of them.",

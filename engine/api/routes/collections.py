@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, status
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.documents import (
     CollectionCreate,
     CollectionDeleted,
@@ -23,7 +24,7 @@ from engine.vault import Vault
 
 router = APIRouter(prefix="/v6", tags=["collections"])
 
-CollectionId = Annotated[int, Path(description="The collection's global id.", examples=[812])]
+CollectionId = Annotated[Id, Path(description="The collection's global id.", examples=[812])]
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No collection with this id."}}
 _TAKEN: dict[int | str, dict[str, Any]] = {409: {"description": "The user already has a collection with this name."}}
 
@@ -94,7 +95,7 @@ def add_documents(collection_id: CollectionId, body: CollectionMembers, vault: V
 )
 def remove_document(
     collection_id: CollectionId,
-    document_id: Annotated[int, Path(description="The document's global id.", examples=[700])],
+    document_id: Annotated[Id, Path(description="The document's global id.", examples=[700])],
     vault: VaultDep,
 ) -> CollectionDetail:
     """Take the document out of the collection; the document itself stays in the vault."""

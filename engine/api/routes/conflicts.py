@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.facts import ConflictList, ConflictOut, ResolveBody
 
 router = APIRouter(prefix="/v6", tags=["conflicts"])
@@ -36,7 +37,7 @@ def list_conflicts(
     },
 )
 def resolve_conflict(
-    conflict_id: Annotated[int, Path(description="The conflict's global id.")],
+    conflict_id: Annotated[Id, Path(description="The conflict's global id.")],
     body: ResolveBody,
     vault: VaultDep,
 ) -> ConflictOut:

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.events import (
     CloseOut,
     ConversationList,
@@ -49,7 +50,7 @@ def conversation_events(
     vault: VaultDep,
     user_id: UserFilter = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="At most this many events.")] = 200,
-    before_id: Annotated[int | None, Query(description="Only events before this one (`next_before_id`).")] = None,
+    before_id: Annotated[Id | None, Query(description="Only events before this one (`next_before_id`).")] = None,
 ) -> EventsPage:
     """The latest `limit` events (before `before_id`), in time order."""
     events = vault.conversations.events(conversation_id, user_id=user_id, limit=limit, before_id=before_id)

@@ -26,6 +26,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import SQL_INTEGER_LIMIT, Id
 from engine.api.models.documents import (
     DocumentDeleted,
     DocumentFormFields,
@@ -49,7 +50,7 @@ _MAX_FIELD_BYTES = 4096
 #: Content types the vault can tell nothing from (the parser is then picked by extension alone).
 _GENERIC_TYPES = frozenset({"", "application/octet-stream"})
 
-DocumentId = Annotated[int, Path(description="The document's global id.", examples=[700])]
+DocumentId = Annotated[Id, Path(description="The document's global id.", examples=[700])]
 UserFilter = Annotated[str | None, Query(min_length=1, description="Only this user's (default: every user).")]
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No document with this id."}}
 _UPLOAD_BODY: dict[str, Any] = {
@@ -67,10 +68,14 @@ _UPLOAD_BODY: dict[str, Any] = {
                     },
                     "document_id": {
                         "type": "integer",
+                        "minimum": 1,
+                        "exclusiveMaximum": SQL_INTEGER_LIMIT,
                         "description": "Replace this document's content (its id stays).",
                     },
                     "collection_id": {
                         "type": "integer",
+                        "minimum": 1,
+                        "exclusiveMaximum": SQL_INTEGER_LIMIT,
                         "description": "Also add it to this collection.",
                     },
                     "project_id": {"type": "string", "description": "Project scope."},
@@ -140,7 +145,7 @@ async def upload_document(request: Request, response: Response, vault: VaultDep)
 @router.get("/documents", summary="List documents")
 def list_documents(
     vault: VaultDep,
-    collection_id: Annotated[int | None, Query(description="Only the documents of this collection.")] = None,
+    collection_id: Annotated[Id | None, Query(description="Only the documents of this collection.")] = None,
     project_id: Annotated[str | None, Query(min_length=1, description="Only this project's documents.")] = None,
     user_id: UserFilter = None,
     limit: Annotated[int, Query(ge=1, le=10_000, description="At most this many.")] = 1000,
@@ -175,7 +180,7 @@ def quarantine(vault: VaultDep, user_id: UserFilter = None) -> QuarantineList:
     },
 )
 def retry_quarantined(
-    quarantine_id: Annotated[int, Path(description="The quarantine entry's id.", examples=[731])],
+    quarantine_id: Annotated[Id, Path(description="The quarantine entry's id.", examples=[731])],
     response: Response,
     vault: VaultDep,
 ) -> UploadOut:

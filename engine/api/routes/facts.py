@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, status
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.facts import (
     FactCreate,
     FactEdit,
@@ -31,7 +32,7 @@ from engine.facts.api import STATUSES, FactFilter
 
 router = APIRouter(prefix="/v6", tags=["facts"])
 
-FactId = Annotated[int, Path(description="The fact's global id.", examples=[5120])]
+FactId = Annotated[Id, Path(description="The fact's global id.", examples=[5120])]
 Limit = Annotated[int, Query(ge=1, le=1000, description="Facts per page.")]
 UserFilter = Annotated[str | None, Query(min_length=1, description="Only this user's facts (default: every user).")]
 

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.system import ForgetBody, ReceiptOut
 from engine.forget import ForgetScope
 
@@ -42,6 +43,6 @@ def forget(body: ForgetBody, vault: VaultDep) -> ReceiptOut:
     summary="A forget receipt",
     responses={404: {"description": "No receipt with this id."}},
 )
-def receipt(receipt_id: Annotated[int, Path(description="The receipt's global id.")], vault: VaultDep) -> ReceiptOut:
+def receipt(receipt_id: Annotated[Id, Path(description="The receipt's global id.")], vault: VaultDep) -> ReceiptOut:
     """The scope and counts of an earlier forget or dry run."""
     return ReceiptOut.of(vault.receipt(receipt_id))

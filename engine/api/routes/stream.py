@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
 
+from engine.api.models.common import SQL_INTEGER_LIMIT
 from engine.api.sse import EVENT_STREAM_MEDIA_TYPE, EventStreamResponse, StreamHub
 
 STREAM_PATH = "/v6/events/stream"
@@ -44,12 +45,13 @@ async def event_stream(
         Header(
             alias="Last-Event-ID",
             ge=0,
+            lt=SQL_INTEGER_LIMIT,
             description="The `id` of the last event received; the missed ones are replayed.",
         ),
     ] = None,
     since: Annotated[
         int | None,
-        Query(ge=0, description="Like Last-Event-ID, for clients that cannot set headers."),
+        Query(ge=0, lt=SQL_INTEGER_LIMIT, description="Like Last-Event-ID, for clients that cannot set headers."),
     ] = None,
 ) -> EventStreamResponse:
     """Stream the vault's changes as they are committed.

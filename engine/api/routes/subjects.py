@@ -7,11 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from engine.api.deps import VaultDep
+from engine.api.models.common import Id
 from engine.api.models.subjects import MergeBody, RenameBody, SubjectList, SubjectOut
 
 router = APIRouter(prefix="/v6", tags=["subjects"])
 
-SubjectId = Annotated[int, Path(description="The subject's global id.", examples=[7])]
+SubjectId = Annotated[Id, Path(description="The subject's global id.", examples=[7])]
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No subject with this id."}}
 
 
