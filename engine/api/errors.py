@@ -177,6 +177,8 @@ def _field_path(parts: tuple[Any, ...]) -> str:
 async def _http_error(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, StarletteHTTPException):  # pragma: no cover - registered for HTTP exceptions only
         return await _internal_error(request, exc)
+    if _unreadable_json(exc):
+        return await _validation_error(request, _JSON_INVALID)
     status = exc.status_code
     code = CODE_BY_STATUS.get(status, "http_error")
     message = _GENERIC_MESSAGES.get(status)
@@ -186,6 +188,21 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if status == 405:
         details["allowed"] = (exc.headers or {}).get("Allow", "")
     return error_response(status, code, message, details=details, headers=exc.headers)
+
+
+#: A body that is not JSON, as FastAPI itself reports one it could decode as text but not parse.
+_JSON_INVALID = RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error"}])
+
+
+def _unreadable_json(exc: StarletteHTTPException) -> bool:
+    """Whether FastAPI refused a JSON body it could not even decode: not UTF-8 (``UnicodeDecodeError``), nested
+    deeper than the parser's stack (``RecursionError``) or a number past Python's digit limit (``ValueError``).
+
+    FastAPI answers those with a bare 400 "There was an error parsing the body" (the parser's own error as the
+    cause), while JSON it can read but not parse is a validation error naming ``body``.  Both are the same mistake
+    to a client, so both get the second answer.
+    """
+    return exc.status_code == 400 and isinstance(exc.__cause__, ValueError | RecursionError)
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -224,7 +224,10 @@ async def _json_body(request: Request) -> DocumentJsonBody:
         )
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
+        # ValueError: not JSON, or not UTF-8 (UnicodeDecodeError is one); RecursionError: nested deeper than the
+        # parser's stack (``[`` 100,000 times is 100 kB of valid-looking JSON).  Both are the client's malformed
+        # body, answered as FastAPI answers one on every other route.
         raise RequestValidationError(
             [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "input": {}}]
         ) from None
