@@ -8,10 +8,13 @@ the FastAPI route does — validate the body as :class:`~engine.api.models.event
 :class:`~engine.api.coalesce.IngestCoalescer`, answer 202 with an :class:`IngestAck` — and nothing else.
 
 Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
-not a valid event (FastAPI's 400 names the field), any other path or method.  The route stays declared in FastAPI,
-so the OpenAPI document describes it, and engine errors are answered with the same handler output.  What every
-such fast path shares (the path test, reading and replaying the body, the error answers) is :class:`FastPath`;
-:mod:`engine.api.fast_recall` is the other one.
+not a valid event (FastAPI's 400 names the field), any other path or method.  So does a body not labelled
+``application/json`` (with at most ``charset=utf-8``): the guard lets multipart through for uploads, and FastAPI
+refuses JSON sent as multipart, so the handler must not take it either — both ways in answer alike.
+
+The route stays declared in FastAPI, so the OpenAPI document describes it, and engine errors are answered with
+the same handler output.  What every such fast path shares (the path and content-type tests, reading and
+replaying the body, the error answers) is :class:`FastPath`; :mod:`engine.api.fast_recall` is the other one.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ class FastPath:
         raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not _is_json(scope):
             await self.app(scope, receive, send)
             return
         body, ended = await _read_body(receive)
@@ -97,6 +100,27 @@ class FastIngest(FastPath):
         coalescer: IngestCoalescer = self._coalescer()
         result = await coalescer.ingest(request)
         return 202, IngestAck.of(result).model_dump_json().encode("utf-8")
+
+
+def _is_json(scope: Scope) -> bool:
+    """Whether the request says its body is JSON in UTF-8: one ``Content-Type``, ``application/json``, and no
+    parameter but an optional ``charset=utf-8``.
+
+    The handler parses bytes as UTF-8 JSON whatever the label says, so it takes only what is labelled that way and
+    hands everything else (multipart, another charset, a second Content-Type) to FastAPI, which answers as the
+    route does.  The guard has already refused types that are neither JSON nor multipart (415).
+    """
+    types = [value for name, value in scope["headers"] if name == b"content-type"]
+    if len(types) != 1:
+        return False
+    media_type, _, parameters = types[0].partition(b";")
+    if media_type.strip().lower() != b"application/json":
+        return False
+    if not parameters.strip():
+        return True
+    name, equals, value = parameters.partition(b"=")
+    charset = value.strip().strip(b'"').lower()
+    return bool(equals) and name.strip().lower() == b"charset" and charset in (b"utf-8", b"utf8")
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:

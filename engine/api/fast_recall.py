@@ -11,7 +11,8 @@ Origin, token, content type and body cap are checked as for every route), valida
 as that result, so the bytes are the route's bytes (a test compares them).
 
 Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
-not a valid request (FastAPI's 400 names the field), any other path or method.  The route stays declared, so the
+not a valid request (FastAPI's 400 names the field), a body not labelled ``application/json`` (multipart, another
+charset), any other path or method.  The route stays declared, so the
 OpenAPI document describes it; engine errors get the same answer as from the route.
 """
 
