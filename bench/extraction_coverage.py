@@ -7,7 +7,12 @@ caption is appended as " [shares a photo: <caption>]", as the importer does).  A
 extraction speed and a random sample of propositions to read: coverage without precision is
 worthless, so look at the sample.
 
-    python -m bench.extraction_coverage [--data DIR] [--sample 30] [--seed 7] [--fail-under 0.6]
+    python -m bench.extraction_coverage [--data DIR] [--only 26,30] [--sample 30] [--seed 7] [--uncovered N]
+                                        [--fail-under 0.6]
+
+``--only`` keeps the named conversations (file stems), so a change tuned on some of them can be checked on the
+others; ``--uncovered N`` prints N uncovered observation items (a random choice, same seed) with their evidence
+turns, to read what the rules miss.
 
 The data directory defaults to ``../shared/bench-data/locomo-dev`` relative to the repository
 root; its files are read in place and never copied.
@@ -56,6 +61,8 @@ class ConversationResult:
     turns: int = 0
     propositions: int = 0
     facts: dict[str, list[Proposition]] = field(default_factory=dict)
+    turn_by_id: dict[str, Turn] = field(default_factory=dict)
+    uncovered: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
     @property
     def coverage(self) -> float:
@@ -102,13 +109,16 @@ def measure(path: Path, catalog: Catalog) -> ConversationResult:
     turns = load_turns(conversation)
     result = ConversationResult(path.stem, f"{conversation.get('speaker_a')} & {conversation.get('speaker_b')}")
     result.turns = len(turns)
+    result.turn_by_id = turns
     for dia_id, turn in turns.items():
         result.facts[dia_id] = extract(turn.text, speaker=turn.speaker, catalog=catalog)
     result.propositions = sum(len(v) for v in result.facts.values())
-    for _speaker, _observation, ids in observation_items(conversation):
+    for speaker, observation, ids in observation_items(conversation):
         result.items += 1
         if any(result.facts.get(i) for i in ids):
             result.covered += 1
+        else:
+            result.uncovered.append((speaker, observation, ids))
     return result
 
 
@@ -126,16 +136,35 @@ def speed(texts: list[tuple[str, str]], catalog: Catalog, *, repeats: int = 3) -
     return len(texts) / best if best > 0 else float("inf")
 
 
+def print_uncovered(results: list[ConversationResult], count: int, rng: random.Random) -> None:
+    """``count`` uncovered observation items, chosen at random, each with its evidence turns."""
+    pool = [(r, item) for r in results for item in r.uncovered]
+    chosen = rng.sample(pool, min(count, len(pool)))
+    print(f"\n{len(chosen)} of {len(pool)} uncovered observation items:")
+    for r, (speaker, observation, ids) in chosen:
+        print(f"* [{r.name}] {speaker}: {observation}")
+        for dia_id in ids:
+            turn = r.turn_by_id.get(dia_id)
+            text = turn.text if turn is not None else "(no such turn)"
+            who = turn.speaker if turn is not None else "?"
+            print(f"    {dia_id} {who}: {text}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its report; returns 1 when coverage is below ``--fail-under``."""
     parser = argparse.ArgumentParser(prog="python -m bench.extraction_coverage", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of LoCoMo conversation JSON files")
     parser.add_argument("--sample", type=int, default=30, help="propositions to print for reading")
     parser.add_argument("--seed", type=int, default=7, help="random seed of the sample")
+    parser.add_argument("--only", default="", help="comma-separated conversation file stems to keep (e.g. 42,43)")
+    parser.add_argument("--uncovered", type=int, default=0, help="uncovered observation items to print")
     parser.add_argument("--fail-under", type=float, default=None, help="exit 1 below this overall coverage")
     args = parser.parse_args(argv)
 
     files = sorted(args.data.glob("*.json"))
+    if args.only:
+        keep = {name.strip() for name in args.only.split(",") if name.strip()}
+        files = [f for f in files if f.stem in keep]
     if not files:
         print(f"no conversation files in {args.data}", file=sys.stderr)
         return 2
@@ -176,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     for p in sample:
         flags = ("  [negated]" if p.negated else "") + ("  [change]" if p.change_cue else "")
         print(f"- {p.subject} | {p.predicate} | {p.object} | {p.evidence.text}{flags}")
+    if args.uncovered:
+        print_uncovered(results, args.uncovered, random.Random(args.seed))
     if args.fail_under is not None and overall < args.fail_under:
         print(f"\ncoverage {overall:.3f} is below {args.fail_under}", file=sys.stderr)
         return 1
