@@ -32,7 +32,19 @@ LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch"
 #: Settings of live sections that the running parts only read when the vault opens.
 STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_interval_s"})
 #: Settings of the other sections that are read at each use, so they apply at once too.
-LIVE_SETTINGS: frozenset[str] = frozenset({"documents.max_bytes", "llm.query_timeout_s"})
+LIVE_SETTINGS: frozenset[str] = frozenset(
+    {
+        "documents.max_bytes",
+        "documents.max_sections",
+        "documents.max_spans",
+        "documents.allowed_roots",
+        "endpoint.mcp_upload_path",
+        "llm.query_timeout_s",
+    }
+)
+#: Pseudo-file systems of the running system: reading a "file" there reads the process's environment, memory
+#: maps or devices, never a document.  No watched folder, allowed root or upload may resolve into them.
+SYSTEM_FOLDERS: tuple[str, ...] = ("/proc", "/sys", "/dev")
 ENV_PREFIX = "CAIRN_"
 
 
@@ -161,6 +173,13 @@ class EndpointSettings(_Section):
     max_body_bytes: int = Field(25 * 1024 * 1024, ge=1024, description="Largest accepted request body.")
     max_concurrency: int = Field(64, ge=1, description="Requests handled at once before answering 429/503.")
     max_streams: int = Field(8, ge=1, description="Change streams (SSE) open at once.")
+    mcp_upload_path: bool = Field(
+        False,
+        description="Let MCP clients (chat models) upload a document by naming a file path on this machine. Off: "
+        "upload_document takes only a name and its content, so a model steered by a prompt it read cannot pull "
+        "local files into its own context. On: paths are still limited to the watched folders and "
+        "documents.allowed_roots.",
+    )
 
 
 class PrivacySettings(_Section):
@@ -204,12 +223,60 @@ class FactSettings(_Section):
 
 
 class DocumentSettings(_Section):
-    """Limits for parsing untrusted files (each parse runs in a separate process)."""
+    """Limits for parsing untrusted files (each parse runs in a separate process), the shape a document may take in
+    the vault, and the folders a client may name a file in."""
 
     parse_timeout_s: float = Field(30.0, gt=0, description="Wall-clock limit per file.")
     parse_memory_mb: int = Field(1024, ge=64, description="Address-space limit of the parser process.")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1, description="Largest file accepted.")
     max_pages: int = Field(2000, ge=1, description="Most PDF pages read from one file.")
+    max_sections: int = Field(
+        2000,
+        ge=1,
+        description="Most sections one document keeps (a 300-page book has a few hundred). Past it, the deepest "
+        "headings are merged into their parents, then neighbouring sections into one; the document is marked "
+        "degraded and says so.",
+    )
+    max_spans: int = Field(
+        20_000,
+        ge=2,
+        description="Most spans (the ~700-character pieces that are searched) one document keeps: about 14 million "
+        "characters, or 4,000 pages. Past it, neighbouring spans of a section are joined, so every word stays "
+        "searchable by keyword while each vector covers less; the document is marked degraded and says so.",
+    )
+    allowed_roots: tuple[str, ...] = Field(
+        (),
+        description="Folders (absolute paths) whose files a client of the endpoint may upload by naming their path "
+        "(REST {path}, MCP upload_document with endpoint.mcp_upload_path on), besides the watched folders. Empty: "
+        "only files in watched folders. Links are followed to where they lead, which must be inside one of them.",
+    )
+
+    @field_validator("allowed_roots")
+    @classmethod
+    def _absolute_folders(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Each root as an absolute, normalised path (``~`` expanded), like a watched folder; refused at once when
+        relative or inside a system folder, because the check at upload time would otherwise never match."""
+        roots: list[str] = []
+        for raw in value:
+            expanded = os.path.expanduser(raw.strip())
+            if not expanded or not os.path.isabs(expanded):
+                raise ValueError(f"{raw!r} is not an absolute folder path (such as /home/me/Documents)")
+            path = os.path.normpath(expanded)
+            if any(path == top or path.startswith(top + "/") for top in SYSTEM_FOLDERS):
+                raise ValueError(f"{path} is a system folder ({', '.join(SYSTEM_FOLDERS)} hold no documents)")
+            if path not in roots:
+                roots.append(path)
+        return tuple(roots)
+
+    @model_validator(mode="after")
+    def _spans_hold_sections(self) -> DocumentSettings:
+        """Every section has at least one span, so the span cap must leave room for the section cap."""
+        if self.max_spans <= self.max_sections:
+            raise ValueError(
+                f"documents.max_spans ({self.max_spans}) must be larger than documents.max_sections "
+                f"({self.max_sections}): every section holds at least one span"
+            )
+        return self
 
 
 class WatchedFolder(_Section):

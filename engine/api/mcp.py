@@ -49,6 +49,7 @@ from engine.api.models.recall import (
 )
 from engine.api.models.system import ObjectOut, ReceiptOut
 from engine.api.uploads import Upload, upload_out
+from engine.documents.service import PathNotAllowed
 from engine.errors import ValidationError, VaultError
 from engine.events import MAX_CONTENT_CHARS
 from engine.facts.api import FactFilter
@@ -174,7 +175,8 @@ class CairnTools:
             Field(
                 min_length=1,
                 max_length=4096,
-                description="Absolute path of a file on the user's machine (instead of content).",
+                description="Absolute path of a file on the user's machine (instead of content); only "
+                "when the user turned on endpoint.mcp_upload_path, and only in folders they allowed.",
             ),
         ] = None,
         collection_id: Annotated[int | None, Field(description="Also file it in this collection.")] = None,
@@ -182,7 +184,18 @@ class CairnTools:
         project_id: ProjectScope = None,
         user_id: UserId = "default",
     ) -> UploadOut:
-        """Add a document from a text or a local file; answers its id and status."""
+        """Add a document from a text or a local file; answers its id and status.
+
+        A path is refused unread unless ``endpoint.mcp_upload_path`` is on: a model can be steered by a prompt
+        it read into naming any file, and whatever it uploads it can recall into its own context.
+        """
+        if path is not None and not self.vault.settings.endpoint.mcp_upload_path:
+            raise PathNotAllowed(
+                "upload_document does not read files by path here: uploads by path are off for MCP clients.",
+                fix="Send the document's text as name and content instead. Only the person using Cairn can allow "
+                "paths, with endpoint.mcp_upload_path in Settings → Endpoint.",
+                setting="endpoint.mcp_upload_path",
+            )
         body = DocumentJsonBody(
             name=name,
             content=content,
@@ -345,7 +358,8 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         "upload_document",
         "Add a document to the vault: give name and content (a text; the name's extension, "
         "like .md or .txt, picks the parser) or path (the absolute path of a file on the "
-        "user's machine: PDF, Markdown, HTML, text). Optionally file it in a collection. "
+        "user's machine: PDF, Markdown, HTML, text; only if the user allowed uploads by path). "
+        "Optionally file it in a collection. "
         "Returns the document id and status; a file that cannot be parsed is a tool error "
         "saying why (it is held in quarantine).",
         ToolAnnotations(

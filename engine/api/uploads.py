@@ -4,7 +4,9 @@ Three ways in: a file (multipart), a text with a file name (JSON ``{name, conten
 of a file on this machine (JSON ``{path}``).  The endpoint only listens on loopback behind the
 token, but a path is still checked before the vault reads it: it must be absolute and name a regular
 file this process can read.  A folder, a named pipe (reading it would block), a device or a socket
-is refused with a 400 that says which it is.
+is refused with a 400 that says which it is.  The vault then reads it only when it leads (links
+followed) into a watched folder or ``documents.allowed_roots``; anything else is a 403
+``path_not_allowed`` naming that setting (:class:`~engine.documents.service.PathNotAllowed`).
 
 An upload the parser cannot read is quarantined by the vault; the endpoint answers that with
 :class:`DocumentQuarantined` (422, ``document_quarantined``) carrying the typed reason and the
@@ -124,6 +126,7 @@ class Upload:
             collection_id=self.collection_id,
             project_id=self.project_id,
             user_id=self.user_id,
+            client_path=True,  # a client named it: only files in the folders the person allowed
         )
         if result.status == "quarantined" or result.document_id is None:
             raise DocumentQuarantined(result)

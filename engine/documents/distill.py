@@ -144,9 +144,12 @@ class Distiller:
                 tx.execute(
                     "UPDATE sections SET distillation = ?, distiller = ? WHERE id = ?", (summary, engine, section_id)
                 )
+            # A document stored degraded (past a section or span cap) is distilled like any other but keeps its
+            # status and the reason that says what the cap did.
             tx.execute(
-                "UPDATE documents SET distillation = ?, distiller = ?, status = 'ready', status_reason = NULL, "
-                "updated_at = ? WHERE id = ?",
+                "UPDATE documents SET distillation = ?, distiller = ?, "
+                "status = CASE status WHEN 'degraded' THEN 'degraded' ELSE 'ready' END, "
+                "status_reason = CASE status WHEN 'degraded' THEN status_reason END, updated_at = ? WHERE id = ?",
                 (document_summary, document_engine, tx.now, document_id),
             )
             if vectors is None:

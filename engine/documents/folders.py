@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.documents.service import DocumentsApi
+from engine.documents.service import DocumentsApi, PathNotAllowed
 from engine.errors import UnsupportedFile, VaultError
 from engine.store import Store, Tx
 from engine.watching.contract import FileState
@@ -47,10 +47,14 @@ class VaultFolderSink:
         return {Path(r[0]): FileState(int(r[1]), int(r[2]), r[3]) for r in rows}
 
     def ingest_file(self, path: Path, root: Path, state: FileState) -> str:
-        """Upload (or re-upload) the file and record what was ingested."""
+        """Upload (or re-upload) the file and record what was ingested.
+
+        The file must lead inside ``root`` (``within``): the watcher never hands over a link out of the folder, and
+        if one was swapped in since it looked, the upload refuses it unread and the file is skipped.
+        """
         try:
-            result = self._documents.upload(path=path, user_id=self._user_id, source=f"watch:{root}")
-        except UnsupportedFile:
+            result = self._documents.upload(path=path, user_id=self._user_id, source=f"watch:{root}", within=root)
+        except (UnsupportedFile, PathNotAllowed):
             outcome, document_id, status = "skipped", None, "pending"
         except VaultError as exc:
             log.warning("watched file could not be ingested: %s", type(exc).__name__)

@@ -21,6 +21,7 @@ from engine.config import WatchedFolder
 from engine.documents.model import UploadResult
 from engine.documents.service import DocumentsApi
 from engine.errors import UnsupportedFile, VaultError
+from engine.watching.containment import resolve_within
 
 #: The same default include/exclude globs as a watched folder.
 DEFAULTS = WatchedFolder(path="/")
@@ -53,7 +54,12 @@ class IngestProgress:
 def collect(
     paths: Iterable[str | Path], *, include: Iterable[str] = DEFAULTS.include, exclude: Iterable[str] = DEFAULTS.exclude
 ) -> list[Path]:
-    """The files to ingest: files as given, folders walked (include/exclude globs), each once, sorted."""
+    """The files to ingest: files as given, folders walked (include/exclude globs), each once, sorted.
+
+    In a walked folder, a link is taken only when it leads to a file inside that folder, as in a watched folder:
+    dropping a folder of notes must not bring along the private key one of its links points at.  A file named on
+    its own is the person's explicit choice and is taken wherever it is (the upload still refuses system folders).
+    """
     include, exclude = tuple(include), tuple(exclude)
     found: dict[Path, None] = {}
     for raw in paths:
@@ -68,7 +74,9 @@ def collect(
                         continue
                     if include and not any(fnmatch.fnmatch(name.casefold(), pat.casefold()) for pat in include):
                         continue
-                    found[(Path(folder) / name).resolve()] = None
+                    real = resolve_within(Path(folder) / name, (path,))
+                    if real is not None:
+                        found[Path(real)] = None
     return sorted(found)
 
 

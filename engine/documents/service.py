@@ -6,6 +6,16 @@ not retried until one of them changes), cut spans along sections, pass each span
 embed the spans.  Then one transaction replaces the document's old tree (sections, spans, their full-text entries
 and vectors) with the new one, so a recall never sees half of each.  Spans are searchable when ``upload``
 returns (status ``processing``); section and document distillations follow in a background job (→ ``ready``).
+
+Clear outcomes: a text format (Markdown, plain text, HTML) holding binary content is refused before it is parsed
+and quarantined as ``invalid`` with a detail saying so (it would be indexed as mojibake); an empty file, a file
+without extractable text, and a document whose outline or length passed ``documents.max_sections`` /
+``documents.max_spans`` (see :func:`engine.documents.chunking.shape`) are stored ``degraded`` with a reason that
+says which and what was kept.  A re-upload of a quarantined file answers its reason *and* detail.
+
+Paths: a path upload reads the file its links lead to, never one in ``/proc``, ``/sys`` or ``/dev``.  A path named
+by a client of the endpoint (``client_path``) must lead into a watched folder or ``documents.allowed_roots``, a
+file of a watched folder (``within``) into that folder: otherwise :class:`PathNotAllowed`, and nothing is read.
 """
 
 from __future__ import annotations
@@ -14,6 +24,8 @@ import hashlib
 import json
 import logging
 import mimetypes
+import os
+import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
@@ -24,7 +36,8 @@ import pluggy
 
 from engine.ai.embedders import Embedder
 from engine.config import PrivacySettings, Settings
-from engine.documents.chunking import cut, sections_of
+from engine.documents.chunking import SpanCut, sections_of, shape
+from engine.documents.content import binary_content
 from engine.documents.model import (
     DOCUMENT_COLUMNS,
     DocumentInfo,
@@ -37,7 +50,7 @@ from engine.documents.model import (
 )
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
-from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, ValidationError
+from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, UserError, ValidationError
 from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue
 from engine.plugin_api import ParsedDocument, Parser
@@ -47,8 +60,30 @@ from engine.temporal import from_epoch
 from engine.vectors import VectorItem
 from engine.vectors.migration import queue_vectors
 from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.watching.containment import in_system_folder, open_resolved, real_path, resolve_within
 
 log = logging.getLogger(__name__)
+
+#: The status reason of a document made from an empty file.
+EMPTY_FILE = "empty file: 0 bytes, nothing to index"
+#: The status reason of a non-empty file in which the parser found no text.
+NO_TEXT = "no text could be extracted from a non-empty file"
+#: The setting that widens the folders a client may name a file in.
+ALLOWED_ROOTS_SETTING = "documents.allowed_roots"
+
+
+class PathNotAllowed(UserError):
+    """A path upload that would read a file outside the folders Cairn may read from (HTTP 403).
+
+    Raised before a byte is read, so a caller — a chat model steered by a prompt it read, say — learns nothing of the
+    file's content.
+    """
+
+    code = "path_not_allowed"
+    http_status = 403
+
+    def __init__(self, message: str, *, fix: str, setting: str = ALLOWED_ROOTS_SETTING) -> None:
+        super().__init__(message, fix=fix, details={"field": "path", "setting": setting})
 
 
 class DocumentsApi:
@@ -127,20 +162,26 @@ class DocumentsApi:
         source: str = "upload",
         mime: str | None = None,
         force: bool = False,
+        client_path: bool = False,
+        within: str | Path | None = None,
     ) -> UploadResult:
         """Add or replace a document; see the module docstring.
 
         Give ``path``, or ``name`` with ``data`` (bytes) or ``text``.  ``document_id`` replaces that document;
         a ``path`` already in the vault replaces the document from that path.  ``force`` re-parses a file the
-        quarantine holds.
+        quarantine holds.  ``client_path``: the path was named by a client of the endpoint (REST, MCP), not by the
+        person at this computer, so it must lead into a watched folder or ``documents.allowed_roots``.
+        ``within``: the watched folder the file was found in; it must lead inside it.
 
         Raises:
             ValidationError: missing or contradictory arguments, a file that is not there, too large.
+            PathNotAllowed: the path leads out of the folders allowed to it, or into a system folder.
             UnsupportedFile: no parser for this type.
             NotFound: ``document_id`` or ``collection_id`` does not exist.
         """
         settings: Settings = self._settings()
-        file_path, display, payload = self._read(path, name, data, text, settings.documents.max_bytes)
+        allowed = self._allowed_folders(settings, client_path=client_path, within=within)
+        file_path, display, payload = self._read(path, name, data, text, settings.documents.max_bytes, allowed)
         parser = self.parser_for(display, mime)
         digest = hashlib.sha256(payload).hexdigest()
         target = self._target(document_id, file_path, user_id)
@@ -156,8 +197,10 @@ class DocumentsApi:
                 return self._result(target, "unchanged")
         held = self._quarantined(digest, parser, user_id)
         if held is not None and not force:
-            return UploadResult(None, "quarantined", 0, 0, display, held.reason, held.id)
-        parsed = self._parse(parser, payload, display, settings)
+            # the same answer as when it was quarantined: the reason and what the parser said
+            return UploadResult(None, "quarantined", 0, 0, display, f"{held.reason}: {held.detail}", held.id)
+        refusal = _binary_refusal(parser, payload)
+        parsed = refusal or self._parse(parser, payload, display, settings)
         if isinstance(parsed, ParseFailure):
             failure = parsed
             quarantine_id = self._store.write(
@@ -166,8 +209,9 @@ class DocumentsApi:
                 )
             )
             return UploadResult(None, "quarantined", 0, 0, display, f"{parsed.reason}: {parsed.detail}", quarantine_id)
-        parsed = _masked_structure(parsed, settings.privacy)
-        spans = cut(parsed)
+        shaped = shape(parsed, max_sections=settings.documents.max_sections, max_spans=settings.documents.max_spans)
+        parsed = _masked_structure(replace(parsed, sections=shaped.sections), settings.privacy)
+        spans = shaped.spans
         texts = [firewall_apply(parsed.text[s.start : s.end], settings.privacy).text for s in spans]
         vectors = None
         if texts:
@@ -176,7 +220,8 @@ class DocumentsApi:
             except ModelUnavailable as exc:
                 # stored all the same: the spans' vectors wait in the backlog for the embedder
                 log.warning("embedder unavailable while storing %s (%s): vectors queued", display, exc.message)
-        degraded = not parsed.text.strip() and len(payload) > 0
+        reasons = [EMPTY_FILE] if not payload else [NO_TEXT] if not parsed.text.strip() else []
+        reasons += shaped.notes
         doc_id = self._store.write(
             lambda tx: self._write_tree(
                 tx,
@@ -192,40 +237,65 @@ class DocumentsApi:
                 spans,
                 texts,
                 vectors,
-                degraded,
+                "; ".join(reasons) or None,
                 source,
                 collection_id,
             )
         )
         self._on_enqueue()
-        return self._result(doc_id, "degraded" if degraded else "processing")
+        return self._result(doc_id, "degraded" if reasons else "processing")
+
+    def _allowed_folders(
+        self, settings: Settings, *, client_path: bool, within: str | Path | None
+    ) -> tuple[tuple[str, ...], str] | None:
+        """The folders a path upload must lead into, and how to say so; None: anywhere but the system folders."""
+        if within is not None:
+            return (str(within),), f"the watched folder {within}"
+        if client_path:
+            folders = (*(os.path.expanduser(f.path) for f in settings.watch.folders), *settings.documents.allowed_roots)
+            return folders, f"the watched folders or {ALLOWED_ROOTS_SETTING}"
+        return None
 
     def _read(
-        self, path: str | Path | None, name: str | None, data: bytes | None, text: str | None, max_bytes: int
+        self,
+        path: str | Path | None,
+        name: str | None,
+        data: bytes | None,
+        text: str | None,
+        max_bytes: int,
+        allowed: tuple[tuple[str, ...], str] | None = None,
     ) -> tuple[str | None, str, bytes]:
         given = sum(x is not None for x in (path, data, text))
         if given != 1:
             raise ValidationError("path", "give exactly one of path, data (bytes) or text")
         if path is not None:
             file_path = Path(path).expanduser()
-            if not file_path.is_file():
-                raise ValidationError("path", f"{file_path} is not a file (or cannot be read)")
+            real = _admitted(file_path, allowed)
             try:
-                size = file_path.stat().st_size
-                if size > max_bytes:
-                    raise ValidationError(
-                        "path",
-                        f"{file_path.name} is {size:,} bytes; the limit is {max_bytes:,}",
-                        fix="Raise documents.max_bytes in Settings for large files.",
-                    )
-                payload = file_path.read_bytes()
-            except OSError as exc:  # unreadable, or gone since the check: a user error, not a crash
+                with os.fdopen(open_resolved(real), "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    if not stat.S_ISREG(info.st_mode):
+                        raise ValidationError("path", f"{file_path} is not a file (or cannot be read)")
+                    if info.st_size > max_bytes:
+                        raise ValidationError(
+                            "path",
+                            f"{file_path.name} is {info.st_size:,} bytes; the limit is {max_bytes:,}",
+                            fix="Raise documents.max_bytes in Settings for large files.",
+                        )
+                    payload = handle.read(max_bytes + 1)
+            except OSError as exc:  # unreadable, gone or swapped for a link since the check: a user error
                 raise ValidationError(
                     "path",
                     f"{file_path.name} cannot be read ({exc.strerror or exc})",
                     fix="Check the file's permissions and that it is still there.",
                 ) from exc
-            return str(file_path.resolve()), name or file_path.name, payload
+            if len(payload) > max_bytes:  # it grew while it was read
+                raise ValidationError(
+                    "path",
+                    f"{file_path.name} is more than {max_bytes:,} bytes",
+                    fix="Raise documents.max_bytes in Settings for large files.",
+                )
+            return real, name or file_path.name, payload
         if not name or not name.strip():
             raise ValidationError("name", "is required with data or text (its extension picks the parser)")
         payload = data if data is not None else (text or "").encode("utf-8")
@@ -319,15 +389,14 @@ class DocumentsApi:
         digest: str,
         size: int,
         parsed: ParsedDocument,
-        spans: Sequence[Any],
+        spans: Sequence[SpanCut],
         texts: Sequence[str],
         vectors: Any,
-        degraded: bool,
+        reason: str | None,
         source: str,
         collection_id: int | None,
     ) -> int:
-        status = "degraded" if degraded else "processing"
-        reason = "no text could be extracted from a non-empty file" if degraded else None
+        status = "degraded" if reason else "processing"
         metadata = json.dumps(
             {**dict(parsed.metadata), "title": parsed.title, "warnings": list(parsed.warnings)[:20]}, ensure_ascii=False
         )
@@ -431,9 +500,10 @@ class DocumentsApi:
             _add_member(tx, collection_id, doc_id)
         if path is not None:
             tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, path))
-        if degraded:
+        if reason:
             tx.emit("document.degraded", doc_id, name=name, user_id=user_id, reason=reason)
-        else:
+        if span_ids:
+            # a degraded document with text (past a cap) is distilled too; it stays degraded (see distill.py)
             enqueue(
                 tx,
                 "distill_document",
@@ -441,7 +511,8 @@ class DocumentsApi:
                 priority=120,
                 dedupe_key=f"distill:{doc_id}:{digest}",
             )
-            tx.emit("document.processing", doc_id, name=name, user_id=user_id, spans=len(span_ids))
+            if not reason:
+                tx.emit("document.processing", doc_id, name=name, user_id=user_id, spans=len(span_ids))
         return doc_id
 
     def _result(self, document_id: int, status: str) -> UploadResult:
@@ -647,12 +718,62 @@ class DocumentsApi:
             raise ValidationError(
                 "quarantine_id", f"{name} is no longer at {path or 'a known path'}", fix="Upload the file again."
             )
+        if real_path(path) != path:
+            # recorded as a real path: a link there now is not the file that was quarantined
+            raise ValidationError(
+                "quarantine_id", f"{path} has been replaced by a link since it was quarantined", fix="Upload it again."
+            )
         self._store.write(lambda tx: tx.execute("DELETE FROM objects WHERE id = ?", (quarantine_id,)))
         return self.upload(path=path, user_id=str(user_id), force=True)
 
     def _require_collection(self, collection_id: int, user_id: str) -> None:
         if not self._store.query("SELECT 1 FROM collections WHERE id = ? AND user_id = ?", (collection_id, user_id)):
             raise NotFound("collection", collection_id)
+
+
+def _admitted(file_path: Path, allowed: tuple[tuple[str, ...], str] | None) -> str:
+    """The real path to read for ``file_path``, checked against the folders allowed to this upload.
+
+    Raises:
+        ValidationError: it leads nowhere (missing, a dangling link, a loop of links) or to no regular file.
+        PathNotAllowed: it leads into a system folder, or out of the ``allowed`` folders.
+    """
+    real = real_path(file_path)
+    if real is None or not os.path.isfile(real):
+        raise ValidationError("path", f"{file_path} is not a file (or cannot be read)")
+    if in_system_folder(real):
+        raise PathNotAllowed(
+            f"{file_path} leads into a system folder (/proc, /sys, /dev): those hold no documents",
+            fix="Upload a document file; the process's environment, memory and devices are never read.",
+        )
+    if allowed is not None:
+        folders, described = allowed
+        if resolve_within(real, folders) is None:
+            if described.startswith("the watched folder "):
+                raise PathNotAllowed(
+                    f"{file_path} leads out of {described}; links there are followed only to files inside it",
+                    fix="Move or copy the file into the watched folder instead of linking to it.",
+                    setting="watch.folders",
+                )
+            raise PathNotAllowed(
+                f"{file_path} is not in a folder Cairn may read files from by path ({described}; "
+                "links count by where they lead)",
+                fix=f"Add its folder to {ALLOWED_ROOTS_SETTING} in Settings → Advanced → Documents (or watch the "
+                "folder), or upload the file's content instead of its path.",
+            )
+    return real
+
+
+def _binary_refusal(parser: Parser, payload: bytes) -> ParseFailure | None:
+    """A quarantine reason for binary content given to a text parser (it would be read as mojibake), else None."""
+    if not any(kind.startswith("text/") for kind in parser.mime_types):
+        return None
+    found = binary_content(payload)
+    if found is None:
+        return None
+    return ParseFailure(
+        "invalid", f"binary content, not {parser.name} text: {found} (a binary file with a text file's name?)"
+    )
 
 
 def _masked_structure(parsed: ParsedDocument, policy: PrivacySettings) -> ParsedDocument:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.watching.containment import real_path, resolve_within
 from engine.watching.contract import (
     INGEST_OUTCOMES,
     FileState,
@@ -320,6 +321,14 @@ class Reconciler:
         self.report("watch.resumed", {"root": str(root.path), "reason": "returned"})
 
     def _ingest(self, root: WatchedRoot, path: Path, sig: FileSig, tally: _Tally, *, new: bool) -> str:
+        if resolve_within(path, (root.path,)) is None and real_path(path) is not None:
+            # Turned into a link out of the folder since the walk (or named by an event): never read.  A document
+            # it had is left to the scan asked for here, whose walk no longer lists it, behind the usual guard.
+            tally.add("skipped")
+            tally.errors.append(f"{path}: a link out of the watched folder, not followed")
+            if path in self.known(root):
+                root.want_scan(self.clock(), "link", delay=0, max_delay=0)
+            return "skipped"
         try:
             digest = content_hash(path)
         except OSError as exc:

@@ -6,6 +6,12 @@ real path.  The second follows symlinked directories, skipping any whose (st_dev
 already visited, and never one that is an ancestor of the folder (that would re-enter the folder
 and then its parents).  Directories that cannot be listed are reported, so the caller does not
 mistake their files for deleted ones.
+
+A link is followed only when it leads inside the folder itself (by real path, see
+:mod:`engine.watching.containment`) and outside ``/proc``, ``/sys`` and ``/dev``: a link out of the
+folder — to a private key, another folder, the process's environment — is neither a file nor a
+folder of it, and is reported as not followed.  A dangling link or a link loop resolves to nothing
+and is passed over.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.watching.containment import in_system_folder, is_inside, real_path
 from engine.watching.contract import FileState
 from engine.watching.scope import FolderScope
 
@@ -49,6 +56,8 @@ class WalkResult:
     unreadable: list[Path] = field(default_factory=list)
     # logical path of each symlinked directory followed → the real directory behind it
     links: dict[Path, Path] = field(default_factory=dict)
+    # links that lead out of the folder (or into a system folder): never followed
+    refused_links: list[Path] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     dirs: int = 0
     aborted: bool = False
@@ -156,10 +165,23 @@ class _Walker:
     def _visit(self, entry: os.DirEntry[str], relative: str, depth: int) -> Path | None:
         """Record a file or link; return the path of a real directory to descend into."""
         if entry.is_symlink():
+            real = real_path(entry.path)
+            if real is None:
+                return None  # dangling link, or a loop of links
             try:
-                target = os.stat(entry.path)
+                target = os.stat(real)
             except OSError:
-                return None  # dangling link
+                return None  # gone since it was resolved
+            if in_system_folder(real) or not is_inside(real, self.root_real):
+                in_scope = (
+                    not self.scope.excludes_dir(relative)
+                    if stat.S_ISDIR(target.st_mode)
+                    else self.scope.includes_file(relative)
+                )
+                if in_scope:  # say so: the person may wonder why the file is not in the vault
+                    self.result.refused_links.append(Path(entry.path))
+                    self.result.errors.append(f"{entry.path}: a link out of the watched folder, not followed")
+                return None
             if stat.S_ISDIR(target.st_mode):
                 if not self.scope.excludes_dir(relative):
                     self.linked_dirs.append(_LinkedDir(Path(entry.path), relative, depth + 1))

@@ -206,7 +206,7 @@ class HtmlParser:
     """HTML documents and fragments, decoded by byte-order mark, declared charset or guess."""
 
     name: str = "html"
-    version: str = "1"
+    version: str = "2"  # 2: numeric character references of any length are read, never a crash
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     mime_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 

@@ -10,14 +10,17 @@ quantifiers and cannot backtrack.
 
 Raw-text elements (``script``, ``style`` …) yield their content as one ``raw`` token and
 escapable ones (``title``, ``textarea``) as decoded ``text``; elsewhere character references are
-decoded with :func:`html.unescape`.  Comments, doctypes and processing instructions are dropped.
+decoded with :func:`unescape` (:func:`html.unescape` with numeric references made safe first: a
+reference of thousands of digits would otherwise overflow Python's integer-parsing limit and fail
+the whole file; HTML5 reads any out-of-range number as U+FFFD, and so does this).  Comments,
+doctypes and processing instructions are dropped.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterator
-from html import unescape
+from html import unescape as _html_unescape
 from typing import Literal, NamedTuple
 
 #: Elements whose content is never markup: it runs to the matching end tag (or the end of input).
@@ -32,6 +35,31 @@ _TAG_OPEN = re.compile(r"<(/?)([A-Za-z][^\s/>]*+)")
 _TAG_REST = re.compile(r"""(?:[^>"'=]++|=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+)|["'])*+>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=][^\s"'>/=]*+)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]++)))?""")
 _MAX_ATTRIBUTES = 200
+# A numeric character reference as html.unescape reads it: "&#" digits or "&#x" hex digits, ";" optional.
+_NUMERIC_REFERENCE = re.compile(r"&#(?:([0-9]++)|([xX])([0-9A-Fa-f]++))(;?)")
+# A code point has at most 7 decimal or 6 hexadecimal digits (U+10FFFF), leading zeros apart.
+_MAX_DECIMAL_DIGITS = 7
+_MAX_HEX_DIGITS = 6
+
+
+def unescape(text: str) -> str:
+    """:func:`html.unescape` that cannot fail: a numeric reference too long to be a character is U+FFFD.
+
+    Leading zeros are dropped first (``&#000…065;`` is "A" however many zeros there are), so no
+    reference reaches :func:`int` with more digits than a code point has.
+    """
+    if "&#" not in text:
+        return _html_unescape(text)
+    return _html_unescape(_NUMERIC_REFERENCE.sub(_short_reference, text))
+
+
+def _short_reference(match: re.Match[str]) -> str:
+    """The reference with its leading zeros dropped, or U+FFFD when it names no code point."""
+    decimal, x, hexadecimal, semicolon = match.groups()
+    digits = (decimal if decimal is not None else hexadecimal).lstrip("0") or "0"
+    if len(digits) > (_MAX_DECIMAL_DIGITS if decimal is not None else _MAX_HEX_DIGITS):
+        return "\ufffd"
+    return f"&#{x or ''}{digits}{semicolon}"
 
 
 class Token(NamedTuple):

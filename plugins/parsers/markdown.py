@@ -37,7 +37,7 @@ class MarkdownParser:
     """CommonMark with GFM tables, front matter in a leading ``---`` block."""
 
     name: str = "markdown"
-    version: str = "1"
+    version: str = "2"  # 2: numeric character references of any length are read, never a crash
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
     mime_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 

@@ -302,6 +302,7 @@ def test_recall_context_answers_the_prompt_text_blocks_and_routing(served: Serve
 
 def test_documents_over_mcp_upload_list_and_recall(served: Served, tmp_path: Path) -> None:
     vault = served.vault
+    vault.update_settings({"endpoint.mcp_upload_path": True, "documents.allowed_roots": [str(tmp_path)]})
     collection = vault.collections.create("Kitchen")
     manual = tmp_path / "kettle.txt"
     manual.write_text("Descale the kettle with citric acid every month.", encoding="utf-8")
@@ -359,6 +360,7 @@ def test_documents_over_mcp_upload_list_and_recall(served: Served, tmp_path: Pat
 def test_document_and_recall_tool_errors_are_readable(
     served: Served, tool: str, arguments: dict[str, Any], expected: str
 ) -> None:
+    served.vault.update_settings({"endpoint.mcp_upload_path": True})  # the path is checked before it is allowed
     before = table_counts(served.vault)
 
     async def body(client: Client) -> Any:
@@ -374,6 +376,7 @@ def test_document_and_recall_tool_errors_are_readable(
 def test_a_quarantined_upload_is_a_tool_error_with_the_reason(served: Served, tmp_path: Path) -> None:
     broken = tmp_path / "scan.pdf"
     broken.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
+    served.vault.update_settings({"endpoint.mcp_upload_path": True, "documents.allowed_roots": [str(tmp_path)]})
 
     async def body(client: Client) -> Any:
         return await client.call_tool("upload_document", {"path": str(broken)})

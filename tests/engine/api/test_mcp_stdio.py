@@ -91,6 +91,8 @@ def test_recall_and_document_tools_on_stdio(tmp_path: Path) -> None:
     vault_dir = tmp_path / "vault"
     with open_vault(vault_dir) as vault:  # a collection made beforehand, as the GUI would
         shelf_id = vault.collections.create("Boat shed", description="Manuals").id
+        # and uploads by path allowed, from that one folder (both off by default)
+        vault.update_settings({"endpoint.mcp_upload_path": True, "documents.allowed_roots": [str(tmp_path / "files")]})
     manual = tmp_path / "files" / "winch.txt"
     manual.parent.mkdir()
     manual.write_text("Grease the winch every spring.", encoding="utf-8")

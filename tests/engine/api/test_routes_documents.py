@@ -97,6 +97,7 @@ def test_a_large_multipart_file_is_streamed_and_stored(http: httpx.Client, serve
 def test_a_path_upload_is_new_then_unchanged_then_replaced(
     client: httpx.Client, auth: dict[str, str], vault: Vault, tmp_path: Path
 ) -> None:
+    vault.update_settings({"documents.allowed_roots": [str(tmp_path)]})
     notes = tmp_path / "notes.txt"
     notes.write_text("The spare key is under the blue pot.", encoding="utf-8")
     first = client.post("/v6/documents", json={"path": str(notes)}, headers=auth)
@@ -129,6 +130,7 @@ def test_document_id_replaces_that_document(client: httpx.Client, auth: dict[str
 def test_a_symlink_to_a_regular_file_is_read(
     client: httpx.Client, auth: dict[str, str], vault: Vault, tmp_path: Path
 ) -> None:
+    vault.update_settings({"documents.allowed_roots": [str(tmp_path)]})
     target = tmp_path / "real.md"
     target.write_text("# Real\n\nThe real content.", encoding="utf-8")
     link = tmp_path / "link.md"
@@ -345,6 +347,7 @@ def test_a_file_that_cannot_be_parsed_is_a_422_with_the_typed_reason(http: httpx
 
 def test_a_quarantined_path_is_retried_once_repaired(http: httpx.Client, served: Served, tmp_path: Path) -> None:
     vault = served.vault
+    vault.update_settings({"documents.allowed_roots": [str(tmp_path)]})
     ledger = tmp_path / "ledger.pdf"
     ledger.write_bytes(garbage_with_header(seed=3))
     failed = assert_error(http.post("/v6/documents", json={"path": str(ledger)}), 422)

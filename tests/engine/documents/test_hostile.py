@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.documents.model import UploadResult
+from engine.documents.service import PathNotAllowed
 from engine.errors import NotFound, ValidationError
 from tests.engine.documents.plugin_parsers import (
     AbortParser,
@@ -212,11 +213,11 @@ def test_empty_extraction_from_a_non_empty_file_is_degraded_not_empty(tmp_path: 
         )
         spaces = vault.documents.upload(name="spaces.md", text="   \n\n\t\n")
         empty = vault.documents.upload(name="empty.md", data=b"")
-        assert (scripts.status, spaces.status) == ("degraded", "degraded")
-        assert empty.status == "processing", "an empty file has nothing to lose"
+        assert (scripts.status, spaces.status, empty.status) == ("degraded", "degraded", "degraded")
+        assert empty.reason == "empty file: 0 bytes, nothing to index", "an empty file says so"
         degraded = vault.documents.get(scripts.document_id).info
         assert degraded.status == "degraded" and degraded.spans == 0 and degraded.status_reason
-        assert vault.queue_depth() == 1, "only the empty file waits for a distillation"
+        assert vault.queue_depth() == 0, "nothing to distil in any of them"
         result = recall(vault, "anything at all", document_id=scripts.document_id)
         assert result.routing.strategy == "DOCUMENT" and result.routing.degraded
         assert "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]" in result.llm_context.text
@@ -228,13 +229,13 @@ def test_empty_extraction_from_a_non_empty_file_is_degraded_not_empty(tmp_path: 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux")
 def test_an_unreadable_file_is_a_clear_error_and_an_ingest_run_goes_on(tmp_path: Path) -> None:
-    unreadable = Path("/proc/self/mem")  # a regular file whose read fails (EIO at offset 0)
+    unreadable = Path("/proc/self/mem")  # a regular file whose read would fail (EIO): refused before reading
     good = tmp_path / "good.md"
     good.write_text("# Good\n\nThe ferry leaves at dawn.", encoding="utf-8")
     with open_vault(tmp_path / "v", settings=settings_with()) as vault:
-        with pytest.raises(ValidationError, match="cannot be read"):
+        with pytest.raises(PathNotAllowed, match="system folder"):
             vault.documents.upload(path=unreadable, name="mem.txt")
         last = list(vault.ingest_paths([unreadable, good]))[-1]
         assert (last.done, last.total, last.ok, last.failed) == (2, 2, 1, 1)
-        assert any("cannot be read" in p for p in last.problems)
+        assert any("system folder" in p for p in last.problems)
         assert finds(vault, "ferry")
