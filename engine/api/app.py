@@ -34,7 +34,7 @@ from engine.api.coalesce import IngestCoalescer
 from engine.api.errors import install_error_handlers
 from engine.api.fast_ingest import FastIngest
 from engine.api.fast_recall import FastRecall
-from engine.api.guard import Guard, GuardConfig
+from engine.api.guard import BODY_TIMEOUT_S, Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
 from engine.api.openapi import app_metadata, finish
 from engine.api.routes import routers
@@ -96,6 +96,7 @@ def create_app(
     port: int,
     settings: EndpointSettings | None = None,
     streams: StreamSettings | None = None,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> CairnAPI:
     """The endpoint app for ``vault``.
 
@@ -106,6 +107,8 @@ def create_app(
         port: the port the server listens on (part of every accepted ``Host``).
         settings: endpoint limits and allowed origins (default: the vault's settings).
         streams: heartbeat and buffering of the change streams (default: 15 s heartbeat).
+        body_timeout_s: seconds a request's body may take to arrive (the guard answers 408 and closes
+            the connection after that; tests shorten it).
 
     Raises:
         ValidationError: the token is empty (the endpoint would be unprotected) or the port is
@@ -126,6 +129,7 @@ def create_app(
         public_routes=PUBLIC_ROUTES,
         stream_paths=STREAM_PATHS,
         unavailable=lambda: vault.closed,
+        body_timeout_s=body_timeout_s,
     )
     mcp_server = build_mcp_server(vault)
     mcp_routes = _mcp_routes(

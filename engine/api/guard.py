@@ -21,6 +21,16 @@ Checks run in this order, and the first that fails answers (HARDENING.md, "Local
 6. **Concurrency**: 503 while the vault is closing; 429 when every request slot is taken, both with
    ``Retry-After``.  Long-lived streams (SSE, MCP's GET stream) draw from their own small pool of
    slots, so a handful of open streams can never starve ordinary requests, and vice versa.
+7. **Body deadline**: the whole body must have arrived :data:`BODY_TIMEOUT_S` after the request
+   reached the guard → else 408, and the connection is closed.  A client that sends its headers and
+   then trickles the body (or stops) would otherwise hold a request slot for as long as it likes;
+   64 of them would shut everyone else out.
+
+Whenever the answer starts before the request's body has been read to its end — a refusal above,
+the 408, a route that answers without reading the body — it says ``Connection: close``, and the
+server closes the connection once it is sent: the rest of the body would otherwise keep arriving
+on a kept-alive connection that no timer ends.  (The deadline for the headers is the server's,
+:data:`engine.api.server.HEADERS_TIMEOUT_S`: no request reaches the guard before they are complete.)
 
 Because the guard wraps the app from outside, it protects every path, including ones that do not
 exist (the 404 comes after the guard) and apps mounted later (``/mcp``).  It also strips any
@@ -31,6 +41,7 @@ type only.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import threading
@@ -48,6 +59,10 @@ LOOPBACK_HOST_NAMES = ("127.0.0.1", "localhost", "[::1]")
 STATE_CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 ACCEPTED_BODY_TYPES = frozenset({b"application/json", b"multipart/form-data"})
 EVENT_STREAM = b"text/event-stream"
+#: Seconds from the request reaching the guard until its whole body must have arrived.  Clients are local: even a
+#: body at the size cap arrives over loopback in well under a second, so this only ends bodies that are trickled
+#: or never finished — generously, since a slow client machine must not see its upload refused.
+BODY_TIMEOUT_S = 60.0
 
 #: Added to every response: answers carry personal data, so no cache may keep them, and no browser
 #: may sniff them into something executable.
@@ -75,6 +90,8 @@ class GuardConfig:
         stream_paths: paths whose GET opens a long-lived stream; a GET asking for
             ``text/event-stream`` counts too.
         unavailable: True while the vault cannot serve (closing); requests then get 503.
+        body_timeout_s: seconds from the request reaching the guard until its body must be complete
+            (else 408 and the connection is closed).
     """
 
     port: int
@@ -86,6 +103,7 @@ class GuardConfig:
     public_routes: frozenset[tuple[str, str]] = frozenset()
     stream_paths: frozenset[str] = frozenset()
     unavailable: Callable[[], bool] = _always_available
+    body_timeout_s: float = BODY_TIMEOUT_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,15 +177,16 @@ class Guard:
                 fix="Retry once Cairn is running again.",
                 headers=(("Retry-After", str(RETRY_AFTER_UNAVAILABLE_S)),),
             )
+        has_body = _has_body(headers)
         if rejection is not None:
-            await _send_rejection(send, rejection)
+            await _send_rejection(send, rejection, close=has_body)
             return
         pool = self.streams if _is_stream(scope, headers, self.config.stream_paths) else self.requests
         if not pool.try_acquire():
-            await _send_rejection(send, _busy(pool))
+            await _send_rejection(send, _busy(pool), close=has_body)
             return
         try:
-            await self._forward(scope, receive, send)
+            await self._forward(scope, receive, send, has_body)
         finally:
             pool.release()
 
@@ -236,27 +255,41 @@ class Guard:
             return _too_large(self.config.max_body_bytes)
         return None
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Run the app with the body counted as it arrives and every response header filtered."""
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, has_body: bool) -> None:
+        """Run the app with the body counted and timed as it arrives and every response header filtered."""
         limit = self.config.max_body_bytes
+        deadline = asyncio.get_running_loop().time() + self.config.body_timeout_s
         received = 0
+        body_done = not has_body
         started = False
         cut_off = False
 
         async def counted_receive() -> Message:
-            nonlocal received, cut_off
+            nonlocal received, body_done, cut_off
             if cut_off:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if body_done:  # nothing more to time: what follows is waiting for the client to leave
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                # Answer 408 ourselves (closing the connection), then tell the app the client went away, as for
+                # the 413 below.
+                cut_off = True
+                if not started:
+                    await _send_rejection(send, _too_slow(self.config.body_timeout_s), close=True)
+                return {"type": "http.disconnect"}
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if received > limit:
                     # Answer 413 ourselves, then tell the app the client went away: whatever the app
                     # makes of a vanished client (FastAPI turns it into a 400) is swallowed by
                     # filtered_send below.
                     cut_off = True
                     if not started:
-                        await _send_rejection(send, _too_large(limit))
+                        await _send_rejection(send, _too_large(limit), close=True)
                     return {"type": "http.disconnect"}
             return message
 
@@ -266,10 +299,10 @@ class Guard:
                 return
             if message["type"] == "http.response.start":
                 started = True
-                message = {
-                    **message,
-                    "headers": _filter_response_headers(message.get("headers", [])),
-                }
+                headers = _filter_response_headers(message.get("headers", []))
+                if not body_done:  # answered before the body was read to its end: see the module docstring
+                    headers.append((b"connection", b"close"))
+                message = {**message, "headers": headers}
             await send(message)
 
         try:
@@ -310,6 +343,13 @@ def _normalise_origin(origin: str) -> str:
     return origin.strip().lower().rstrip("/")
 
 
+def _has_body(headers: Mapping[bytes, list[bytes]]) -> bool:
+    """Whether the request says a body follows: chunked, or a Content-Length other than 0."""
+    if b"transfer-encoding" in headers:
+        return True
+    return any(value.strip().lstrip(b"0") for value in headers.get(b"content-length", []))
+
+
 def _is_stream(scope: Scope, headers: Mapping[bytes, list[bytes]], stream_paths: frozenset[str]) -> bool:
     if scope["method"] != "GET":
         return False
@@ -336,6 +376,16 @@ def _too_large(limit: int) -> Rejection:
     )
 
 
+def _too_slow(timeout_s: float) -> Rejection:
+    return Rejection(
+        408,
+        "request_timeout",
+        f"The request body did not arrive within {timeout_s:g} s.",
+        fix="Send the whole body at once; the connection was closed.",
+        details={"body_timeout_s": timeout_s},
+    )
+
+
 def _busy(pool: _Slots) -> Rejection:
     return Rejection(
         429,
@@ -347,7 +397,9 @@ def _busy(pool: _Slots) -> Rejection:
     )
 
 
-async def _send_rejection(send: Send, rejection: Rejection) -> None:
+async def _send_rejection(send: Send, rejection: Rejection, *, close: bool = False) -> None:
+    """Answer ``rejection`` as the endpoint's JSON error; ``close``: the request's body is still unread, so the
+    server is told to close the connection after this answer."""
     # A foreign Host or Origin is what a web page probing the vault looks like: worth an INFO line.
     # Never the header values themselves; they are the caller's, and may be crafted to mislead.
     level = logging.INFO if rejection.status in (421, 403) else logging.DEBUG
@@ -362,5 +414,7 @@ async def _send_rejection(send: Send, rejection: Rejection) -> None:
         *_RESPONSE_HEADERS,
         *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in rejection.headers),
     ]
+    if close:
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": rejection.status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})

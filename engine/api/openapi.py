@@ -42,6 +42,7 @@ _ERRORS: dict[str, str] = {
     "400": "Invalid request: `details.field` names the offending field (`events[2].content`).",
     "401": "Missing or wrong bearer token.",
     "403": "Sent from a web page whose origin is not allowed.",
+    "408": "The body did not arrive in time (it was trickled, or never finished); the connection is closed.",
     "413": "The body is larger than the endpoint's limit.",
     "415": "A request that changes something must send JSON (or multipart, for uploads).",
     "421": "Not addressed to the loopback host and port of this endpoint.",
@@ -151,7 +152,7 @@ def _error_statuses(method: str, path: str, operation: dict[str, Any]) -> list[s
     if operation.get("parameters") or "requestBody" in operation:
         statuses.append("400")
     if method in _STATE_CHANGING:
-        statuses += ["413", "415"]
+        statuses += ["408", "413", "415"]
     return statuses
 
 

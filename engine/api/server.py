@@ -8,6 +8,12 @@ can bind a wildcard address.  :meth:`EndpointServer.start` runs the server in a 
 Shutdown: an app with a ``begin_shutdown()`` method (the endpoint app) is called before uvicorn
 waits for open connections, so long-lived streams end at once instead of holding the shutdown.
 
+Deadlines: a connection that sends no request, or only part of its headers, is closed after
+:data:`HEADERS_TIMEOUT_S` (uvicorn's httptools protocol has no such timer: such a connection was kept
+for ever, holding a socket and a file descriptor); an idle keep-alive connection after
+:data:`KEEP_ALIVE_TIMEOUT_S`.  Reading the body has its own deadline in the guard
+(:data:`engine.api.guard.BODY_TIMEOUT_S`), where the client can still be answered 408.
+
 Signals: uvicorn's own handling re-raises the caught signal once it has shut down, which would kill
 ``cairn serve`` by SIGTERM (or raise KeyboardInterrupt) before it closes the vault.
 :func:`_server_class` keeps uvicorn's graceful shutdown (a second Ctrl-C still forces it) but lets
@@ -16,6 +22,7 @@ Signals: uvicorn's own handling re-raises the caught signal once it has shut dow
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -31,6 +38,12 @@ from engine.errors import EnvironmentProblem
 
 #: How long a thread may keep the interpreter while another waits (see :class:`EndpointServer`).
 SWITCH_INTERVAL_S = 0.001
+#: Seconds a connection may take to send a request's headers, counted from when it opens (or, on a kept-alive
+#: connection, from the request's first byte).  Clients are local programs whose headers arrive in one write; a
+#: connection still without complete headers after this long is idle or hostile, and is closed.
+HEADERS_TIMEOUT_S = 10.0
+#: Seconds a kept-alive connection may sit idle between requests before it is closed (uvicorn's default, stated).
+KEEP_ALIVE_TIMEOUT_S = 5
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +94,17 @@ class EndpointServer:
     """One uvicorn server on loopback sockets.
 
     ``make_app(port)`` builds the ASGI app once the port is known (the Host allow-list includes the
-    port, and ``port=0`` picks a free one).
+    port, and ``port=0`` picks a free one).  ``headers_timeout_s`` bounds how long a connection may take
+    to send a request's headers (tests shorten it).
     """
 
-    def __init__(self, make_app: Callable[[int], Any], port: int) -> None:
+    def __init__(
+        self, make_app: Callable[[int], Any], port: int, *, headers_timeout_s: float = HEADERS_TIMEOUT_S
+    ) -> None:
         import uvicorn  # only processes that serve pay for uvicorn
+
+        if not headers_timeout_s > 0:
+            raise ValueError("headers_timeout_s must be a positive number of seconds")
 
         self.sockets = bind_loopback(port)
         self.port = int(self.sockets[0].getsockname()[1])
@@ -113,7 +132,8 @@ class EndpointServer:
             # BENCHMARKS.md).  The plain asyncio loop whatever else is installed (the chroma extra brings uvloop,
             # which measured no faster here): the server that is tested is the one that ships.
             loop="asyncio",
-            http="httptools",
+            http=_protocol_class(headers_timeout_s),
+            timeout_keep_alive=KEEP_ALIVE_TIMEOUT_S,
         )
         # The event loop answers many short requests while worker threads (enrichment, the writer) run
         # Python too; with the interpreter's default 5 ms switch interval a request may wait that long for
@@ -170,6 +190,65 @@ class EndpointServer:
                 sock.close()
             except OSError:
                 pass
+
+
+def _protocol_class(headers_timeout_s: float) -> type[Any]:
+    """The HTTP protocol uvicorn serves each connection with: httptools, with the headers deadline."""
+    base = _deadline_protocol()
+    return type(base.__name__, (base,), {"headers_timeout_s": headers_timeout_s})
+
+
+@functools.cache
+def _deadline_protocol() -> type[Any]:
+    """uvicorn's httptools protocol, closing a connection whose request headers do not arrive in time.
+
+    uvicorn arms a timer only once a response is complete (keep-alive), and cancels it on any byte received; a
+    connection that sends nothing, or stops halfway through its headers, is otherwise kept for ever.  The timer
+    here starts when the connection opens and again when a request's first byte arrives, and stops when the
+    headers are complete; when it fires there is no request to answer yet, so the connection is just closed.
+    Built on first use, like :func:`_server_class`.
+    """
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class _DeadlineProtocol(HttpToolsProtocol):
+        headers_timeout_s: float = HEADERS_TIMEOUT_S
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._headers_deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm_headers_deadline()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._arm_headers_deadline()
+
+        def on_headers_complete(self) -> None:
+            self._disarm_headers_deadline()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_headers_deadline()
+            super().connection_lost(exc)
+
+        def _arm_headers_deadline(self) -> None:
+            if self._headers_deadline is None:
+                self._headers_deadline = self.loop.call_later(self.headers_timeout_s, self._headers_timed_out)
+
+        def _disarm_headers_deadline(self) -> None:
+            if self._headers_deadline is not None:
+                self._headers_deadline.cancel()
+                self._headers_deadline = None
+
+        def _headers_timed_out(self) -> None:
+            self._headers_deadline = None
+            if not self.transport.is_closing():
+                log.debug("closed a connection that sent no complete request headers in %s s", self.headers_timeout_s)
+                self.transport.close()
+
+    return _DeadlineProtocol
 
 
 @functools.cache
