@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engine import paths
-from engine.errors import VaultError
+from engine.errors import UserError, VaultError
 from engine.version import __version__
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def serve(
     from app.runtime import make_endpoint, open_vault
 
     with _ErrorReporter():
-        opened = open_vault(vault or state.vault, verbose=verbose)
+        opened = open_vault(vault or state.vault, verbose=verbose, on_created=_told_created)
         try:
             server = make_endpoint(opened, port)
             err.print(
@@ -108,7 +108,7 @@ def mcp_stdio(
 
     # stdout carries the protocol and nothing else: logs go to stderr and the vault's logs/.
     with _ErrorReporter():
-        opened = open_vault(vault or state.vault, verbose=verbose)
+        opened = open_vault(vault or state.vault, verbose=verbose, on_created=_told_created)
         try:
             build_mcp_server(opened).run("stdio")
         finally:
@@ -117,7 +117,11 @@ def mcp_stdio(
 
 @app.command()
 def doctor(vault: VaultOption = None) -> None:
-    """Check SQLite, sqlite-vec, the vault, Ollama, the embedder and the endpoint; say how to fix problems."""
+    """Check SQLite, sqlite-vec, the vault, Ollama, the embedder and the endpoint; say how to fix problems.
+
+    Never creates anything: a path with no vault is reported (a file, a folder of other files or a read-only folder
+    as an error, a missing one as a warning: Cairn would create it there).
+    """
     from engine.doctor import run_doctor
 
     root_dir = paths.resolve_vault_dir(vault or state.vault)
@@ -141,17 +145,56 @@ def token(
     vault: VaultOption = None,
     rotate: Annotated[bool, typer.Option("--rotate", help="Replace the token; old clients get 401.")] = False,
 ) -> None:
-    """Print the endpoint's bearer token (creating it on first use)."""
+    """Print the endpoint's bearer token of an existing vault (--rotate replaces it).
+
+    Refuses a path with no vault rather than making one: a token of a vault nobody serves gets 401 everywhere.
+    """
+    from engine.doctor import READ_ONLY_FIX, inspect_vault_dir, vault_dir_problem
     from engine.token import read_or_create_token, rotate_token
 
     root_dir = paths.resolve_vault_dir(vault or state.vault)
     with _ErrorReporter():
-        root_dir.mkdir(parents=True, exist_ok=True)
+        found = inspect_vault_dir(root_dir)
+        problem = vault_dir_problem(found, create=False, write=rotate)
+        if problem is not None:
+            if found.state in ("missing", "new"):
+                problem.fix += _serving_elsewhere(root_dir)
+            raise problem
         token_path = paths.VaultPaths(root_dir).token
+        if not rotate and not found.writable and not token_path.exists():
+            raise UserError(f"{root_dir} is read-only and its vault has no token yet.", fix=READ_ONLY_FIX)
         value = rotate_token(token_path) if rotate else read_or_create_token(token_path)
     if rotate:
         err.print("New token written; restart connected clients with it. A running Cairn picks it up at once.")
     console.print(value, soft_wrap=True, highlight=False)
+
+
+def _serving_elsewhere(root_dir: Path) -> str:
+    """A hint when a Cairn is serving on the port this vault would use: its vault is the one the person means."""
+    from engine.config import Settings
+    from engine.doctor import probe_port
+
+    try:
+        port = Settings.load(paths.VaultPaths(root_dir).settings).endpoint.port
+    except VaultError:
+        return ""
+    if not probe_port(port).cairn:
+        return ""
+    return (
+        f" A Cairn is serving another vault on port {port} right now: pass that vault's folder with --vault "
+        "(the desktop app's Overview shows its path)."
+    )
+
+
+def _told_created(root: Path) -> None:
+    """Say that a new vault was made: a mistyped --vault must not go unnoticed."""
+    from rich.markup import escape
+
+    err.print(
+        f"[yellow]note:[/] there was no vault at {escape(str(root))}, so a new, empty one was created there. "
+        "If you meant an existing vault, stop and pass its folder with --vault (`cairn paths` prints the default).",
+        highlight=False,
+    )
 
 
 @app.command("ingest")
@@ -163,14 +206,20 @@ def ingest_command(
     ] = None,
     project: Annotated[str | None, typer.Option("--project", help="Project id to file them under.")] = None,
 ) -> None:
-    """Add documents (Markdown, PDF, text, HTML) with a progress bar and an ok / degraded / quarantined summary."""
+    """Add documents (Markdown, PDF, text, HTML) with a progress bar and an ok / degraded / quarantined summary.
+
+    Exits 1 when a file failed, or a path given or a folder inside one could not be read (each is named, after
+    everything readable has been added).
+    """
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from app.runtime import open_vault
 
     with _ErrorReporter():
-        opened = open_vault(vault or state.vault, start_workers=True)
+        opened = open_vault(vault or state.vault, start_workers=True, on_created=_told_created)
         try:
+            unreadable = _unreadable(paths)
             collection_id = _collection_id(opened, collection) if collection else None
             last = None
             with Progress(
@@ -187,8 +236,16 @@ def ingest_command(
                         task,
                         total=last.total,
                         completed=last.done,
-                        description=Path(last.current).name[:40] or "reading…",
+                        description=escape(Path(last.current).name[:40]) or "reading…",
                     )
+            for problem in unreadable:
+                err.print(f"[red]not read:[/] {escape(problem)}", highlight=False)
+            if unreadable:
+                err.print(
+                    "[yellow]fix:[/] check the path, or give yourself read access (chmod -R u+rX FOLDER), then run "
+                    "the command again: files already added are skipped as unchanged.",
+                    highlight=False,
+                )
             if last is None or last.total == 0:
                 err.print("No supported files found (Markdown, PDF, text, HTML).")
                 raise typer.Exit(1)
@@ -199,11 +256,37 @@ def ingest_command(
                 highlight=False,
             )
             for problem in last.problems:
-                console.print(f"  - {problem}", highlight=False)
+                console.print(f"  - {escape(problem)}", highlight=False)
             err.print("Spans are searchable now; summaries are being made in the background.")
             opened.wait_idle(timeout=600)
         finally:
             opened.close()
+        if last.failed or unreadable:
+            raise typer.Exit(1)
+
+
+def _unreadable(given: list[Path]) -> list[str]:
+    """The paths given that do not exist, and the folders under them that cannot be listed (their files cannot be
+    found, so they would be missing from the run without a word); the default excluded folders are not entered."""
+    import fnmatch
+
+    from engine.documents.ingest import DEFAULTS
+
+    problems: list[str] = []
+
+    def note(exc: OSError) -> None:
+        problems.append(f"{exc.filename}: {exc.strerror or exc}")
+
+    for raw in given:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            problems.append(f"{path}: no such file or folder")
+            continue
+        if not path.is_dir():
+            continue  # a file that cannot be read is reported by the run, with the others' outcomes
+        for _folder, dirs, _files in os.walk(path, onerror=note, followlinks=False):
+            dirs[:] = [d for d in dirs if not any(fnmatch.fnmatch(d, pat) for pat in DEFAULTS.exclude)]
+    return problems
 
 
 @app.command("import")
@@ -320,7 +403,14 @@ def show_paths(
     if models:
         console.print(str(paths.models_dir()), highlight=False)
         return
+    from rich.markup import escape
+
+    from engine.doctor import inspect_vault_dir, vault_dir_problem
+
     root_dir = paths.resolve_vault_dir(vault or state.vault)
+    problem = vault_dir_problem(inspect_vault_dir(root_dir), create=False, write=False)
+    if problem is not None:  # still printed: where a new vault would go is what some ask this for
+        err.print(f"[yellow]note:[/] {escape(problem.message)}", highlight=False)
     vp = paths.VaultPaths(root_dir)
     for label, value in (
         ("vault", vp.root),
@@ -342,9 +432,11 @@ class _ErrorReporter:
 
     def __exit__(self, exc_type: object, exc: BaseException | None, _tb: object) -> None:
         if isinstance(exc, VaultError):
-            err.print(f"[red]error:[/] {exc.message}", highlight=False)
+            from rich.markup import escape  # messages name paths, which may hold [brackets]
+
+            err.print(f"[red]error:[/] {escape(exc.message)}", highlight=False)
             if exc.fix:
-                err.print(f"[yellow]fix:[/] {exc.fix}", highlight=False)
+                err.print(f"[yellow]fix:[/] {escape(exc.fix)}", highlight=False)
             raise typer.Exit(1)
         if isinstance(exc, KeyboardInterrupt):
             raise typer.Exit(130)

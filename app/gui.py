@@ -174,9 +174,16 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
     from app.logs import setup_logging
     from app.runtime import open_vault
     from engine import paths
+    from engine.doctor import inspect_vault_dir, vault_dir_problem
 
     root = paths.resolve_vault_dir(vault_dir)
-    setup_logging(paths.VaultPaths(root).logs)
+    # Nothing is written where no vault can be (a file, someone's folder, a read-only one): opening the vault then
+    # fails with what is wrong and the fix, shown in the window's error dialog and on stderr.
+    if vault_dir_problem(inspect_vault_dir(root), create=True) is None:
+        try:
+            setup_logging(paths.VaultPaths(root).logs)
+        except OSError:
+            pass  # a folder that cannot be written after all: the opening says so
     return VaultOpening(root, functools.partial(open_vault, root, set_up_logging=False))
 
 

@@ -1,7 +1,13 @@
 """``cairn doctor``: check everything Cairn depends on and say, for each problem, the command that fixes it.
 
 It never takes the vault's lock and never writes to the database, so it can run while the GUI or ``cairn serve``
-has the vault open.
+has the vault open; nor does it create a vault where there is none.
+
+It is also where a path given as a vault folder is judged (:func:`inspect_vault_dir`, :func:`vault_dir_problem`):
+every command taking ``--vault`` asks here first, so a mistyped path is named with its fix instead of becoming a new
+vault, turning a folder of other files into one, or ending in a traceback.  And it tells who holds the endpoint's
+port (:func:`probe_port`): health names the vault it serves by its random id, so this vault's endpoint is told apart
+from another vault's.
 """
 
 from __future__ import annotations
@@ -9,9 +15,10 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 
@@ -21,7 +28,7 @@ from engine.ai.ollama import OllamaClient
 from engine.ai.openai_compat import OpenAICompatClient
 from engine.config import Settings
 from engine.dto import DoctorReport, Finding, FindingStatus
-from engine.errors import VaultError
+from engine.errors import UserError, VaultError
 from engine.permissions import loosened, tighten
 from engine.store.db import check_database_file, load_vector_extension, sqlean_module
 from engine.store.migrations import SCHEMA_VERSION
@@ -30,6 +37,170 @@ if TYPE_CHECKING:
     from engine.vault import Vault
 
 REINSTALL = "make run  (or: pip install -e .)"
+
+#: What Cairn itself keeps in a vault folder.  A folder holding only these (or nothing) may become a vault; one
+#: holding anything else without a ``vault.db`` is someone's folder, which Cairn must not take over (making a
+#: vault there would also make every file in it private).
+CAIRN_ENTRIES = frozenset(
+    {
+        paths.DB_FILE,
+        f"{paths.DB_FILE}-wal",
+        f"{paths.DB_FILE}-shm",
+        f"{paths.DB_FILE}-journal",
+        paths.TOKEN_FILE,
+        paths.SETTINGS_FILE,
+        f"{paths.SETTINGS_FILE}.tmp",
+        paths.LOCK_FILE,
+        paths.LOGS_DIR,
+        paths.BACKUPS_DIR,
+        paths.WORK_DIR,
+        paths.CHROMA_DIR,
+    }
+)
+CHOOSE_VAULT = "`cairn paths` prints the default vault's folder"
+READ_ONLY_FIX = (
+    "Make the folder writable (chmod u+w, or mount it read-write), or copy the vault to a writable folder and "
+    "pass that with --vault."
+)
+
+VaultDirState = Literal["vault", "new", "missing", "not_vault", "file"]
+
+
+@dataclass(frozen=True, slots=True)
+class VaultDir:
+    """What is at a path given as a vault folder.
+
+    ``state``: ``vault`` (a folder with ``vault.db``), ``new`` (a folder holding nothing or only Cairn's own files),
+    ``missing`` (nothing there), ``not_vault`` (a folder of other files), ``file`` (the path, or a folder on the way
+    to it, is a file: ``blocker`` names it).  ``writable``: Cairn could write there (for a missing folder: create
+    it); False on a read-only folder or file system.
+    """
+
+    root: Path
+    state: VaultDirState
+    writable: bool
+    blocker: Path
+
+
+def inspect_vault_dir(root: Path) -> VaultDir:
+    """Look at ``root`` without changing anything."""
+    if not root.exists():
+        ancestor = root.parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            return VaultDir(root, "file", False, ancestor)
+        return VaultDir(root, "missing", os.access(ancestor, os.W_OK | os.X_OK), ancestor)
+    if not root.is_dir():
+        return VaultDir(root, "file", False, root)
+    writable = os.access(root, os.W_OK | os.X_OK)
+    db = root / paths.DB_FILE
+    if db.exists():
+        return VaultDir(root, "vault", writable and os.access(db, os.W_OK), root)
+    try:
+        names = [entry.name for entry in os.scandir(root)]
+    except OSError:
+        return VaultDir(root, "not_vault", writable, root)
+    if all(name in CAIRN_ENTRIES or (name.startswith(".token.") and name.endswith(".tmp")) for name in names):
+        return VaultDir(root, "new", writable, root)
+    return VaultDir(root, "not_vault", writable, root)
+
+
+def vault_dir_problem(found: VaultDir, *, create: bool, write: bool = True) -> UserError | None:
+    """What is wrong with using ``found`` as a vault folder, as a message and its fix; None when it will do.
+
+    ``create``: a missing or empty folder may become a new vault (``cairn serve``, the desktop app); otherwise it
+    must hold one already (``cairn token``, which would otherwise hand out the token of a vault nobody serves).
+    ``write``: the vault must be writable (everything that opens it: even reading needs its lock and journal).
+    """
+    root = found.root
+    if found.state == "file":
+        where = "" if found.blocker == root else f" ({found.blocker} is a file)"
+        return UserError(
+            f"{root} is not a folder{where}, so it cannot be a vault.",
+            fix=f"Pass the folder that holds vault.db with --vault ({CHOOSE_VAULT}), or a new folder's path to "
+            "start a vault there.",
+        )
+    if found.state == "not_vault":
+        return UserError(
+            f"{root} is not a Cairn vault: it holds other files and no vault.db.",
+            fix=f"Pass the vault's own folder, the one holding vault.db ({CHOOSE_VAULT}), or a new or empty folder "
+            "to start a vault there.",
+        )
+    if found.state in ("missing", "new") and not create:
+        there = "(no such folder)" if found.state == "missing" else "(the folder holds no vault.db)"
+        return UserError(
+            f"There is no vault at {root} {there}.",
+            fix=f"Pass the folder of your vault with --vault, the same one the desktop app or `cairn serve` uses "
+            f"({CHOOSE_VAULT}); or create a vault there first by starting Cairn on it: cairn serve --vault {root}",
+        )
+    if write and not found.writable:
+        if found.state == "missing":
+            return UserError(f"{root} cannot be created: {found.blocker} is read-only.", fix=READ_ONLY_FIX)
+        return UserError(
+            f"{root} is read-only; Cairn must write there (the database's journal, the lock, the logs).",
+            fix=READ_ONLY_FIX,
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PortHolder:
+    """Who answers on a loopback port: nobody, a Cairn (and the id of the vault it serves), or another program.
+
+    ``answered``: an HTTP answer came (a port in use that did not answer in time may still be a busy Cairn).
+    ``vault_id`` is None for another program, and for a Cairn too old to say which vault it serves.
+    """
+
+    in_use: bool
+    answered: bool = False
+    cairn: bool = False
+    vault_id: str | None = None
+
+    def serves(self, vault_id: str) -> bool:
+        """True when the answer came from the Cairn serving the vault ``vault_id``."""
+        return self.cairn and self.vault_id == vault_id
+
+    def held_by_another(self, vault_id: str) -> bool:
+        """True when the answer came from something else: another vault's Cairn, or a program that is no Cairn."""
+        return self.answered and not self.serves(vault_id)
+
+
+def probe_port(port: int, *, timeout: float = 1.0) -> PortHolder:
+    """Ask whoever listens on 127.0.0.1:``port`` for Cairn's health answer."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        if sock.connect_ex(("127.0.0.1", port)) != 0:
+            return PortHolder(in_use=False)
+    try:
+        response = httpx.get(
+            f"http://127.0.0.1:{port}/v6/health", headers={"Host": f"127.0.0.1:{port}"}, timeout=timeout
+        )
+    except httpx.HTTPError:
+        return PortHolder(in_use=True)
+    try:
+        health = response.json()
+    except ValueError:
+        return PortHolder(in_use=True, answered=True)
+    if not (isinstance(health, dict) and "schema_version" in health):
+        return PortHolder(in_use=True, answered=True)
+    vault_id = health.get("vault_id")
+    return PortHolder(in_use=True, answered=True, cairn=True, vault_id=vault_id if isinstance(vault_id, str) else None)
+
+
+def recorded_vault_id(db: Path) -> str | None:
+    """The id a vault's database records (``Vault.vault_id``), read without writing; None when there is none."""
+    if not db.is_file():
+        return None
+    try:
+        conn = sqlean_module().connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'vault_id'").fetchone()
+        finally:
+            conn.close()
+    except Exception:  # no meta table, a damaged file, a read-only folder: the vault finding says which
+        return None
+    return str(row[0]) if row else None
 
 
 def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vault | None = None) -> DoctorReport:
@@ -52,7 +223,7 @@ def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vaul
     if model is not None:
         findings.append(model)
     findings.append(_vectors(settings, vault))
-    findings.append(_endpoint(settings, vault_paths))
+    findings.append(_endpoint(settings, vault_paths, vault))
     findings.append(_token(vault_paths))
     findings.append(_permissions(vault_paths, vault))
     return DoctorReport(tuple(findings))
@@ -63,11 +234,15 @@ def _permissions(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
     if vault is not None:
         fixed = list(vault.tightened_at_open)
         left = loosened(vault_paths.root)
-    elif vault_paths.root.is_dir():
-        fixed = tighten(vault_paths.root)
-        left = loosened(vault_paths.root)
     else:
-        return Finding("permissions", "ok", "the vault folder will be created private (0700, files 0600)")
+        found = inspect_vault_dir(vault_paths.root)
+        if found.state in ("file", "not_vault"):
+            # not a vault: its files are someone else's business (the vault finding says what is wrong)
+            return Finding("permissions", "ok", f"not checked: {vault_paths.root} is not a vault")
+        if found.state == "missing":
+            return Finding("permissions", "ok", "the vault folder will be created private (0700, files 0600)")
+        fixed = tighten(vault_paths.root) if found.writable else []
+        left = loosened(vault_paths.root)
     if left:
         shown = ", ".join(f"{item.path.name} ({item.mode:o})" for item in left[:3])
         return Finding(
@@ -123,18 +298,18 @@ def _vault(vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
     db = vault_paths.db
     if vault is not None:
         return Finding("vault", "ok", f"{vault_paths.root} (schema {vault.store.schema_version}, open here)")
-    if not db.exists():
-        parent = vault_paths.root if vault_paths.root.exists() else vault_paths.root.parent
-        writable = os.access(parent, os.W_OK) if parent.exists() else True
-        if not writable:
-            return Finding(
-                "vault",
-                "error",
-                f"{vault_paths.root} cannot be created (no write permission)",
-                "Choose another folder with --vault or CAIRN_HOME.",
-                essential=True,
-            )
-        return Finding("vault", "ok", f"{vault_paths.root} (new: created on first start)")
+    found = inspect_vault_dir(vault_paths.root)
+    problem = vault_dir_problem(found, create=True)
+    if problem is not None:
+        return Finding("vault", "error", problem.message, problem.fix, essential=True)
+    if found.state != "vault":
+        # Not an error: a first start creates it.  But a mistyped --vault looks just like this, so say so.
+        return Finding(
+            "vault",
+            "warn",
+            f"no vault at {vault_paths.root} yet; Cairn creates it there when it first starts with this folder",
+            f"If you meant an existing vault, pass its folder with --vault ({CHOOSE_VAULT}).",
+        )
     try:
         check_database_file(db)
         module = sqlean_module()
@@ -328,28 +503,32 @@ def _vectors(settings: Settings, vault: Vault | None) -> Finding:
     )
 
 
-def _endpoint(settings: Settings, vault_paths: paths.VaultPaths) -> Finding:
+def _endpoint(settings: Settings, vault_paths: paths.VaultPaths, vault: Vault | None) -> Finding:
+    """Whether the port is free or served by this vault's Cairn; a port answered by another Cairn is not "ok"
+    (this vault's endpoint cannot serve there), which the vault ids in the health answers tell apart."""
     port = settings.endpoint.port
     address = f"http://127.0.0.1:{port}"
     if not settings.endpoint.enabled:
         return Finding("endpoint", "ok", f"disabled in settings (would be {address})")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        in_use = sock.connect_ex(("127.0.0.1", port)) == 0
-    if not in_use:
+    holder = probe_port(port)
+    if not holder.in_use:
         return Finding("endpoint", "ok", f"{address} (free; served while Cairn runs)")
-    try:
-        health = httpx.get(f"{address}/v6/health", headers={"Host": f"127.0.0.1:{port}"}, timeout=1.0).json()
-        if isinstance(health, dict) and "schema_version" in health:
-            return Finding("endpoint", "ok", f"{address} (Cairn is serving)")
-    except (httpx.HTTPError, ValueError):
-        pass
+    fix = (
+        "Choose another port: CAIRN_ENDPOINT_PORT=NNNN or endpoint.port in settings.toml, or `cairn serve --port NNNN`."
+    )
+    if not holder.cairn:
+        return Finding("endpoint", "warn", f"port {port} is used by another program", fix)
+    if holder.vault_id is None:
+        return Finding("endpoint", "ok", f"{address} (an older Cairn is serving; it does not say which vault)")
+    own = vault.vault_id() if vault is not None else recorded_vault_id(vault_paths.db)
+    if holder.vault_id == own:
+        return Finding("endpoint", "ok", f"{address} (Cairn is serving this vault)")
     return Finding(
         "endpoint",
         "warn",
-        f"port {port} is used by another program",
-        "Choose another port: CAIRN_ENDPOINT_PORT=NNNN or endpoint.port in settings.toml, "
-        "or `cairn serve --port NNNN`.",
+        f"port {port} is held by another Cairn, serving a different vault (id {holder.vault_id}); "
+        f"this vault's endpoint cannot serve there",
+        f"Quit that Cairn, or pass its vault's folder with --vault. {fix}",
     )
 
 

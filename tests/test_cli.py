@@ -26,6 +26,9 @@ def test_version() -> None:
 
 def test_token_is_created_0600_and_rotates(tmp_path: Path) -> None:
     vault_dir = tmp_path / "v"
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
+    Vault.open(vault_dir, settings=settings).close()  # `cairn token` prints an existing vault's token only
+    assert not (vault_dir / "token").exists()  # made on first use
     first = runner.invoke(app, ["token", "--vault", str(vault_dir)])
     assert first.exit_code == 0
     token = first.output.strip()
