@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
+from engine.facts.rules.life.effects import effects
 from engine.facts.rules.life.events import events
 from engine.facts.rules.life.health import health
 from engine.facts.rules.life.places import places
@@ -21,7 +22,7 @@ from engine.facts.rules.life.views import views
 from engine.facts.rules.life.work import work
 from engine.facts.rules.model import Found, Sentence
 
-_SHAPES = (places, work, relations, health, things, events, views)
+_SHAPES = (places, work, relations, health, things, events, views, effects)
 
 
 def life_facts(s: Sentence, catalog: Catalog) -> Iterator[Found]:

@@ -120,6 +120,17 @@ def _is_name(word: str, *, after_relation: bool) -> bool:
     return not low.endswith(("ing", "ed", "ly", "ous", "ful", "ive", "able"))
 
 
+#: Plural relation nouns: a lower-case word after them is their verb ("our kids need", "my parents live").
+_PLURAL_RELATIONS = frozenset(
+    """kids children sons daughters twins boys girls parents friends siblings brothers sisters cousins grandparents
+    grandkids grandchildren colleagues coworkers co-workers pets cats dogs""".split()
+)
+#: What follows a verb, never a name: "my kids *motivate* me", "our kids *need* the best".
+_VERB_AFTER_RELATION_RE = re.compile(
+    r"\s+(?:me|us|him|them|it|you|my|our|your|their|the|a|an|this|that|these|those|so|such)\b", re.IGNORECASE
+)
+
+
 _PLACE_PREPOSITION_RE = re.compile(
     r"\b(?:in|from|to|at|near|outside|into|via|through|across|around)\s+$", re.IGNORECASE
 )
@@ -144,6 +155,10 @@ def mentions(text: str) -> tuple[Person, ...]:
             first = name.split()[0]
             if m.group("bare") is not None and not first[:1].isupper():
                 name = None
+            elif not first[:1].isupper() and (
+                rel.casefold() in _PLURAL_RELATIONS or _VERB_AFTER_RELATION_RE.match(text, m.start("name") + len(first))
+            ):
+                name = None  # "my kids motivate me", "my grandmother inspires us": a verb, not a lower-case name
             elif _is_name(first, after_relation=True):
                 name = name if all(_is_name(w, after_relation=True) for w in name.split()) else first
                 end = m.start("name") + len(name)

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
+from engine.facts.rules.lexicon import ING_ADJECTIVES
 from engine.facts.rules.life.common import make, speaker_ctx, words_of
 from engine.facts.rules.life.words import COMMON_WORDS
 from engine.facts.rules.model import Found, Sentence
@@ -39,7 +40,13 @@ _EVALUATIVE = frozenset(
     better beautiful wonderful valuable helpful healing peaceful uplifting motivating energizing fulfilling
     meaningful necessary normal okay ok easy crazy funny wild sad scary exciting interesting fascinating
     therapeutic relaxing freeing empowering humbling cathartic priceless magical precious underrated overrated
-    overwhelming stressful draining exhausting pointless useless harmful dangerous healthy unhealthy""".split()
+    overwhelming stressful draining exhausting pointless useless harmful dangerous healthy unhealthy heartwarming
+    challenging tricky beneficial invaluable relief blessing privilege gift joy pleasure honor honour comfort""".split()
+)
+#: Judgements that state a view about a kind of thing ("domestic abuse is horrible") but, after "it's", mostly
+#: react to one particular event ("it's heartbreaking that he's gone").
+_GENERIC_EVALUATIVE = _EVALUATIVE | frozenset(
+    """horrible terrible awful heartbreaking devastating unacceptable unfair tragic""".split()
 )
 #: Words that open a clause but never a generic subject: determiners, pronouns, fillers, time words, greetings.
 _NOT_GENERIC = frozenset(
@@ -66,8 +73,10 @@ _GENERIC_RE = re.compile(
 _EXTRAPOSED_RE = re.compile(
     r"(?P<it>it(?:\s+is|['’]s|\s+was|['’]s\s+been|\s+has\s+been|\s+can\s+be|\s+must\s+be))\s+"
     r"(?:(?:so|really|truly|just|super|pretty|very|always|definitely|incredibly|totally|quite|such\s+a|a)\s+)*"
-    r"(?P<adj>[a-z]+)(?P<tome>\s+(?:to|for)\s+me)?\s*,?\s+"
-    r"(?P<what>(?:to|how|when|that|seeing|being|having|knowing|getting|finding|watching|doing|to\s+see)\b)",
+    r"(?P<adj>[a-z]+)(?P<noun>\s+(?:feeling|thing|experience))?"
+    r"(?P<tome>\s+(?:to|for)\s+me)?\s*,?\s+"
+    r"(?P<what>(?:to|how|when|that|seeing|being|having|knowing|getting|finding|watching|doing|to\s+see|"
+    r"(?P<gerund>[a-z]+ing)|(?<=important\s)(?:we|people|everyone|everybody))\b)",
     re.IGNORECASE,
 )
 _APPRECIATE_RE = re.compile(
@@ -85,12 +94,14 @@ _MEANS_RE = re.compile(
 )
 #: Where a view's clause ends: sentence punctuation, a dash aside, a semicolon or a turn to the listener.
 _VIEW_END_RE = re.compile(r"[.!?;:()\[\]]|\s[-–—]+\s|--|,\s*(?:but|so|and\s+i|i\b)", re.IGNORECASE)
+_TAG_TAIL_RE = re.compile(r",?\s+(?:huh|right|eh|yeah|no|don['’]t\s+you\s+think|isn['’]t\s+it)\W*$", re.IGNORECASE)
 _SECOND_PERSON_RE = re.compile(r"\b(?:you|your|you['’]re|you['’]ve|you['’]ll|ya|u|ur|yours)\b", re.IGNORECASE)
 _POSSESSIVE_RE = re.compile(r"^(?:your|our|their|his|her|the|all\s+the|this|that|my)\s+", re.IGNORECASE)
 _NOUN_SUFFIXES = ("ness", "tion", "sion", "ment", "ity", "ing", "ship", "ance", "ence", "ism", "hood", "dom")
-_GATE = _EVALUATIVE | frozenset(
+_GATE = _GENERIC_EVALUATIVE | frozenset(
     """can could make makes help helps give gives bring brings keep keeps remind reminds teach teaches show shows
-        create creates matter matters mean means appreciate appreciated treasure cherish power way nothing""".split()
+        create creates matter matters mean means appreciate appreciated treasure cherish power way nothing how
+        why""".split()
 )
 _MAX_WORDS = 24
 _POINTERS = frozenset("i you me it them this that these those him her here there one".split())
@@ -100,6 +111,8 @@ _NOTHING_LIKE_RE = re.compile(
     re.IGNORECASE,
 )
 #: What may come right before a generic subject inside a sentence: a strong break or a conjunction.
+#: After a generic subject and "is": how or why things happen for everyone ("pushing boundaries is how we grow").
+_HOW_WE_RE = re.compile(r"(?:(?:exactly|just|really)\s+)?(?:how|why)\s+(?:we|people|everyone|you|one|life)\b")
 _OPENS_CLAUSE_RE = re.compile(r"(?:[;:]|\s[-–—]+|\b(?:but|because|so|and|that|plus))\s*$", re.IGNORECASE)
 
 
@@ -117,15 +130,16 @@ def views(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield found
 
 
-def _view_end(s: Sentence, pos: int) -> int:
+def view_end(s: Sentence, pos: int) -> int:
     m = _VIEW_END_RE.search(s.text, pos, s.end)
     return m.start() if m else s.end
 
 
-def _value(s: Sentence, start: int, end: int) -> str | None:
+def view_value(s: Sentence, start: int, end: int) -> str | None:
     """The clause as said, when it is a view worth keeping: general (no "you"), short, and saying something."""
     value = s.text[start:end].strip(" ,'’\"")
     value = re.sub(r",\s*(?-i:[A-Z][a-z]+)$", "", value)  # "…, Jon": the listener's name is not part of the view
+    value = _TAG_TAIL_RE.sub("", value)  # "…, huh": a tag asks for agreement, it is not part of the view
     n = len(value.split())
     if n < 4 or n > _MAX_WORDS or _SECOND_PERSON_RE.search(value):
         return None
@@ -141,14 +155,38 @@ def _extraposed(s: Sentence) -> Iterator[Found]:
         m = _EXTRAPOSED_RE.match(s.text, _after_fillers(s, pos), s.end)
         if m is None or m.group("adj").casefold() not in _EVALUATIVE:
             continue
+        if m.group("noun") and not re.search(r"\ba\s", m.group(0)[: m.start("adj") - m.start()], re.IGNORECASE):
+            continue  # "it's great experience …": only "a great feeling to …" names the feeling
+        if m.group("gerund") and not _gerund_view(s, m):
+            continue
         ctx = speaker_ctx(s, m.start())
         if ctx is None or ctx.negated or _negated_at(s.text, m.start(), m.start("adj")):
             continue
-        end = _view_end(s, m.start("what"))
-        value = _value(s, m.start(), end)
+        end = view_end(s, m.start("what"))
+        value = view_value(s, m.start(), end)
         if value is not None:
             rule = "view.important-to-me" if m.group("tome") else "view.evaluation"
             yield make(ctx, s, "holds_view", value, rule, end=end, negated=False)
+
+
+#: "-ing" words after "it's <adjective>" that are no gerund of a clause about doing something.
+_NOT_GERUNDS = ING_ADJECTIVES | frozenset(
+    """thing nothing something everything anything morning evening wedding building meeting feeling going chatting
+    talking catching hearing reading""".split()
+)
+
+
+def _gerund_view(s: Sentence, m: re.Match[str]) -> bool:
+    """ "It's so peaceful waking up to birdsong": a view of what doing something is like — said in the present (not
+    one afternoon: "it was great picking toppings"), with no article before the adjective ("a tough learning
+    experience" is a noun phrase), and not the chat itself ("it was great chatting")."""
+    gerund = m.group("gerund").casefold()
+    if gerund in _NOT_GERUNDS or gerund in _EVALUATIVE:
+        return False
+    head = m.group(0)[: m.start("adj") - m.start()].casefold()
+    if re.search(r"\b(?:was|must|a)\b", head):
+        return False
+    return len(re.findall(r"[a-z]+", s.text[m.end("gerund") : view_end(s, m.end("gerund"))])) >= 2
 
 
 def _nothing_like(s: Sentence) -> Iterator[Found]:
@@ -159,8 +197,8 @@ def _nothing_like(s: Sentence) -> Iterator[Found]:
         ctx = speaker_ctx(s, m.start())
         if ctx is None or ctx.negated:
             continue
-        end = _view_end(s, m.end())
-        value = _value(s, m.start(), end)
+        end = view_end(s, m.end())
+        value = view_value(s, m.start(), end)
         if value is not None:
             yield make(ctx, s, "holds_view", value, "view.nothing-like", end=end, negated=False)
 
@@ -174,17 +212,17 @@ def _generic(s: Sentence) -> Iterator[Found]:
         if m is None or not _generic_subject(m.group("np"), at_sentence_start=start == s.start):
             continue
         verb = m.group("verb").casefold()
-        end = _view_end(s, m.start("rest"))
+        end = view_end(s, m.start("rest"))
         rest = s.text[m.start("rest") : end].casefold()
         copula = verb in ("is", "are", "'s", "’s", "'re", "’re")
-        if copula and not (set(re.findall(r"[a-z]+", rest)) & _EVALUATIVE):
+        if copula and not (set(re.findall(r"[a-z]+", rest)) & _GENERIC_EVALUATIVE) and not _HOW_WE_RE.match(rest):
             continue  # "Dogs are mammals", "Work is busy": a description, not a view
         if re.match(r"(?:not|n['’]t|never)\b", rest):
             continue
         ctx = speaker_ctx(s, m.start())
         if ctx is None:
             continue
-        value = _value(s, m.start(), end)
+        value = view_value(s, m.start(), end)
         if value is not None:
             yield make(ctx, s, "holds_view", value, "view.generic", end=end, negated=False)
 
@@ -224,12 +262,17 @@ _GENERIC_NOUNS = frozenset(
 
 def _after_fillers(s: Sentence, pos: int) -> int:
     """Skip openers that carry nothing ("Yeah, ", "And ", "Honestly, ") before a clause's subject."""
-    m = re.compile(
-        r"(?:(?:yeah|yes|yep|and|but|so|honestly|really|plus|also|well|oh|totally|definitely|agreed|exactly|true)"
-        r"\b[,!]?\s+)+",
-        re.IGNORECASE,
-    ).match(s.text, pos, s.end)
+    m = _FILLERS_RE.match(s.text, pos, s.end)
     return m.end() if m else pos
+
+
+_FILLERS_RE = re.compile(
+    r"(?:(?:yeah|yes|yep|yup|and|but|so|honestly|really|plus|also|well|oh|totally|definitely|agreed|exactly|true|"
+    r"absolutely|sure|wow)\b[,!]?\s+)+"
+    # "Yep Jon, …", "Yeah, Maria, …": the listener's name after the filler
+    r"(?:(?-i:[A-Z][a-z]+),\s+)?",
+    re.IGNORECASE,
+)
 
 
 def _negated_at(text: str, lo: int, hi: int) -> bool:
@@ -242,7 +285,7 @@ def _appreciated(s: Sentence, words: frozenset[str]) -> Iterator[Found]:
             ctx = speaker_ctx(s, m.start())
             if ctx is None or ctx.negated:
                 continue
-            end = _view_end(s, m.start("obj"))
+            end = view_end(s, m.start("obj"))
             held = _held(s.text[m.start("obj") : end])
             if held is not None:
                 yield make(ctx, s, "values", held, "view.appreciate", end=end, negated=False)

@@ -1,0 +1,187 @@
+"""What things and people do for the speaker: what calms or cheers them, what drives them on, who stands by them.
+
+People say what they hold dear less often with "I like X" than by saying what X does to them: "Blue calms me",
+"Horses always put a smile on my face", "Their inclusivity really spoke to me", "My kids motivate me", "The people
+around me gave me renewed energy", "My family has always been there for me".  The shape is a noun phrase (a thing,
+an activity, a gerund, the speaker's own people) followed by a verb of effect whose object is the speaker:
+
+- **Comfort and joy** — calms, relaxes, soothes, comforts, refreshes, grounds, cheers me (up), brightens my day,
+  brings me joy, puts a smile on my face, speaks to me, keeps me sane → ``likes`` the thing (present tense: "the walk
+  calmed me down" is one walk, not a liking).
+- **Drive** — motivates, inspires, encourages me, keeps me going, gives me hope / strength / purpose, fills me with
+  hope → ``inspired_by`` the thing (past tense too: what inspired someone stays a source of inspiration).
+- **Support** — has been there for me, has my back, is my rock → ``values`` the people named.
+
+Nothing is read when the subject only points elsewhere ("it", "this", "they", "you", "your …"), is a clause about
+the listener, is negated ("music doesn't calm me") or unreal ("maybe yoga would calm me").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engine.facts.catalog import Catalog
+from engine.facts.rules.life.common import make, speaker_ctx, words_of
+from engine.facts.rules.life.context import Time
+from engine.facts.rules.life.views import view_end, view_value
+from engine.facts.rules.model import Found, Sentence
+
+_COMFORT_VERBS = (
+    r"(?:calms?|relax(?:es)?|sooth(?:es?)?|comforts?|refresh(?:es)?|brightens?|grounds?|heals?|recharges?|"
+    r"uplifts?|lifts?|energi[sz]es?|rejuvenates?|cheers?|centers?|centres?|de-?stresses?)"
+)
+_MINE = r"(?:me|us|my\s+(?:soul|mind|spirit|spirits|day|days|mood|heart|week)|our\s+(?:souls|spirits|days))"
+_JOY = r"(?:joy|peace|happiness|comfort|calm|calmness|serenity|solace|peace\s+of\s+mind)"
+_DRIVE = r"(?:hope|strength|energy|purpose|motivation|courage|drive|oomph|push|inspiration|confidence|determination)"
+_AMOUNT = r"(?:(?:so\s+much|such|a\s+lot\s+of|lots\s+of|great|real|renewed|new|the|a|an|some|more)\s+)*"
+
+#: The verb group of an effect on the speaker, after its subject; ``kind`` picks the predicate.
+_EFFECT_RE = re.compile(
+    r"(?P<adv>(?:(?:really|always|truly|just|also|definitely|totally|honestly|genuinely|seriously|still|"
+    r"sure|often|usually|instantly|somehow|never|not|has|have|had|does|do|did|n['’]t|doesn['’]t|don['’]t|"
+    r"can|will|would|could|might|may)\s+)*)"
+    r"(?:"
+    # comfort and joy
+    r"(?P<comfort>" + _COMFORT_VERBS + r"\s+" + _MINE + r"(?:\s+(?:up|down))?|"
+    r"(?:brings?|brought|gives?|has\s+brought|have\s+brought)\s+(?:me|us)\s+" + _AMOUNT + _JOY + r"|"
+    r"(?:brings?|has\s+brought|have\s+brought)\s+" + _AMOUNT + _JOY + r"\s+(?:to|into)\s+(?:my|our)\s+(?:life|lives)|"
+    r"(?:fills?|filled)\s+(?:me|us)\s+with\s+" + _AMOUNT + r"(?:joy|peace|happiness|gratitude|calm)|"
+    r"puts?\s+a\s+(?:big\s+|huge\s+)?smile\s+on\s+(?:my|our)\s+faces?|"
+    r"makes?\s+my\s+day|"
+    r"keeps?\s+(?:me|us)\s+(?:sane|grounded|calm|balanced|centered|centred|happy)|"
+    r"(?:speaks?|spoke|has\s+spoken|resonates?|resonated)\s+(?:to|with)\s+(?:me|us))"
+    r"|"
+    # drive
+    r"(?P<drive>(?:motivates?|motivated|inspires?|inspired|encourages?|encouraged|pushe[sd]|push|drives?|drove)"
+    r"\s+(?:me|us)(?=\s+(?:to|forward|on|every|each)\b|\s*[,.;!]|\s*$|\s+(?:and|so|more)\b)|"
+    r"(?:keeps?|kept)\s+(?:me|us)\s+(?:going|motivated|inspired|positive|focused|pushing|moving\s+forward)|"
+    r"(?:gives?|gave|has\s+given|have\s+given)\s+(?:me|us)\s+" + _AMOUNT + _DRIVE + r"|"
+    r"(?:fills?|filled)\s+(?:me|us)\s+with\s+" + _AMOUNT + r"(?:hope|determination|energy|motivation|purpose))"
+    r"|"
+    # support
+    r"(?P<support>(?:has|have|had|['’]s|['’]ve)\s+(?:always\s+|really\s+|truly\s+)?been\s+there\s+for\s+(?:me|us)|"
+    r"(?:has|have|had|['’]ve\s+got|got)\s+(?:always\s+)?(?:my|our)\s+backs?|"
+    r"(?:is|are|was|were|['’]s|['’]re|has\s+been|have\s+been)\s+(?:always\s+|really\s+|truly\s+)?(?:my|our)\s+"
+    r"(?:rock|rocks|anchor|support\s+system|biggest\s+(?:supporters?|fans?|cheerleaders?)|safe\s+place))"
+    r")\b",
+    re.IGNORECASE,
+)
+#: Words that make a sentence worth the regex at all.
+_GATE = frozenset(
+    """calm calms relax relaxes soothe soothes comfort comforts refresh refreshes brighten brightens ground grounds
+    heal heals recharge recharges uplift uplifts lift lifts energize energizes energise energises rejuvenate
+    rejuvenates cheer cheers center centers centre centres de-stress destress destresses de-stresses brings bring
+    brought gives give gave given fills fill filled smile makes make keeps keep kept speaks speak spoke spoken
+    resonates resonate resonated motivates motivate motivated inspires inspire inspired encourages encourage
+    encouraged pushes push pushed drives drive drove there back backs rock rocks anchor support supporters fans
+    cheerleaders""".split()
+)
+#: First words of a subject that only point elsewhere or are about the listener.
+_POINTING = frozenset(
+    """it it's its this that that's these those they they're them he he's she she's you you're your yours u ur ya
+    i i'm i've we we're what which who whom whose there here everything something anything nothing someone
+    everyone anyone somebody everybody anybody one ones all both each either neither such so and but or if when
+    because since while though although then than as just only even also really thanks thank please let let's
+    yeah yes yep no not never maybe perhaps seeing knowing hearing""".split()
+)
+#: Words that cannot be inside such a subject: a pronoun, the listener, or a clause of its own.
+_NOT_INSIDE = frozenset(
+    """i i'm i've i'd i'll you you're your yours u ur ya it it's they they're he she him his her them this that these
+    those""".split()
+)
+_LEADING_RE = re.compile(
+    r"(?:(?:yeah|yes|yep|yup|and|but|so|plus|also|honestly|oh|well|wow|definitely|totally|absolutely|truly|"
+    r"really|sure|true|agreed|exactly|now|lately|these\s+days|nowadays|somehow|ok|okay|haha|lol)\b[\s,!]*)+",
+    re.IGNORECASE,
+)
+_POSSESSIVE_RE = re.compile(r"^(?:his|her|their)\s+", re.IGNORECASE)
+_ARTICLE_RE = re.compile(r"^(?:(?:all\s+)?the|an?|some)\s+", re.IGNORECASE)
+_WORD_RE = re.compile(r"[\w'’-]+")
+_DANGLING = frozenset("and or but to of with for in on at by from as".split())
+_OURS_RE = re.compile(r"\b(?:us|our)\b", re.IGNORECASE)
+_PAST_RE = re.compile(r"(?:gave|spoke|resonated|motivated|inspired|encouraged|pushed|drove|kept|filled|had)\b")
+_MAX_SUBJECT_WORDS = 12
+
+
+def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+    """What the sentence says things and people do for the speaker."""
+    if not words_of(s.low) & _GATE or not s.has(" me", " us", "my ", "our "):
+        return
+    for m in _EFFECT_RE.finditer(s.text, s.start, s.end):
+        kind = "comfort" if m.group("comfort") else "drive" if m.group("drive") else "support"
+        adverbs = m.group("adv").casefold()
+        if re.search(r"\b(?:never|not|will|would|could|might|may|can)\b|n['’]t\b", adverbs):
+            continue  # "music doesn't calm me", "a walk would calm me": nothing is asserted
+        verb = m.group(kind).casefold()
+        if kind == "comfort" and re.match(r"(?:brought|filled)\b", verb):
+            continue  # "the walk calmed me down": one occasion, not what the speaker likes
+        subject = _subject(s, m.start())
+        if subject is None:
+            continue
+        value, at = subject
+        ctx = speaker_ctx(s, at)
+        if ctx is None or ctx.negated:
+            continue
+        time: Time = "past" if _PAST_RE.match(verb) else "present"
+        if _OURS_RE.search(verb):
+            # "animals bring us peace", "our loved ones give us strength": a view of how things are for everyone
+            end = view_end(s, m.end())
+            view = view_value(s, at, end)
+            if view is not None and time == "present":
+                yield make(ctx, s, "holds_view", view, f"effect.{kind}.view", end=end, negated=False)
+            continue
+        predicate = {"comfort": "likes", "drive": "inspired_by", "support": "values"}[kind]
+        yield make(ctx, s, predicate, value, f"effect.{kind}", end=m.end(), negated=False, time=time)
+
+
+#: Where the subject of an effect starts: after a clause break, but not at "and" ("their patience and support").
+_SUBJECT_BREAK_RE = re.compile(
+    r"[;:!?()\[\]]|\.(?=\s|$)|\s[-–—]+\s|[-–—]{2}|,|"
+    r"\s(?:but|so|because|bc|cause|while|although|though|whereas|then|plus|which|who|when|since|after|before|"
+    r"until|till|if|unless|that)\s",
+    re.IGNORECASE,
+)
+#: A clause inside the subject: it is not one noun phrase ("knowing there's people who … means a lot and helps").
+_CLAUSE_INSIDE = frozenset(
+    """is are was were am be been being has have had 's ’s means meant help helps helped make makes made keep keeps
+    give gives bring brings seem seems seemed does do did can could will would should remind reminds feel
+    feels""".split()
+)
+
+
+def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
+    """The noun phrase before the verb group, as said, with where it starts; None when it names nothing."""
+    start = s.start
+    for b in _SUBJECT_BREAK_RE.finditer(s.text, s.start, verb_at):
+        start = b.end()
+    while start < verb_at and s.text[start].isspace():
+        start += 1
+    lead = _LEADING_RE.match(s.text, start, verb_at)
+    if lead is not None:
+        start = lead.end()
+    raw = s.text[start:verb_at].strip()
+    if not raw or re.search(r"[\"“”()]", raw):
+        return None
+    words = _WORD_RE.findall(raw.casefold())
+    if not words or len(words) > _MAX_SUBJECT_WORDS or words[0] in _POINTING or words[-1] in _DANGLING:
+        return None
+    if any(w in _NOT_INSIDE or w in _CLAUSE_INSIDE for w in words) or "'s" in raw or "’s" in raw:
+        return None
+    if _before_is_verb(s, start):
+        return None  # "I find music calms me" reads as its own clause only when nothing governs it
+    value = _ARTICLE_RE.sub("", _POSSESSIVE_RE.sub("", raw)).strip(" ,'’\"")
+    if not any(len(w) > 2 and w.isalpha() for w in _WORD_RE.findall(value.casefold())):
+        return None
+    return value, start
+
+
+_GOVERNING_RE = re.compile(
+    r"\b(?:think|thought|find|found|guess|hope|wish|feel|felt|know|knew|say|said|says|if|whether|that)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _before_is_verb(s: Sentence, start: int) -> bool:
+    """True when the subject follows a verb of thinking or saying ("I think music calms me", "she says yoga …")."""
+    return _GOVERNING_RE.search(s.text, max(s.start, start - 12), start) is not None
