@@ -36,6 +36,7 @@ from engine.api.fast_ingest import FastIngest
 from engine.api.fast_recall import FastRecall
 from engine.api.guard import BODY_TIMEOUT_S, Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
+from engine.api.mcp_sessions import SessionLru
 from engine.api.openapi import app_metadata, finish
 from engine.api.routes import routers
 from engine.api.routes.stream import STREAM_PATH
@@ -49,7 +50,8 @@ from engine.vault import Vault
 PUBLIC_ROUTES = frozenset({("GET", HEALTH_PATH)})
 #: Long-lived streams; they draw on their own small pool of slots.
 STREAM_PATHS = frozenset({STREAM_PATH})
-#: MCP sessions open at once (each is a client like a chat app; idle ones expire after 30 min).
+#: MCP sessions kept open at once (each is a client like a chat app; idle ones expire after 30 min).  A new
+#: session past it ends the least recently used one (:mod:`engine.api.mcp_sessions`) rather than being refused.
 MAX_MCP_SESSIONS = 64
 
 
@@ -139,7 +141,9 @@ def create_app(
             # routing); the SDK's own check would only disagree with it on letter case.
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
             max_request_body_size=endpoint.max_body_bytes,
-            max_sessions=MAX_MCP_SESSIONS,
+            # Only a backstop: SessionLru keeps MAX_MCP_SESSIONS and makes room for each new one, and the
+            # SDK also counts the sessions still being opened, at most one per request slot of the guard.
+            max_sessions=MAX_MCP_SESSIONS + endpoint.max_concurrency + endpoint.max_streams,
         ).routes
     )
 
@@ -186,8 +190,9 @@ def _no_telemetry() -> dict[str, Any]:
 
 
 def _mcp_routes(routes: list[BaseRoute]) -> list[BaseRoute]:
-    """The SDK app's route at ``/mcp`` (checked, so an SDK change fails loudly, not silently)."""
+    """The SDK app's route at ``/mcp`` (checked, so an SDK change fails loudly, not silently), its handler behind
+    the least-recently-used session limit."""
     found = [r for r in routes if isinstance(r, Route) and r.path == MCP_PATH]
     if len(found) != 1:
         raise RuntimeError(f"the MCP SDK's app no longer serves exactly one route at {MCP_PATH}")
-    return list(found)
+    return [Route(MCP_PATH, endpoint=SessionLru(found[0].endpoint, MAX_MCP_SESSIONS), methods=found[0].methods)]
