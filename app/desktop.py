@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon,
 
 from app.gui import APP_NAME, VaultOpening, build_main_window
 from app.runtime import make_endpoint
+from engine.doctor import PortHolder, probe_port
 from engine.errors import EnvironmentProblem, VaultError
 from ui.context import EndpointInfo
 from ui.first_paint import AfterFirstPaint
@@ -43,6 +44,8 @@ START_ANYWAY_MS = 3000
 """What waits for the window's first paint (the endpoint, the collector taking over) goes ahead after
 this long even if the window has not been painted (a window that starts hidden, say): local apps
 must not wait on the screen."""
+PROBE_TIMEOUT_S = 5.0
+"""How long the started endpoint's health answer is waited for, to check that it is this vault's."""
 STOP_WAIT_S = 30.0
 """How long shut-down waits for an endpoint that is still starting (loading, then binding and
 serving: :meth:`EndpointServer.start` gives up after 10 s)."""
@@ -162,6 +165,10 @@ def serve_endpoint(
         server = make_server(vault, port)
     except EnvironmentProblem as exc:
         log.warning("endpoint not started: %s", exc.message)
+        chosen = vault.settings.endpoint.port if port is None else port
+        holder = probe_port(chosen)
+        if holder.in_use and not holder.serves(vault.vault_id()):
+            return None, _held(chosen, holder, token)
         return None, EndpointInfo(None, token, exc.message, exc.fix)
     except ImportError as exc:
         # A build without the endpoint's web stack still makes a usable desktop app.
@@ -190,8 +197,38 @@ def serve_endpoint(
             )
         server.stop()  # releases the sockets it had bound
         return None, info
+    # Binding is not proof: where the system lets two programs share a port (SO_REUSEADDR on Windows, a wildcard
+    # listener on macOS), clients may reach someone else.  Whoever answers must be this vault's Cairn.  No answer
+    # in time (a busy start) is no proof of the contrary: the endpoint is kept.
+    holder = probe_port(server.port, timeout=PROBE_TIMEOUT_S)
+    if holder.held_by_another(vault.vault_id()):
+        log.warning("the endpoint's port %s answers for someone else; stopping this vault's endpoint", server.port)
+        server.stop()
+        return None, _held(server.port, holder, token)
     log.info("endpoint serving at %s", server.address)
     return server, EndpointInfo(server.address, token)
+
+
+def _held(port: int, holder: PortHolder, token: str) -> EndpointInfo:
+    """What to tell the person when another vault's Cairn, or another program, holds the endpoint's port."""
+    fix = "choose another port: endpoint.port in Settings (or CAIRN_ENDPOINT_PORT), then restart Cairn."
+    if holder.cairn:
+        which = f" (vault id {holder.vault_id})" if holder.vault_id else ""
+        return EndpointInfo(
+            None,
+            token,
+            f"Port {port} is held by another Cairn, serving a different vault{which}; this vault's endpoint is not "
+            "serving, and clients on that port reach the other vault.",
+            f"Quit the other Cairn, or {fix}",
+            held_by="another Cairn vault",
+        )
+    return EndpointInfo(
+        None,
+        token,
+        f"Port {port} is held by another program; this vault's endpoint is not serving.",
+        f"Stop that program, or {fix}",
+        held_by="another program",
+    )
 
 
 class StartingWindow(QObject):
@@ -330,6 +367,8 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
 
     def on_failed(error: BaseException) -> None:
         if isinstance(error, VaultError):
+            # on stderr too: started from a terminal (a mistyped --vault, say), the answer belongs there as well
+            print(f"error: {error.message}" + (f"\nfix: {error.fix}" if error.fix else ""), file=sys.stderr)
             _show_fatal(error, window)
         window.set_close_to_tray(False)
         window.close()

@@ -27,6 +27,9 @@ class EndpointInfo:
 
     ``address`` is None when it is not serving; ``problem`` and ``fix`` then say why (port taken,
     turned off), unless it is ``starting``: still loading, its address or problem yet to come.
+    ``held_by`` names who holds the port when that is why ("another Cairn vault", "another
+    program"): the status bar says it rather than a bare "not serving", since a client finding
+    something on the port would otherwise take it for this vault's endpoint.
     """
 
     address: str | None
@@ -34,6 +37,7 @@ class EndpointInfo:
     problem: str = ""
     fix: str = ""
     starting: bool = False
+    held_by: str = ""
 
     @property
     def running(self) -> bool:
@@ -54,7 +58,9 @@ class EndpointInfo:
         """The status bar's short form."""
         if self.address is not None:
             return f"Endpoint {self.address}"
-        return "Endpoint starting…" if self.starting else "Endpoint not serving"
+        if self.starting:
+            return "Endpoint starting…"
+        return f"Endpoint port held by {self.held_by}" if self.held_by else "Endpoint not serving"
 
 
 class EndpointState(QObject):
