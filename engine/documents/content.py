@@ -6,8 +6,9 @@ for an image, an archive or an executable that happens to be named ``.md``: it w
 mojibake and come back from recall.  Text — in UTF-8, a legacy 8-bit encoding, or UTF-16/32 with
 or without a byte-order mark — has almost no control bytes other than tab, line feed, form feed,
 carriage return and escape (colour codes in logs); binary formats are full of them (compressed
-data ~9 % of its bytes, executables far more).  So: past a byte-order mark or the zero-byte pattern
-of UTF-16, a file whose first 64 KiB are more than 1 % such control bytes is binary.
+data ~10 % of its bytes, executables far more).  So: past a byte-order mark or the zero-byte pattern
+of UTF-16, a file whose first 64 KiB are more than 5 % such control bytes is binary — half the share
+of random bytes, and well above a text with a stray control byte on every line.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import codecs
 
 #: Bytes looked at: enough to judge, cheap on a 100 MB file.
 SAMPLE_BYTES = 64 * 1024
-#: Share of control bytes above which a sample is binary (text: ~0; compressed data: ~0.09).
-MAX_CONTROL_SHARE = 0.01
+#: Share of control bytes above which a sample is binary (text: ~0; compressed data: ~0.10).
+MAX_CONTROL_SHARE = 0.05
 # C0 controls other than tab, line feed, vertical tab, form feed, carriage return and escape.
 _CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 _TEXT_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)

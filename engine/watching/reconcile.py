@@ -230,7 +230,7 @@ class Reconciler:
                 tally.add("deferred")
         for path in renaming:
             now = stat_sig(path)
-            if now is not None:
+            if now is not None and resolve_within(path, (root.path,)) is not None:  # a link out stays missing
                 missing.discard(path)
                 self._defer(root, path, now)
                 tally.add("deferred")
