@@ -23,6 +23,7 @@ RUNS = (
     ("recall_speed_onnx", ["-m", "bench.recall_speed", "--embedder", "onnx"]),
     ("chroma_speed", ["-m", "bench.chroma_speed"]),
     ("documents", ["-m", "bench.documents"]),
+    ("document_shape", ["-m", "bench.shape"]),
     ("endpoint", ["-m", "bench.endpoint"]),
     ("durability", ["-m", "bench.durability", "--rounds", "100"]),
     ("gui", ["-m", "bench.gui"]),
