@@ -226,6 +226,13 @@ class OnnxEmbedder:
             return self._run(texts)
         return self._sorted_batches(texts, self._workers)
 
+    def embed_in_background(self, texts: Sequence[str]) -> Matrix:
+        """As :meth:`embed`, on one core fewer: re-embedding a whole vault runs for many minutes beside recalls,
+        which must keep a core of their own (with both cores busy, recall p95 rose ~7x during a migration)."""
+        if len(texts) <= 1:
+            return self.embed(texts)
+        return self._sorted_batches(texts, max(1, self._workers - 1))
+
     def _sorted_batches(self, texts: Sequence[str], workers: int) -> Matrix:
         """Tokenize everything, group texts whose token counts are within ~10 % of each other, run the groups.
 

@@ -278,8 +278,9 @@ class GuardedEmbedder:
         """False while a failure is being backed off from."""
         return self._error is None or self._clock() >= self._retry_at
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed, or raise :class:`ModelUnavailable`."""
+    def embed(self, texts: Sequence[str], *, background: bool = False) -> Matrix:
+        """Embed, or raise :class:`ModelUnavailable`.  ``background``: bulk work that must leave a core to the
+        requests running meanwhile (an embedder with a ``embed_in_background`` method is asked through it)."""
         with self._lock:
             if self._error is not None and self._clock() < self._retry_at:
                 raise ModelUnavailable(
@@ -287,7 +288,8 @@ class GuardedEmbedder:
                     fix="Cairn retries it with back-off; start the model server again.",
                 )
         try:
-            out = self.inner.embed(texts)
+            quiet = getattr(self.inner, "embed_in_background", None) if background else None
+            out = quiet(texts) if quiet is not None else self.inner.embed(texts)
         except Exception as exc:
             message = exc.message if isinstance(exc, ModelUnavailable) else f"{type(exc).__name__}: {exc}"
             with self._lock:
@@ -367,7 +369,9 @@ class MigratingIndex(SqliteVecIndex):
     code that writes and searches vectors does not know a migration is running.
     """
 
-    def __init__(self, store: Store, new: SqliteVecIndex, old: SqliteVecIndex) -> None:  # noqa: super() not called
+    def __init__(
+        self, store: Store, new: SqliteVecIndex, old: SqliteVecIndex
+    ) -> None:  # super().__init__ not called: state is delegated
         self._store = store
         self.new = new
         self.old = old
@@ -520,7 +524,7 @@ class VectorFiller:
         vectors: Matrix | None = None
         if present:
             try:
-                vectors = embedder.embed([texts[int(r[0])] for r in present])
+                vectors = embedder.embed([texts[int(r[0])] for r in present], background=True)
             except ModelUnavailable as exc:
                 attempt = int(job.payload.get("attempt", 0)) + 1
                 delay = min(MAX_BACKOFF_S, self._first_backoff_s * 2 ** (attempt - 1))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -89,6 +91,17 @@ def test_onnx_embedder_runs_batches_side_by_side_with_the_same_result(tmp_path: 
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _n: parallel.embed(texts), range(4)))
     assert all(np.allclose(r, expected, atol=1e-6) for r in results)
+    # background work (a re-embedding) leaves a core to the recalls running beside it, with the same vectors
+    threads: set[str] = set()
+    original = parallel._infer
+
+    def spy(encodings: Any) -> Any:
+        threads.add(threading.current_thread().name)
+        return original(encodings)
+
+    parallel._infer = spy  # type: ignore[method-assign]
+    assert np.allclose(parallel.embed_in_background(texts), expected, atol=1e-6)
+    assert 1 <= len(threads) <= 2  # three workers, one fewer for background work
 
 
 def test_onnx_embedder_without_files_says_how_to_get_them(tmp_path: Path) -> None:
