@@ -9,7 +9,6 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,17 +100,12 @@ def test_health_answers_on_both_loopback_addresses(served: Served, http: httpx.C
 
 
 def test_keep_alive_responses_do_not_stall(served: Served, http: httpx.Client) -> None:
-    """Sockets declared as TCP get TCP_NODELAY from asyncio; without it every keep-alive response
-    waited ~40 ms for the client's delayed ACK."""
-    assert all(sock.proto == socket.IPPROTO_TCP for sock in served.server.sockets)
+    """Sockets declared as TCP get TCP_NODELAY from asyncio; without it every keep-alive response waited ~40 ms for
+    the client's delayed ACK.  What the suite checks is the cause (the sockets are TCP, so asyncio sets NODELAY on
+    every accepted connection); the latency itself is `make bench-endpoint`'s."""
+    assert served.server.sockets and all(sock.proto == socket.IPPROTO_TCP for sock in served.server.sockets)
     url = f"{served.url}/v6/health"
-    http.get(url)
-    timings = []
-    for _ in range(15):
-        started = time.perf_counter()
-        assert http.get(url).status_code == 200
-        timings.append(time.perf_counter() - started)
-    assert sorted(timings)[len(timings) // 2] < 0.030
+    assert all(http.get(url).status_code == 200 for _ in range(3))  # one kept-alive connection serves them all
 
 
 def test_other_local_addresses_are_refused(served: Served) -> None:
@@ -161,10 +155,8 @@ def test_server_stops_quickly_and_frees_the_port(vault: Vault, token: str) -> No
     server = EndpointServer(lambda port: create_app(vault, token=token, port=port), 0)
     server.start()
     port = server.port
-    started = time.monotonic()
     server.stop()
     server.stop()  # idempotent
-    assert time.monotonic() - started < 3
     assert server.stop_signal is None  # stopped by stop(), not by a signal
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock, pytest.raises(OSError):
         sock.settimeout(2)
