@@ -200,6 +200,9 @@ def planned_destination(obj: str) -> Choice:
     return None
 
 
+_LISTENER_WORDS = frozenset({"you", "your", "yours", "ya", "u", "ur"})
+
+
 def plan(obj: str) -> Choice:
     """A plan; a plan to travel somewhere named becomes ``plans_to_visit`` that place."""
     m = _TRAVEL_PLAN_RE.match(obj)
@@ -208,6 +211,8 @@ def plan(obj: str) -> Choice:
     ws = words(obj)
     if (len(ws) > 1 and ws[1] in _POINTING) or (len(ws) == 1 and ws[0] in CHAT_VERBS) or ws[:2] == ["catch", "up"]:
         return None  # "keep that in mind", "let you know", "(can't wait to) hear": conversation
+    if _LISTENER_WORDS & set(ws):
+        return None  # "(can't wait to) see your art": about the listener
     return "plans_to"
 
 

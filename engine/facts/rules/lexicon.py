@@ -107,7 +107,7 @@ EMOTIONS = word_set(
     frustrated annoyed disappointed heartbroken devastated depressed homesick content calm peaceful
     optimistic amazed curious eager ecstatic overjoyed delighted jealous guilty embarrassed ashamed
     confused lost stuck busy sick hyped psyched humbled touched moved honored honoured fulfilled
-    energized energised refreshed nostalgic
+    energized energised refreshed nostalgic impressed awestruck starstruck surprised shocked speechless
     """
 )
 

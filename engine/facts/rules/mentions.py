@@ -131,7 +131,8 @@ _MADE_BY_ME_RE = re.compile(
 _MEMBERSHIP_RE = re.compile(
     r"\b(?:my|our)\s+(?:new\s+|local\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:club|team|band|choir|"
     r"league|crew|squad|"
-    r"troupe|orchestra|congregation))\b(?!['’])",
+    r"troupe|orchestra|congregation|(?<!my\s)(?<!our\s)(?<!age\s)(?<!blood\s)(?<!target\s)(?<!friend\s)group))"
+    r"\b(?!['’])",
     re.IGNORECASE,
 )
 _EXPERIENCE_SUBJECT_RE = re.compile(
@@ -221,6 +222,7 @@ _HOBBY_SUBJECT_RE = re.compile(
     r"means|calms|"
     r"relaxes))\s+(?=[^.!?]*\b(?:me|my|I)\b)"
 )
+_NEGATED_NEXT_RE = re.compile(r"(?:not|never|n['’]t)\b", re.IGNORECASE)
 _PART_OF_LIFE_RE = re.compile(
     r"(?P<val>[^,;:.!?]{2,40}?)\s+(?:is|has\s+(?:always\s+)?been|was)\s+(?:such\s+)?(?:a|an)"
     r"\s+(?:big\s+|huge\s+|"
@@ -443,6 +445,8 @@ def subject_phrases(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """
     if s.has("ing"):
         for m in s.clause_matches(_HOBBY_SUBJECT_RE):
+            if _NEGATED_NEXT_RE.match(s.text, m.end(), s.end):
+                continue  # "Running is not something I enjoy"
             if m.group("gerund").casefold() in _HOBBY_GERUNDS:
                 obj = clean_object(m.group("what"), "phrase")
                 if obj:

@@ -189,9 +189,40 @@ HAVE_RULES: tuple[Rule, ...] = (
         mode="have",
     ),
     rule(
+        "have.many",
+        "lots a plenty tons so many",
+        r"(?:lots\s+of|a\s+lot\s+of|plenty\s+of|tons\s+of|so\s+many|many|a\s+bunch\s+of)\s+(?=(?:[\w'’-]+\s+){0,3}?"
+        r"(?:books|records|vinyls|plants|tattoos|guitars|instruments|paintings|cameras|bikes|sneakers|comics|"
+        r"board\s+games|cookbooks|novels|figurines|plushies|houseplants)\b)",
+        "owns",
+        "np",
+        mode="have",
+    ),
+    rule(
+        "had.achievement",
+        "a an my",
+        r"(?=(?:a|an|my)\s+(?:[\w-]+\s+){0,2}?(?:career-high|career\s+high|personal\s+best|personal\s+record|"
+        r"breakthrough|milestone)\b)",
+        "achieved",
+        "np",
+        mode="have",
+        tenses=_PAST,
+    ),
+    rule(
+        "had.hard-time",
+        "a an some",
+        r"(?=(?:a|an|some)\s+(?:(?:really|very|pretty|super|bit\s+of\s+a)\s+)?(?:tough|hard|rough|difficult|"
+        r"stressful)\s+(?:time|patch|weeks?|months?|year)\b)",
+        "experienced",
+        "phrase",
+        mode="have",
+        tenses=_PAST,
+    ),
+    rule(
         "had.experience",
         "",
-        r"(?=(?:(?:a|an|my)\s+)?(?:[\w-]+\s+)?(?:surgery|operation|accident|"
+        r"(?=(?:(?:a|an|my)\s+)?(?:bit\s+of\s+a\s+)?(?:[\w-]+\s+){0,2}?(?:surgery|operation|accident|scare|"
+        r"injury|flood|fire|break-in|emergency|(?:writing|health|car|money|back|knee)\s+(?:issue|problem)|"
         r"miscarriage|breakdown|setback|stroke|heart\s+attack|concussion|panic\s+attack|breakup|"
         r"burnout|"
         r"(?:money|financial|health|family)\s+(?:problems|troubles|issues|struggles))\b)",

@@ -102,7 +102,8 @@ _AFTER_COMMA_RE = re.compile(r"[,–—-]\s*$")
 _LEADING_ADVERB_RE = re.compile(r"(?:just|also|still|now|currently|recently|finally)\b", re.IGNORECASE)
 _DROP_RE = re.compile(
     r"(?:(?:just|finally|also|recently|actually|really|totally|already|still|officially)\s+)*"
-    r"(?P<word>been|gonna|gotta|can['’]?t|going\s+to(?=\s+(?!the\b|a\b|an\b|my\b|our\b|see\b)"
+    r"(?P<word>been|gonna|gotta|can['’]?t|was(?=\s+(?!(?:it|that|this|there|he|she|you|they|we|i)\b)[a-z])|"
+    r"going\s+to(?=\s+(?!the\b|a\b|an\b|my\b|our\b|see\b)"
     r"[a-z]+\b)|"
     r"started|finished|went|took|got|visited|attended|joined|signed|bought|adopted|tried|made|"
     r"painted|wrote|"
@@ -176,6 +177,9 @@ def dropped_subject(text: str, p: int, end: int, implicit: tuple[str, Person], c
         return subject, person, m.end("word"), None, implied
     if word == "been":
         return subject, person, at, None, "have"
+    if word == "was":
+        # "Was super nervous last week": only a sentence may open so; after "and" the subject is the clause's own
+        return (subject, person, m.end("word"), None, "was") if not chained else None
     if word == "busy":
         return subject, person, at, None, "am"  # "Busy with studies but …"
     if word.endswith("ing"):

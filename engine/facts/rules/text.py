@@ -113,7 +113,7 @@ _NP_STOP_RE = re.compile(
     r"recently|brings|"
     r"keep|make|help|give|makes|keeps|helps|gives|means|takes|drives|lets|feels|looks|seems|"
     r"lately|again|now|right|soon|who|which|is|are|was|were|has|have|had|will|would|can|could|'s|"
-    r"’s)\b",
+    r"’s|of(?=\s+(?:it|that|this|them|everything)\b))\b",
     re.IGNORECASE,
 )
 _LEADING_FILLER_RE = re.compile(
@@ -208,8 +208,25 @@ def sentences(text: str, start: int, end: int) -> list[Span]:
         while e > s and text[e - 1].isspace():
             e -= 1
         if e > s:
-            out.append(Span(s, e))
+            out.extend(_split_question_tail(text, s, e))
     return out
+
+
+#: A dash between a statement and a question that follows it in the same sentence.
+_DASH_RE = re.compile(r"\s[-–—]{1,2}\s")
+
+
+def _split_question_tail(text: str, s: int, e: int) -> tuple[Span, ...]:
+    """ "I finished another pottery project - want to see a pic?": the question after the last dash asks; the
+    statement before it still states.  Anything else is one sentence."""
+    if text[e - 1] != "?":
+        return (Span(s, e),)
+    last = None
+    for m in _DASH_RE.finditer(text, s, e):
+        last = m
+    if last is None or len(text[s : last.start()].split()) < 3 or "?" in text[s : last.start()]:
+        return (Span(s, e),)
+    return Span(s, last.start()), Span(last.end(), e)
 
 
 def _without_annotations(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -320,6 +337,10 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
     if len(words) >= 3 and words[0].casefold() in ("this", "these"):
         # "this amazing deal": the described thing is named well enough; "this one", "this book" are
         # not.
+        words = words[1:]
+        obj = " ".join(words)
+    if len(words) >= 2 and words[0].casefold() == "another" and words[1].casefold() not in _FUNCTION_WORDS | {"one"}:
+        # "another pottery project" names the kind of thing; "another one" does not
         words = words[1:]
         obj = " ".join(words)
     if len(words) == 1 and words[0].casefold() in ("few", "couple", "lot", "bunch", "ton", "tons"):

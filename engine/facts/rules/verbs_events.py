@@ -292,7 +292,7 @@ EVENT_RULES: tuple[Rule, ...] = (
     rule(
         "start",
         "started start began begun starting",
-        r"(?:started|start|began|begun|starting)\s+(?:up\s+)?(?:to\s+)?",
+        r"(?:started|start|began|begun|starting)\s+(?:up\s+)?(?:to\s+|on\s+(?=(?:a|an|my|another)\s))?",
         "started",
         "phrase",
         tenses=EVENT | {"progressive"},

@@ -256,6 +256,18 @@ STATE_RULES: tuple[Rule, ...] = (
         tenses=ANY_REAL,
     ),
     rule(
+        # "I graduated last week!": the milestone itself, when no school follows
+        "graduated.bare",
+        "graduated",
+        r"(?=graduated\s*(?:[.!;,]|$|(?:last|this|yesterday|today|recently|earlier|a\s+few|a\s+couple|\w+\s+"
+        r"(?:days?|weeks?|months?|years?)\s+ago|in\s+(?:\d{4}|may|june|july|december|spring|summer|the\s+spring)|"
+        r"on\s+\w+day)\b))",
+        "achieved",
+        "phrase",
+        tenses=EVENT,
+        persons=PERSONS_ONE,
+    ),
+    rule(
         "graduated",
         "graduated",
         r"graduated\s+(?:from\s+)?",

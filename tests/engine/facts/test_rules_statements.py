@@ -128,3 +128,92 @@ def test_views(text: str, view: str) -> None:
 )
 def test_no_view_from_pointers_particulars_or_chat(text: str) -> None:
     assert not [p for p in run(text) if p.predicate == "holds_view"]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Being a positive role model for them is something I enjoy.", "likes", "being a positive role model"),
+        ("Baking is one of the things I love most.", "loves", "baking"),
+        ("Those moments make me love basketball so much.", "loves", "basketball"),
+        ("It made me appreciate my family even more.", "values", "my family"),
+        (
+            "Having physical reminders like this really helps me stay motivated.",
+            "inspired_by",
+            "having physical reminders",
+        ),
+        ("Playing video games helps me unwind.", "likes", "playing video games"),
+    ],
+)
+def test_what_the_speaker_holds_dear_said_of_its_subject(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Running is not something I enjoy.",
+        "Is cooking something you enjoy?",
+        "That doesn't make me love it.",
+        "Being with them brings me so much happiness.",
+    ],
+)
+def test_no_liking_from_negations_questions_or_pointers(text: str) -> None:
+    assert not [p for p in run(text) if p.predicate in ("likes", "loves", "values", "has_hobby")]
+
+
+# -- what happened -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Had a wild week, my car broke down last Fri on my way to work.", "experienced", "car broke down"),
+        ("My old area was hit by a nasty flood last week.", "experienced", "old area was hit by a nasty flood"),
+        ("Our basement flooded last spring.", "experienced", "basement flooded"),
+        ("I heard some cool stories from an elderly veteran named Samuel.", "met", "elderly veteran named samuel"),
+        ("I graduated last week!", "achieved", "graduated"),
+        ("By the way, I had a career-high in assists last Friday.", "achieved", "career-high"),
+        (
+            "Hey John, I had a tough time with my English lit class.",
+            "experienced",
+            "tough time with my english lit class",
+        ),
+        ("Last week, I had a huge writing issue.", "experienced", "huge writing issue"),
+        ("FYI, I finished another pottery project - want to see a pic?", "finished", "pottery project"),
+        ("I actually started on a book recently since my movie did well!", "started", "book"),
+        ("Was super nervous last week when I shared my book with my writers group.", "feels", "nervous"),
+        ("Was super nervous last week when I shared my book with my writers group.", "member_of", "writers group"),
+        ("It was hard, but I'm so proud of it.", "feels", "proud"),
+        ("I was impressed with their dedication.", "feels", "impressed with their dedication"),
+        ("I've got lots of kids' books, classics mostly.", "owns", "kids' books"),
+        (
+            "It feels good to use my skills to make a difference.",
+            "holds_view",
+            "it feels good to use my skills to make a difference",
+        ),
+    ],
+)
+def test_events_and_states_in_passing(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My heart broke when I heard.",
+        "My car almost broke down.",
+        "If my phone gets stolen, I'll cry.",
+        "My son's teacher is a woman named Ms Clark.",
+        "He met a woman named Sue.",
+        "Did you meet a guy named Tom?",
+        "Was it fun?",
+        "I'm impressed by your willingness to take risks.",
+        "Can't wait to see your art - got any previews?",
+        "Our group, 'Connected Activists', is made of all kinds of people.",
+        "I don't have many books.",
+        "Do you want to come - say, Saturday?",
+    ],
+)
+def test_no_event_from_near_misses(text: str) -> None:
+    assert not [p for p in run(text) if not p.negated and p.rule.split(".")[0] != "relative"]

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.effects import effects
 from engine.facts.rules.life.events import events
+from engine.facts.rules.life.happenings import happenings
 from engine.facts.rules.life.health import health
 from engine.facts.rules.life.places import places
 from engine.facts.rules.life.relations import relations
@@ -22,7 +23,7 @@ from engine.facts.rules.life.views import views
 from engine.facts.rules.life.work import work
 from engine.facts.rules.model import Found, Sentence
 
-_SHAPES = (places, work, relations, health, things, events, views, effects)
+_SHAPES = (places, work, relations, health, things, events, views, effects, happenings)
 
 
 def life_facts(s: Sentence, catalog: Catalog) -> Iterator[Found]:

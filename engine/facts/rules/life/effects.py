@@ -26,6 +26,7 @@ from engine.facts.rules.life.common import make, speaker_ctx, words_of
 from engine.facts.rules.life.context import Time
 from engine.facts.rules.life.views import view_end, view_value
 from engine.facts.rules.model import Found, Sentence
+from engine.facts.rules.text import extract_object
 
 _COMFORT_VERBS = (
     r"(?:calms?|relax(?:es)?|sooth(?:es?)?|comforts?|refresh(?:es)?|brightens?|grounds?|heals?|recharges?|"
@@ -50,12 +51,16 @@ _EFFECT_RE = re.compile(
     r"puts?\s+a\s+(?:big\s+|huge\s+)?smile\s+on\s+(?:my|our)\s+faces?|"
     r"makes?\s+my\s+day|"
     r"keeps?\s+(?:me|us)\s+(?:sane|grounded|calm|balanced|centered|centred|happy)|"
+    r"(?:helps?|has\s+helped)\s+(?:me|us)\s+(?:to\s+)?(?:relax|unwind|de-?stress|calm\s+down|stay\s+calm|recharge|"
+    r"switch\s+off|find\s+(?:peace|balance))|"
     r"(?:speaks?|spoke|has\s+spoken|resonates?|resonated)\s+(?:to|with)\s+(?:me|us))"
     r"|"
     # drive
     r"(?P<drive>(?:motivates?|motivated|inspires?|inspired|encourages?|encouraged|pushe[sd]|push|drives?|drove)"
     r"\s+(?:me|us)(?=\s+(?:to|forward|on|every|each)\b|\s*[,.;!]|\s*$|\s+(?:and|so|more)\b)|"
     r"(?:keeps?|kept)\s+(?:me|us)\s+(?:going|motivated|inspired|positive|focused|pushing|moving\s+forward)|"
+    r"(?:helps?|has\s+helped)\s+(?:me|us)\s+(?:to\s+)?(?:stay|keep|remain)\s+(?:motivated|focused|inspired|positive|"
+    r"going|on\s+track)|"
     r"(?:gives?|gave|has\s+given|have\s+given)\s+(?:me|us)\s+" + _AMOUNT + _DRIVE + r"|"
     r"(?:fills?|filled)\s+(?:me|us)\s+with\s+" + _AMOUNT + r"(?:hope|determination|energy|motivation|purpose))"
     r"|"
@@ -72,7 +77,8 @@ _GATE = frozenset(
     """calm calms relax relaxes soothe soothes comfort comforts refresh refreshes brighten brightens ground grounds
     heal heals recharge recharges uplift uplifts lift lifts energize energizes energise energises rejuvenate
     rejuvenates cheer cheers center centers centre centres de-stress destress destresses de-stresses brings bring
-    brought gives give gave given fills fill filled smile makes make keeps keep kept speaks speak spoke spoken
+    brought gives give gave given fills fill filled smile makes make keeps keep kept speaks speak spoke spoken help
+    helps helped
     resonates resonate resonated motivates motivate motivated inspires inspire inspired encourages encourage
     encouraged pushes push pushed drives drive drove there back backs rock rocks anchor support supporters fans
     cheerleaders""".split()
@@ -96,6 +102,9 @@ _LEADING_RE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE_RE = re.compile(r"^(?:his|her|their)\s+", re.IGNORECASE)
+#: A trailing phrase that only points back ("being a role model for them"): the rest names the thing.
+_POINTING_TAIL_RE = re.compile(r"\s+(?:for|with|to|of|around)\s+(?:them|him|her|it|this|that)$", re.IGNORECASE)
+_LIKE_THIS_RE = re.compile(r"\s+like\s+(?:this|that|these|those)$", re.IGNORECASE)
 _ARTICLE_RE = re.compile(r"^(?:(?:all\s+)?the|an?|some)\s+", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'’-]+")
 _DANGLING = frozenset("and or but to of with for in on at by from as".split())
@@ -104,9 +113,46 @@ _PAST_RE = re.compile(r"(?:gave|spoke|resonated|motivated|inspired|encouraged|pu
 _MAX_SUBJECT_WORDS = 12
 
 
+#: "Being a role model is something I enjoy", "Baking is one of the things I love": what the speaker holds dear,
+#: said of its subject.
+_SOMETHING_RE = re.compile(
+    r"(?P<adv>(?:(?:really|definitely|truly|just|always|also|not|never)\s+)*)"
+    r"(?:is|are|['’]s|has\s+(?:always\s+)?been|have\s+(?:always\s+)?been)\s+"
+    r"(?:(?:really|definitely|truly|just|always|also|not|never)\s+)*"
+    r"(?:something|one\s+(?:thing|of\s+the\s+things))\s+(?:that\s+)?(?:I|we)\s+"
+    r"(?:(?:really|truly|genuinely|absolutely|always|also|do)\s+)*"
+    r"(?P<how>enjoy|love|like|cherish|treasure|value|look\s+forward\s+to|care\s+(?:deeply\s+)?about|"
+    r"(?:am|['’]m)\s+(?:really\s+|so\s+)?passionate\s+about)\b",
+    re.IGNORECASE,
+)
+#: "Those moments make me love basketball so much": what the speaker loves, whatever made them love it.
+_MAKES_ME_RE = re.compile(
+    r"(?P<adv>(?:(?:really|always|just|also|truly|definitely|never|not|does|do|did|n['’]t|doesn['’]t|don['’]t|"
+    r"didn['’]t)\s+)*)(?:makes?|made|has\s+made)\s+(?:me|us)\s+(?:(?:really|even|so|just|truly|only)\s+)?"
+    r"(?P<how>love|like|appreciate|enjoy|value|cherish)\s+",
+    re.IGNORECASE,
+)
+_HOW_PREDICATE = {
+    "enjoy": "likes",
+    "like": "likes",
+    "look": "likes",
+    "love": "loves",
+    "cherish": "values",
+    "treasure": "values",
+    "value": "values",
+    "appreciate": "values",
+    "care": "values",
+}
+
+
 def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """What the sentence says things and people do for the speaker."""
-    if not words_of(s.low) & _GATE or not s.has(" me", " us", "my ", "our "):
+    words = words_of(s.low)
+    if "something" in words or "things" in words:
+        yield from _something_i(s)
+    if "make" in words or "makes" in words or "made" in words:
+        yield from _makes_me(s)
+    if not words & _GATE or not s.has(" me", " us", "my ", "our "):
         return
     for m in _EFFECT_RE.finditer(s.text, s.start, s.end):
         kind = "comfort" if m.group("comfort") else "drive" if m.group("drive") else "support"
@@ -135,6 +181,36 @@ def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield make(ctx, s, predicate, value, f"effect.{kind}", end=m.end(), negated=False, time=time)
 
 
+def _something_i(s: Sentence) -> Iterator[Found]:
+    for m in _SOMETHING_RE.finditer(s.text, s.start, s.end):
+        if re.search(r"\b(?:not|never)\b", m.group(0), re.IGNORECASE):
+            continue
+        subject = _subject(s, m.start())
+        if subject is None:
+            continue
+        value, at = subject
+        ctx = speaker_ctx(s, at)
+        if ctx is None or ctx.negated:
+            continue
+        how = m.group("how").casefold()
+        predicate = "passionate_about" if "passionate" in how else _HOW_PREDICATE[how.split()[0]]
+        yield make(ctx, s, predicate, value, "effect.something-i", end=m.end(), negated=False)
+
+
+def _makes_me(s: Sentence) -> Iterator[Found]:
+    for m in _MAKES_ME_RE.finditer(s.text, s.start, s.end):
+        if re.search(r"\b(?:not|never)\b|n['’]t\b", m.group("adv"), re.IGNORECASE):
+            continue
+        value = extract_object(s.text, m.end(), s.end, "np")
+        if value is None:
+            continue
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        predicate = _HOW_PREDICATE[m.group("how").casefold()]
+        yield make(ctx, s, predicate, value, "effect.makes-me", end=m.end() + len(value), negated=False)
+
+
 #: Where the subject of an effect starts: after a clause break, but not at "and" ("their patience and support").
 _SUBJECT_BREAK_RE = re.compile(
     r"[;:!?()\[\]]|\.(?=\s|$)|\s[-–—]+\s|[-–—]{2}|,|"
@@ -144,7 +220,7 @@ _SUBJECT_BREAK_RE = re.compile(
 )
 #: A clause inside the subject: it is not one noun phrase ("knowing there's people who … means a lot and helps").
 _CLAUSE_INSIDE = frozenset(
-    """is are was were am be been being has have had 's ’s means meant help helps helped make makes made keep keeps
+    """is are was were am be been has have had 's ’s means meant help helps helped make makes made keep keeps
     give gives bring brings seem seems seemed does do did can could will would should remind reminds feel
     feels""".split()
 )
@@ -160,7 +236,8 @@ def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
     lead = _LEADING_RE.match(s.text, start, verb_at)
     if lead is not None:
         start = lead.end()
-    raw = s.text[start:verb_at].strip()
+    said = s.text[start:verb_at].strip()
+    raw = _POINTING_TAIL_RE.sub("", _LIKE_THIS_RE.sub("", said))
     if not raw or re.search(r"[\"“”()]", raw):
         return None
     words = _WORD_RE.findall(raw.casefold())
@@ -171,8 +248,11 @@ def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
     if _before_is_verb(s, start):
         return None  # "I find music calms me" reads as its own clause only when nothing governs it
     value = _ARTICLE_RE.sub("", _POSSESSIVE_RE.sub("", raw)).strip(" ,'’\"")
-    if not any(len(w) > 2 and w.isalpha() for w in _WORD_RE.findall(value.casefold())):
+    kept = _WORD_RE.findall(value.casefold())
+    if not any(len(w) > 2 and w.isalpha() for w in kept):
         return None
+    if len(kept) == 1 and kept[0].endswith("ing") and raw != said:
+        return None  # "being with them" names nothing once its pointer is gone
     return value, start
 
 

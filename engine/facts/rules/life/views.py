@@ -71,7 +71,7 @@ _GENERIC_RE = re.compile(
     rf"(?P<np>{_WORD}(?:\s+(?:{_WORD}))" + r"{0,6}?)\s*" + rf"(?P<verb>{_GENERIC_VERB})\b\s+(?P<rest>\S)",
 )
 _EXTRAPOSED_RE = re.compile(
-    r"(?P<it>it(?:\s+is|['’]s|\s+was|['’]s\s+been|\s+has\s+been|\s+can\s+be|\s+must\s+be))\s+"
+    r"(?P<it>it(?:\s+is|['’]s|\s+was|['’]s\s+been|\s+has\s+been|\s+can\s+be|\s+must\s+be|\s+feels|\s+felt))\s+"
     r"(?:(?:so|really|truly|just|super|pretty|very|always|definitely|incredibly|totally|quite|such\s+a|a)\s+)*"
     r"(?P<adj>[a-z]+)(?P<noun>\s+(?:feeling|thing|experience))?"
     r"(?P<tome>\s+(?:to|for)\s+me)?\s*,?\s+"
