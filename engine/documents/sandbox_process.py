@@ -8,7 +8,8 @@ on a full pipe).
 Workers are fresh interpreters started with :mod:`subprocess`.  That is what multiprocessing's
 "spawn" does too — nothing of this multi-threaded process is inherited: no threads, no sqlite
 connections — but without spawn's re-import of the parent's ``__main__``, which would load the whole
-CLI or GUI into every worker.
+CLI or GUI into every worker.  They are started through :func:`engine.lifeline.popen`, so that a
+worker ends with this process even when it is killed in the middle of a parse.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from engine.documents.sandbox_worker import (
     read_frame,
     write_message,
 )
+from engine.lifeline import popen
 from engine.plugin_api import ParseLimits
 
 #: How long a new worker may take to import and report ready.
@@ -117,7 +119,7 @@ class WorkerProcess:
         if sys.platform == "win32":
             flags = subprocess.CREATE_NEW_PROCESS_GROUP
         try:
-            proc = subprocess.Popen(
+            proc = popen(
                 command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

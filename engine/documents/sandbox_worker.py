@@ -1,9 +1,11 @@
 """The child side of the parser sandbox, and the wire protocol both sides speak.
 
 A worker is a fresh interpreter started by :mod:`engine.documents.sandbox_process` (never a fork of
-the multi-threaded parent).  It loops: read one request from its stdin, parse, write one reply to
-its stdout.  It imports only the standard library and :mod:`engine.plugin_api` so that start-up
-stays fast; parser modules are imported on first use and kept for the worker's lifetime.
+the multi-threaded parent).  It first ties its life to the parent's (:mod:`engine.lifeline`: a
+parser may sleep or spin for ever, and a killed parent can no longer stop it), then loops: read one
+request from its stdin, parse, write one reply to its stdout.  It imports only the standard library,
+:mod:`engine.lifeline` and :mod:`engine.plugin_api` so that start-up stays fast; parser modules are
+imported on first use and kept for the worker's lifetime.
 
 Protocol: every message is an 8-byte big-endian length followed by a pickle.  Parent → child: an
 ``init`` dict (the memory limit), then :class:`Job` tuples.  Child → parent: plain tuples of builtin
@@ -32,6 +34,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
 
+from engine.lifeline import WATCH_THREAD, die_with_parent
 from engine.plugin_api import (
     LimitExceeded,
     ParsedDocument,
@@ -181,7 +184,8 @@ def _ints(*values: object) -> bool:
 
 # -- the worker loop -------------------------------------------------------------------------------
 def main() -> None:
-    """Serve parse requests on stdin/stdout until the parent closes the pipe."""
+    """Serve parse requests on stdin/stdout until the parent closes the pipe (or dies)."""
+    die_with_parent()
     requests, replies = _claim_standard_streams()
     # A segfault or abort then leaves its Python stack on stderr, for the parent's crash detail.
     faulthandler.enable()
@@ -330,8 +334,9 @@ def _fail(reason: str, detail: str, *, keep: bool = True) -> tuple[Any, ...]:
 
 
 def _clean() -> bool:
-    """Whether this worker may take another file: one whose parser left threads running may not."""
-    return threading.active_count() == 1
+    """Whether this worker may take another file: one whose parser left threads running may not (the thread
+    watching the parent, where there is one, is the worker's own)."""
+    return sum(1 for thread in threading.enumerate() if thread.name != WATCH_THREAD) == 1
 
 
 def _load_parser(ref: str) -> Parser:

@@ -18,7 +18,8 @@ understood question (:class:`~engine.recall.service.Question`) to one of a few h
 
 Nothing depends on a helper: until one is ready (loading the vectors takes seconds on a large vault), when it fails,
 hangs or dies, the question is ranked in this process and the helper is replaced.  A helper exits when this process
-goes away — its end of the channel closes — even when this process is killed.
+goes away — its end of the channel closes — and when this process is killed it is ended with it, even in the middle
+of loading or ranking (:mod:`engine.lifeline`: the kernel's death signal on Linux, a watching thread elsewhere).
 
 The cost is memory: each helper holds a copy of the vectors (about 1.6 kB per vector at 384 dimensions, plus ~0.3 kB
 of postings for the hashing embedder's sparse vectors, which each helper builds itself — they are exact, so every
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from engine.lifeline import die_with_parent, popen
 from engine.recall.types import RecallResult
 from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
 
@@ -84,7 +86,7 @@ class _Helper:
         root = str(Path(engine.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
-            self.proc = subprocess.Popen(
+            self.proc = popen(
                 [
                     sys.executable,
                     "-m",
@@ -386,6 +388,7 @@ def serve(db_path: Path, model_id: str, dim: int, conn: Connection) -> None:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of a helper process: ``python -m engine.recall.processes DB MODEL DIM FD``."""
+    die_with_parent()  # before the vectors load: that can take minutes, and nobody may be left to ask
     db_path, model_id, dim, fd = argv
     logging.basicConfig(level=logging.WARNING, format="cairn recall helper: %(levelname)s %(name)s: %(message)s")
     serve(Path(db_path), model_id, int(dim), Connection(int(fd)))

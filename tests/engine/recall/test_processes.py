@@ -172,35 +172,48 @@ def test_no_helpers_for_a_small_vault_by_default(vault: Vault) -> None:
     assert vault._recall.processes is None  # type: ignore[attr-defined]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_helpers_exit_when_the_vault_process_is_killed(tmp_path: Path) -> None:
-    """SIGKILL gives the vault's process no chance to stop its helpers; they notice their channel close."""
+    """SIGKILL gives the vault's process no chance to stop its helpers, and a helper busy loading or ranking does not
+    read its channel: it is ended with its parent all the same.  Here the helper cannot run at all (stopped), and it
+    was started from a thread that has ended since (Linux's death signal follows the thread that started a child:
+    helpers must be started from one that lives as long as the process)."""
     script = textwrap.dedent(
         f"""
-        import sys, time
+        import sys, threading, time
         from engine.config import Settings
         from engine.vault import Vault
         settings = Settings().updated({{"llm.provider": "simple", "embedder.provider": "hashing",
                                         "recall.processes": 1}})
         vault = Vault.open({str(tmp_path / "vault")!r}, settings=settings)
-        processes = vault.start_recall_processes()
+        started = []
+        starter = threading.Thread(target=lambda: started.append(vault.start_recall_processes()))
+        starter.start()
+        starter.join()
+        processes = started[0]
         assert processes.wait_ready(120)
         print(processes._helpers[0].proc.pid, flush=True)
         time.sleep(600)
         """
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    helper_pid = 0
     try:
         assert parent.stdout is not None
         helper_pid = int(parent.stdout.readline())
+        assert _alive(helper_pid), "the helper died with the thread that started it"
+        os.kill(helper_pid, signal.SIGSTOP)  # as busy as can be: it will not read its channel
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(10)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 10
         while time.monotonic() < deadline and _alive(helper_pid):
             time.sleep(0.1)
         assert not _alive(helper_pid), "the helper outlived the vault's process"
     finally:
         if parent.poll() is None:
             parent.kill()
+        if helper_pid and _alive(helper_pid):
+            os.kill(helper_pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
