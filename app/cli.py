@@ -308,7 +308,7 @@ def import_command(
     from app.runtime import open_vault
 
     with _ErrorReporter():
-        opened = open_vault(vault or state.vault, start_workers=True)
+        opened = open_vault(vault or state.vault, start_workers=True, on_created=_told_created)
         failed = False
         conversations = added = duplicates = rejected = 0
         try:
