@@ -45,7 +45,7 @@ START_ANYWAY_MS = 3000
 this long even if the window has not been painted (a window that starts hidden, say): local apps
 must not wait on the screen."""
 PROBE_TIMEOUT_S = 5.0
-"""How long the started endpoint's health answer is waited for, to check that it is this vault's."""
+"""How long whoever answers on the endpoint's port is waited for, to tell this vault's Cairn from another."""
 STOP_WAIT_S = 30.0
 """How long shut-down waits for an endpoint that is still starting (loading, then binding and
 serving: :meth:`EndpointServer.start` gives up after 10 s)."""
@@ -166,7 +166,7 @@ def serve_endpoint(
     except EnvironmentProblem as exc:
         log.warning("endpoint not started: %s", exc.message)
         chosen = vault.settings.endpoint.port if port is None else port
-        holder = probe_port(chosen)
+        holder = probe_port(chosen, timeout=PROBE_TIMEOUT_S)
         if holder.in_use and not holder.serves(vault.vault_id()):
             return None, _held(chosen, holder, token)
         return None, EndpointInfo(None, token, exc.message, exc.fix)
