@@ -84,8 +84,13 @@ def tighten(root: Path) -> list[Loosened]:
             log.warning("could not make %s private: %s", item.path, exc)
             continue
         changed.append(item)
-    if changed:
-        log.warning("made %s paths in the vault folder private (owner only)", len(changed))
+    files = [item for item in changed if not item.path.is_dir()]
+    if files:  # content others could read: worth a warning
+        log.warning(
+            "made %s paths in the vault folder private (owner only), %s of them files", len(changed), len(files)
+        )
+    elif changed:  # only folders (often the vault folder a person made with mkdir): they showed names, not content
+        log.info("made %s folders of the vault private (owner only)", len(changed))
     return changed
 
 
