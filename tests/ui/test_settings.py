@@ -288,12 +288,15 @@ def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, windo
     at_start = "Takes effect the next time Cairn starts."
     for title in ("Personal data firewall", "Memories", "Recall", "Backups"):
         assert notes[title] == [at_once], title
-    for title in ("Embedder", "Vector storage", "Endpoint", "Background jobs", "Episodes"):
+    for title in ("Embedder", "Vector storage", "Background jobs", "Episodes"):
         assert notes[title] == [at_start], title
+    assert notes["Endpoint"] == ["Takes effect the next time Cairn starts, except Mcp upload path (at once)."]
     assert notes["Watched folders"] == [
         "Takes effect the next time Cairn starts, except Folders (at once)."
     ]  # the watcher reads its debounce and rescan interval when it starts
-    assert notes["Documents"] == ["Takes effect the next time Cairn starts, except Max size (at once)."]
+    assert notes["Documents"] == [
+        "Takes effect as soon as it is saved, except Parse timeout, Parse memory and Max pages (at the next start)."
+    ]  # the parser sandbox reads its limits when it starts
 
 
 def test_backup_settings_apply_at_once_and_back_up_now_lists_the_generations(
