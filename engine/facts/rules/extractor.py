@@ -25,6 +25,7 @@ from engine.facts.rules.lexicon import (
     HOBBY_ACTIVITIES,
     IRREGULAR_ACTIONS,
     NOT_ACTIONS,
+    OFTEN_RE,
     VAGUE_GERUNDS,
 )
 from engine.facts.rules.life import life_facts
@@ -445,6 +446,8 @@ def _habit(text: str, head: Head, limit: int) -> Found | None:
     """ "I run 5 km daily", "I call my parents every Sunday" → exercises / does_regularly."""
     _, end = bound_object(text, head.pos, limit, "event")
     m = FREQUENCY_RE.search(text, head.pos, end)
+    if m is None and head.person == "first" and head.tense == "present" and not head.aux:
+        m = OFTEN_RE.search(text, head.pos, end)
     if m is None or head.word in CHAT_VERBS - {"make", "get", "have"}:
         return None
     obj = clean_object(text[head.pos : m.start()], "phrase")

@@ -298,7 +298,8 @@ HABIT_VERBS = word_set(
     teach coach volunteer visit collect grow garden knit sew crochet build code color-code colour-code track
     organize organise study attend meditate journal tend brew mentor host lead lift stretch skate surf
     climb fish sing dance compose record edit film photograph shoot blog vlog stream design craft restore
-    repair fix grind roast decorate donate rescue foster raise breed tutor umpire referee
+    repair fix grind roast decorate donate rescue foster raise breed tutor umpire referee visualize visualise
+    exercise pray travel scrapbook declutter
     """
 )
 
@@ -353,6 +354,9 @@ FREQUENCY_RE = re.compile(
     r"regularly|most\s+(?:days|mornings|evenings|nights|weekends))\b",
     re.IGNORECASE,
 )
+
+#: "I make this chicken a lot", "I travel all the time": how often, said of the speaker's own plain present.
+OFTEN_RE = re.compile(r"\b(?:a\s+lot(?!\s+of)|all\s+the\s+time)\b", re.IGNORECASE)
 
 FUTURE_RE = re.compile(
     r"\b(?:tomorrow|tonight|later\s+(?:today|this\s+\w+)|soon|coming\s+up|upcoming|next\s+(?:week|"

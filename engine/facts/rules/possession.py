@@ -183,7 +183,9 @@ HAVE_RULES: tuple[Rule, ...] = (
         r"(?:a|an|my\s+own|two|three)\s+(?=(?:[\w'-]+\s+){0,3}?"
         r"(?:car|truck|bike|bicycle|motorcycle|scooter|house|apartment|condo|boat|cabin|piano|"
         r"guitar|violin|"
-        r"camera|laptop|telescope|record\s+player|drone|kayak|van|garden|backyard|pool|printer)\b)",
+        r"camera|laptop|telescope|record\s+player|drone|kayak|van|garden|backyard|pool|printer|painting|tattoo|"
+        r"plaque|bookshelf|cork\s*board|drum\s+kit|keyboard|sewing\s+machine|aquarium|greenhouse|treadmill|"
+        r"home\s+gym|studio|vinyl\s+collection|collection)\b)",
         "owns",
         "np",
         mode="have",
@@ -210,9 +212,10 @@ HAVE_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "had.hard-time",
-        "a an some",
-        r"(?=(?:a|an|some)\s+(?:(?:really|very|pretty|super|bit\s+of\s+a)\s+)?(?:tough|hard|rough|difficult|"
-        r"stressful)\s+(?:time|patch|weeks?|months?|year)\b)",
+        "a an some trouble difficulty difficulties",
+        r"(?=(?:(?:a|an|some)\s+(?:(?:really|very|pretty|super|bit\s+of\s+a)\s+)?(?:tough|hard|rough|difficult|"
+        r"stressful)\s+(?:time|patch|weeks?|months?|year)|(?:some\s+|a\s+lot\s+of\s+|a\s+bit\s+of\s+)?"
+        r"(?:trouble|difficulty|difficulties)\s+(?:with|figuring|getting|finding|making|adjusting|settling))\b)",
         "experienced",
         "phrase",
         mode="have",

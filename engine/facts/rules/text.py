@@ -136,7 +136,7 @@ _TRAILING_FILLER_RE = re.compile(
     r"(?:a\s+(?:few|couple\s+of)|\w+)\s+(?:days?|weeks?|weekends?|months?|years?)\s+(?:ago|later|"
     r"from\s+now)|a\s+while\s+(?:ago|"
     r"back)|"
-    r"the\s+other\s+day|earlier|before|first|for\s+the\s+first\s+time|"
+    r"the\s+other\s+day|earlier|before|at\s+first|first|for\s+the\s+first\s+time|"
     # (Not "for you", "with you": an object ending so is about the listener and is rejected.)
     r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|for\s+(?:me|us)|"
     r"at\s+the\s+moment|every\s+\w+))+$",
@@ -239,6 +239,9 @@ def _without_annotations(text: str, start: int, end: int) -> list[tuple[int, int
     return [(a, b) for a, b in parts if b > a]
 
 
+_INITIALS_RE = re.compile(r"(?:[a-z]\.)+[a-z]")
+
+
 def _is_abbreviation(text: str, sentence_start: int, boundary: int) -> bool:
     """True when the full stop before ``boundary`` ends an abbreviation ("Dr.", "e.g.") or an
     initial."""
@@ -248,7 +251,8 @@ def _is_abbreviation(text: str, sentence_start: int, boundary: int) -> bool:
     if not m:
         return False
     word = m.group(1).casefold()
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    # an initial ("J. Smith") or a run of them ("J.K. Rowling", "J.R.R. Tolkien")
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()) or _INITIALS_RE.fullmatch(word) is not None
 
 
 def skip_reason(sentence: str) -> str | None:

@@ -38,6 +38,23 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
         negation="dislikes",
         tenses=ANY_REAL,
     ),
+    # "I'll always love reading": a lasting preference, though said with "will"
+    rule(
+        "love.always",
+        "love",
+        r"(?<=always\s)love\s+(?:to\s+)?",
+        "loves",
+        "phrase",
+        tenses=frozenset({"future"}),
+    ),
+    rule(
+        "cherish.always",
+        "cherish treasure",
+        r"(?<=always\s)(?:cherish|treasure)\s+",
+        "values",
+        "phrase",
+        tenses=frozenset({"future"}),
+    ),
     rule(
         "love",
         "love loves loving loved",

@@ -217,3 +217,52 @@ def test_events_and_states_in_passing(text: str, predicate: str, obj: str) -> No
 )
 def test_no_event_from_near_misses(text: str) -> None:
     assert not [p for p in run(text) if not p.negated and p.rule.split(".")[0] != "relative"]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("There's a quote by J.K. Rowling that I really like: it keeps me going.", "likes", "quote by j.k. rowling"),
+        ("It's based on a book series that I love.", "loves", "book series"),
+        ("I will always love reading, personally.", "loves", "reading"),
+        ("I'll always cherish the memories of that trip.", "values", "memories of that trip"),
+        ("I have a painting in my room to remind me to stay true.", "owns", "painting"),
+        (
+            "I make this honey garlic chicken with roasted veg a lot.",
+            "does_regularly",
+            "make this honey garlic chicken with roasted veg",
+        ),
+        ("I travel a lot.", "does_regularly", "travel"),
+        (
+            "I had some trouble figuring out the subway at first, but then it was easy.",
+            "experienced",
+            "trouble figuring out the subway",
+        ),
+    ],
+)
+def test_likes_lasting_loves_possessions_habits(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here's another recipe I like.",
+        "This is the one I like.",
+        "I may have found a job at a company I like that needs my skills.",
+        "Do you know a band I like?",
+        "I'll love it.",
+        "I'll always love you.",
+        "Friendship means a lot to me.",
+        "We hang out a lot.",
+        "I miss you a lot.",
+        "I had no trouble at all.",
+    ],
+)
+def test_no_liking_or_habit_from_near_misses(text: str) -> None:
+    assert not [p for p in run(text) if p.predicate in ("likes", "loves", "does_regularly", "experienced")]
+
+
+def test_initials_do_not_end_a_sentence() -> None:
+    props = run("My favourite author is J.K. Rowling and I read her every year.")
+    assert all(p.evidence.text.startswith("My favourite author") for p in props)

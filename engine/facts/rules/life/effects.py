@@ -26,7 +26,7 @@ from engine.facts.rules.life.common import make, speaker_ctx, words_of
 from engine.facts.rules.life.context import Time
 from engine.facts.rules.life.views import view_end, view_value
 from engine.facts.rules.model import Found, Sentence
-from engine.facts.rules.text import extract_object
+from engine.facts.rules.text import clean_object, extract_object
 
 _COMFORT_VERBS = (
     r"(?:calms?|relax(?:es)?|sooth(?:es?)?|comforts?|refresh(?:es)?|brightens?|grounds?|heals?|recharges?|"
@@ -132,6 +132,14 @@ _MAKES_ME_RE = re.compile(
     r"(?P<how>love|like|appreciate|enjoy|value|cherish)\s+",
     re.IGNORECASE,
 )
+#: "There's a quote by J.K. Rowling that I really like: …": what the speaker likes, named before a relative clause
+#: that ends with the verb.
+_THING_I_LIKE_RE = re.compile(
+    r"\b(?:a|an|the|some)\s+(?P<np>(?-i:[\w'’.-]+)(?:\s+[\w'’.-]+){0,5}?)\s+(?:that\s+|which\s+)?(?:I|we)\s+"
+    r"(?:(?:really|absolutely|truly|just|also|still|totally)\s+)*(?P<how>like|love|enjoy|adore|cherish|treasure)"
+    r"(?=\s*(?:[.!:;,]|$|\s+(?:a\s+lot|so\s+much|the\s+most|most|too|as\s+well)\b))",
+    re.IGNORECASE,
+)
 _HOW_PREDICATE = {
     "enjoy": "likes",
     "like": "likes",
@@ -142,6 +150,7 @@ _HOW_PREDICATE = {
     "value": "values",
     "appreciate": "values",
     "care": "values",
+    "adore": "loves",
 }
 
 
@@ -152,6 +161,8 @@ def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield from _something_i(s)
     if "make" in words or "makes" in words or "made" in words:
         yield from _makes_me(s)
+    if words & _LIKE_WORDS and ("i" in words or "we" in words):
+        yield from _thing_i_like(s)
     if not words & _GATE or not s.has(" me", " us", "my ", "our "):
         return
     for m in _EFFECT_RE.finditer(s.text, s.start, s.end):
@@ -195,6 +206,23 @@ def _something_i(s: Sentence) -> Iterator[Found]:
         how = m.group("how").casefold()
         predicate = "passionate_about" if "passionate" in how else _HOW_PREDICATE[how.split()[0]]
         yield make(ctx, s, predicate, value, "effect.something-i", end=m.end(), negated=False)
+
+
+_LIKE_WORDS = frozenset("like love enjoy adore cherish treasure".split())
+_NOT_LIKED = frozenset("one ones thing things way lot bit part stuff idea".split())
+
+
+def _thing_i_like(s: Sentence) -> Iterator[Found]:
+    for m in _THING_I_LIKE_RE.finditer(s.text, s.start, s.end):
+        np = clean_object(s.text[m.start() : m.end("np")], "np")
+        words = np.casefold().split() if np else []
+        if len(words) < 2 or words[-1] in _NOT_LIKED or _POINTING & set(words) or any(w in _NOT_INSIDE for w in words):
+            continue  # "the one I like", "a book I love": nothing named well enough
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        predicate = _HOW_PREDICATE[m.group("how").casefold()]
+        yield make(ctx, s, predicate, np, "effect.thing-i-like", end=m.end(), negated=False)
 
 
 def _makes_me(s: Sentence) -> Iterator[Found]:
