@@ -215,7 +215,9 @@ _NOT_LIKED = frozenset("one ones thing things way lot bit part stuff idea".split
 def _thing_i_like(s: Sentence) -> Iterator[Found]:
     for m in _THING_I_LIKE_RE.finditer(s.text, s.start, s.end):
         np = clean_object(s.text[m.start() : m.end("np")], "np")
-        words = np.casefold().split() if np else []
+        if np is None:
+            continue
+        words = np.casefold().split()
         if len(words) < 2 or words[-1] in _NOT_LIKED or _POINTING & set(words) or any(w in _NOT_INSIDE for w in words):
             continue  # "the one I like", "a book I love": nothing named well enough
         ctx = speaker_ctx(s, m.start())
