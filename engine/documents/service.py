@@ -28,7 +28,7 @@ import os
 import stat
 import threading
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -245,15 +245,13 @@ class DocumentsApi:
         self._on_enqueue()
         return self._result(doc_id, "degraded" if reasons else "processing")
 
-    def _allowed_folders(
-        self, settings: Settings, *, client_path: bool, within: str | Path | None
-    ) -> tuple[tuple[str, ...], str] | None:
-        """The folders a path upload must lead into, and how to say so; None: anywhere but the system folders."""
+    def _allowed_folders(self, settings: Settings, *, client_path: bool, within: str | Path | None) -> _Allowed | None:
+        """The folders a path upload must lead into; None: anywhere but the system folders."""
         if within is not None:
-            return (str(within),), f"the watched folder {within}"
+            return _Allowed((str(within),), watched=str(within))
         if client_path:
             folders = (*(os.path.expanduser(f.path) for f in settings.watch.folders), *settings.documents.allowed_roots)
-            return folders, f"the watched folders or {ALLOWED_ROOTS_SETTING}"
+            return _Allowed(folders)
         return None
 
     def _read(
@@ -263,7 +261,7 @@ class DocumentsApi:
         data: bytes | None,
         text: str | None,
         max_bytes: int,
-        allowed: tuple[tuple[str, ...], str] | None = None,
+        allowed: _Allowed | None = None,
     ) -> tuple[str | None, str, bytes]:
         given = sum(x is not None for x in (path, data, text))
         if given != 1:
@@ -731,7 +729,15 @@ class DocumentsApi:
             raise NotFound("collection", collection_id)
 
 
-def _admitted(file_path: Path, allowed: tuple[tuple[str, ...], str] | None) -> str:
+@dataclass(frozen=True, slots=True)
+class _Allowed:
+    """The folders a path upload must lead into: one watched folder (``watched``), or those a client may name."""
+
+    folders: tuple[str, ...]
+    watched: str | None = None
+
+
+def _admitted(file_path: Path, allowed: _Allowed | None) -> str:
     """The real path to read for ``file_path``, checked against the folders allowed to this upload.
 
     Raises:
@@ -746,21 +752,20 @@ def _admitted(file_path: Path, allowed: tuple[tuple[str, ...], str] | None) -> s
             f"{file_path} leads into a system folder (/proc, /sys, /dev): those hold no documents",
             fix="Upload a document file; the process's environment, memory and devices are never read.",
         )
-    if allowed is not None:
-        folders, described = allowed
-        if resolve_within(real, folders) is None:
-            if described.startswith("the watched folder "):
-                raise PathNotAllowed(
-                    f"{file_path} leads out of {described}; links there are followed only to files inside it",
-                    fix="Move or copy the file into the watched folder instead of linking to it.",
-                    setting="watch.folders",
-                )
+    if allowed is not None and resolve_within(real, allowed.folders) is None:
+        if allowed.watched is not None:
             raise PathNotAllowed(
-                f"{file_path} is not in a folder Cairn may read files from by path ({described}; "
-                "links count by where they lead)",
-                fix=f"Add its folder to {ALLOWED_ROOTS_SETTING} in Settings → Advanced → Documents (or watch the "
-                "folder), or upload the file's content instead of its path.",
+                f"{file_path} leads out of the watched folder {allowed.watched}; links there are followed only to "
+                "files inside it",
+                fix="Move or copy the file into the watched folder instead of linking to it.",
+                setting="watch.folders",
             )
+        raise PathNotAllowed(
+            f"{file_path} is not in a folder Cairn may read files from by path (the watched folders or "
+            f"{ALLOWED_ROOTS_SETTING}; links count by where they lead)",
+            fix=f"Add its folder to {ALLOWED_ROOTS_SETTING} in Settings → Advanced → Documents (or watch the "
+            "folder), or upload the file's content instead of its path.",
+        )
     return real
 
 
