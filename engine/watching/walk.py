@@ -56,8 +56,6 @@ class WalkResult:
     unreadable: list[Path] = field(default_factory=list)
     # logical path of each symlinked directory followed → the real directory behind it
     links: dict[Path, Path] = field(default_factory=dict)
-    # links that lead out of the folder (or into a system folder): never followed
-    refused_links: list[Path] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     dirs: int = 0
     aborted: bool = False
@@ -179,7 +177,6 @@ class _Walker:
                     else self.scope.includes_file(relative)
                 )
                 if in_scope:  # say so: the person may wonder why the file is not in the vault
-                    self.result.refused_links.append(Path(entry.path))
                     self.result.errors.append(f"{entry.path}: a link out of the watched folder, not followed")
                 return None
             if stat.S_ISDIR(target.st_mode):
