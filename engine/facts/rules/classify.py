@@ -362,6 +362,8 @@ def activity(obj: str) -> Choice:
     ws = words(obj)
     if {"was", "is", "were", "are"} & set(ws):
         return None  # "(the recipe that) I made … was great": the clause ran into the main verb
+    if _LISTENER_WORDS & set(ws):
+        return None  # "pumped for your next adventure": about the listener
     if len(ws) < 2 or ws[1] in ("so", "too", "well", "up", "out", "back", "home"):
         return None
     if ws[1] in _POINTING and not (len(ws) >= 4 and ws[2] in _PLACE_PREPOSITIONS):

@@ -33,11 +33,12 @@ _NAME = r"[A-Z][a-zà-ỹ]+(?:\s[A-Z][a-zà-ỹ]+)?"
 #: out".
 _COMPLEMENT_START_RE = re.compile(
     r"(?:about|with|for|of|by|to|at|that|in|from|over|because|since|when|after|and|but|as|yet|"
-    r"enough|now|today|lately)\b",
+    r"enough|now|today|lately|(?:seeing|being|having|knowing|watching|hearing|working|doing|getting)\s+(?=\w))\b",
     re.IGNORECASE,
 )
 _POINTED_COMPLEMENT = (
-    r"(?:(?:about|of|with|by)\s+(?:it|that|this|them|everything)|to\s+(?:know|have|see|be\s+with)"
+    r"(?:(?:about|of|with|by)\s+(?:it|that|this|them|everything|what\s+(?:I|we)(?=\s+(?:['’]ve\s+|have\s+)?"
+    r"(?:achieved|accomplished|done|did|built|made|created)\b))|to\s+(?:know|have|see|be\s+with)"
     r"\s+"
     r"(?:it|that|this|them|him|her|everyone))\b"
 )

@@ -136,7 +136,7 @@ _MEMBERSHIP_RE = re.compile(
     re.IGNORECASE,
 )
 _EXPERIENCE_SUBJECT_RE = re.compile(
-    r"(?P<what>[A-Z]?[a-z]+ing\b[^,;:.!?]{3,60}?)\s+(?:was|has\s+been)\s+(?:such\s+)?(?:(?:a|an)"
+    r"(?P<what>[A-Z]?[a-z]+ing\b[^,;:.!?]{3,90}?)\s+(?:was|has\s+been)\s+(?:such\s+)?(?:(?:a|an)"
     r"\s+)?"
     r"(?:(?:so|really|super|truly|absolutely|pretty)\s+)?(?:awesome|amazing|great|incredible|"
     r"fantastic|fun|"

@@ -113,7 +113,7 @@ _NP_STOP_RE = re.compile(
     r"recently|brings|"
     r"keep|make|help|give|makes|keeps|helps|gives|means|takes|drives|lets|feels|looks|seems|"
     r"lately|again|now|right|soon|who|which|is|are|was|were|has|have|had|will|would|can|could|'s|"
-    r"’s|of(?=\s+(?:it|that|this|them|everything)\b))\b",
+    r"’s|of(?=\s+(?:it|that|this|them|everything|what)\b))\b",
     re.IGNORECASE,
 )
 _LEADING_FILLER_RE = re.compile(
@@ -338,10 +338,14 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
     if not obj:
         return None
     words = obj.split()
-    if len(words) >= 3 and words[0].casefold() in ("this", "these"):
+    if len(words) >= 3 and words[0].casefold() in ("this", "these", "that", "those") and words[1].isalpha():
         # "this amazing deal": the described thing is named well enough; "this one", "this book" are
         # not.
         words = words[1:]
+        obj = " ".join(words)
+    if len(words) >= 3 and words[-1].casefold() in ("there", "here"):
+        # "stoked for my game there": the place was named before; the rest still names the thing
+        words = words[:-1]
         obj = " ".join(words)
     if len(words) >= 2 and words[0].casefold() == "another" and words[1].casefold() not in _FUNCTION_WORDS | {"one"}:
         # "another pottery project" names the kind of thing; "another one" does not

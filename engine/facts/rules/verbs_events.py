@@ -8,6 +8,8 @@ group of dancers".
 
 from __future__ import annotations
 
+import re
+
 from engine.facts.rules import classify as c
 from engine.facts.rules.lexicon import ACTIVITY_VERBS
 from engine.facts.rules.model import (
@@ -18,9 +20,16 @@ from engine.facts.rules.model import (
     PERSONS_ONE,
     PLANNING,
     STATE,
+    Choice,
     Rule,
     rule,
 )
+
+
+def _made_it(obj: str) -> Choice:
+    """ "made it to the top and the view was stunning": the milestone, without what follows it."""
+    return "achieved", re.split(r"\s+(?:and|but|so|after|before|when)\s+", obj, maxsplit=1)[0]
+
 
 EVENT_RULES: tuple[Rule, ...] = (
     # -- activities, hobbies, skills ---------------------------------------------------------------
@@ -256,6 +265,15 @@ EVENT_RULES: tuple[Rule, ...] = (
         tenses=EVENT,
     ),
     rule("win", "won win", r"(?=won\s)", "achieved", "phrase", tenses=EVENT),
+    rule(
+        "made-it",
+        "made make",
+        r"(?=(?:made|make)\s+it\s+(?:all\s+the\s+way\s+)?to\s+the\s+(?:top|summit|peak|finish(?:\s+line)?|finals?|"
+        r"semi-?finals?|playoffs|championship|end)\b)",
+        _made_it,
+        "phrase",
+        tenses=EVENT,
+    ),
     rule(
         "achieve",
         "achieved accomplished earned passed reached completed scored",

@@ -140,7 +140,15 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
         tenses=frozenset({"present"}),
     ),
     rule("value", "value values", r"values?\s+", "values", "phrase", persons=PERSONS_ONE),
-    rule("admire", "admire admires", r"admires?\s+", "inspired_by", "phrase", persons=PERSONS_ONE),
+    # "I really admire his work ethic": what is admired, whoever it belongs to
+    rule(
+        "admire",
+        "admire admires",
+        r"admires?\s+(?:(?:his|her|their)\s+(?=[a-z]+\s+[a-z]))?",
+        "inspired_by",
+        "phrase",
+        persons=PERSONS_ONE,
+    ),
     rule(
         "look-up-to",
         "look looks",

@@ -266,3 +266,76 @@ def test_no_liking_or_habit_from_near_misses(text: str) -> None:
 def test_initials_do_not_end_a_sentence() -> None:
     props = run("My favourite author is J.K. Rowling and I read her every year.")
     assert all(p.evidence.text.startswith("My favourite author") for p in props)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Yeah, we made it to the top and the view was stunning.", "achieved", "made it to the top"),
+        ("Appreciate our friendship!", "values", "friendship"),
+        ("Appreciate the support of those close to me.", "values", "support of those close to me"),
+        (
+            "I'll never forget the day my youngest took her first steps.",
+            "values",
+            "day my youngest took her first steps",
+        ),
+        ("My art is about expressing my trans experience.", "creates_art", "art about expressing my trans experience"),
+        ("My new novel is about grief and family.", "created", "novel about grief and family"),
+        ("Our one-year-old is so cute, his name is Kyle!", "has_child", "kyle"),
+        ("We got a puppy last week, her name is Luna.", "has_pet", "luna"),
+        ("Yup, it's a yoga studio I go to often.", "does_regularly", "go to a yoga studio"),
+        ("I'm really upset seeing the state of our education.", "feels", "upset seeing the state of our education"),
+        ("It wasn't easy, but I'm proud of what I achieved.", "feels", "proud"),
+        (
+            "I really admire his work ethic and dedication to the game.",
+            "inspired_by",
+            "work ethic and dedication to the game",
+        ),
+        ("It's Seattle, I'm stoked for my game there next month!", "feels", "stoked for my game"),
+        ("Their encouragement made me who I am.", "inspired_by", "encouragement"),
+        (
+            "Having support and believing in myself really helped me out.",
+            "values",
+            "having support and believing in myself",
+        ),
+        ("I went to that community meeting.", "attended", "community meeting"),
+    ],
+)
+def test_more_statements_in_passing(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "view"),
+    [
+        ("Art's allowed me to explore my transition.", "art's allowed me to explore my transition"),
+        ("It's made a huge difference to have people who understand.", "it's made a huge difference to have people"),
+        ("Contemporary dance is so expressive and graceful - it speaks to me.", "contemporary dance is so expressive"),
+    ],
+)
+def test_more_views(text: str, view: str) -> None:
+    assert any(p.object.startswith(view) for p in run(text) if p.predicate == "holds_view")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Appreciate the offer.",
+        "Appreciate your help!",
+        "Appreciate the support of you all.",
+        "I'll never forget to call you.",
+        "I'll never forget that.",
+        "If my book is about you, sorry.",
+        "I met a dog at the park, his name is Max.",
+        "My teacher's cat, her name is Bella.",
+        "It's a place I never go to.",
+        "I'm proud of what you did.",
+        "I'm happy being here with you.",
+        "I admire him.",
+        "I want to go there.",
+        "You helped me out.",
+        "Super pumped for your next adventure!",
+    ],
+)
+def test_no_statement_from_thanks_pointers_or_others(text: str) -> None:
+    assert not [p for p in run(text) if not p.negated and p.rule != "meet"]

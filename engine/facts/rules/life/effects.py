@@ -62,10 +62,12 @@ _EFFECT_RE = re.compile(
     r"(?:helps?|has\s+helped)\s+(?:me|us)\s+(?:to\s+)?(?:stay|keep|remain)\s+(?:motivated|focused|inspired|positive|"
     r"going|on\s+track)|"
     r"(?:gives?|gave|has\s+given|have\s+given)\s+(?:me|us)\s+" + _AMOUNT + _DRIVE + r"|"
-    r"(?:fills?|filled)\s+(?:me|us)\s+with\s+" + _AMOUNT + r"(?:hope|determination|energy|motivation|purpose))"
+    r"(?:fills?|filled)\s+(?:me|us)\s+with\s+" + _AMOUNT + r"(?:hope|determination|energy|motivation|purpose)|"
+    r"(?:made|has\s+made|makes?)\s+me\s+(?:who|what)\s+I\s+am)"
     r"|"
     # support
     r"(?P<support>(?:has|have|had|['’]s|['’]ve)\s+(?:always\s+|really\s+|truly\s+)?been\s+there\s+for\s+(?:me|us)|"
+    r"(?:helped|has\s+helped|have\s+helped)\s+(?:me|us)\s+(?:out|through|get\s+through|cope|heal|pull\s+through)\b|"
     r"(?:has|have|had|['’]ve\s+got|got)\s+(?:always\s+)?(?:my|our)\s+backs?|"
     r"(?:is|are|was|were|['’]s|['’]re|has\s+been|have\s+been)\s+(?:always\s+|really\s+|truly\s+)?(?:my|our)\s+"
     r"(?:rock|rocks|anchor|support\s+system|biggest\s+(?:supporters?|fans?|cheerleaders?)|safe\s+place))"
@@ -81,7 +83,7 @@ _GATE = frozenset(
     helps helped
     resonates resonate resonated motivates motivate motivated inspires inspire inspired encourages encourage
     encouraged pushes push pushed drives drive drove there back backs rock rocks anchor support supporters fans
-    cheerleaders""".split()
+    cheerleaders am""".split()
 )
 #: First words of a subject that only point elsewhere or are about the listener.
 _POINTING = frozenset(
@@ -109,7 +111,9 @@ _ARTICLE_RE = re.compile(r"^(?:(?:all\s+)?the|an?|some)\s+", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'’-]+")
 _DANGLING = frozenset("and or but to of with for in on at by from as".split())
 _OURS_RE = re.compile(r"\b(?:us|our)\b", re.IGNORECASE)
-_PAST_RE = re.compile(r"(?:gave|spoke|resonated|motivated|inspired|encouraged|pushed|drove|kept|filled|had)\b")
+_PAST_RE = re.compile(
+    r"(?:gave|spoke|resonated|motivated|inspired|encouraged|pushed|drove|kept|filled|had|helped|made)\b"
+)
 _MAX_SUBJECT_WORDS = 12
 
 
@@ -140,6 +144,23 @@ _THING_I_LIKE_RE = re.compile(
     r"(?=\s*(?:[.!:;,]|$|\s+(?:a\s+lot|so\s+much|the\s+most|most|too|as\s+well)\b))",
     re.IGNORECASE,
 )
+#: "It's a yoga studio I go to often": a place the speaker goes to regularly.
+_PLACE_I_GO_RE = re.compile(
+    r"\b(?:a|an|the)\s+(?P<np>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+(?:that\s+)?(?:I|we)\s+(?:(?:usually|always|still)\s+)?"
+    r"(?P<verb>go\s+to|visit|attend)\s+(?P<often>often|regularly|a\s+lot|all\s+the\s+time|every\s+(?:day|week|weekend|"
+    r"morning|evening|month|\w+day)|(?:once|twice|\w+\s+times)\s+a\s+(?:week|month))\b",
+    re.IGNORECASE,
+)
+#: "I'll never forget the day my youngest took her first steps": a memory the speaker holds dear.
+_NEVER_FORGET_RE = re.compile(r"\b(?:I|we)(?:['’]ll|\s+will|\s+can|\s+could)?\s+never\s+forget\s+", re.IGNORECASE)
+#: "My art is about expressing my trans experience", "my new novel is about grief": what the speaker makes, and
+#: what it is about.
+_ABOUT_RE = re.compile(
+    r"\bmy\s+(?:own\s+|new\s+|latest\s+)?(?P<what>(?P<form>art|artwork|music|writing|poetry|paintings|photography|"
+    r"songwriting|dancing|choreography)|book|novel|screenplay|script|album|film|documentary|blog|podcast|play|poem|"
+    r"song|series)\s+(?:is|are|was)\s+(?:all\s+|mostly\s+|really\s+)?about\s+",
+    re.IGNORECASE,
+)
 _HOW_PREDICATE = {
     "enjoy": "likes",
     "like": "likes",
@@ -163,6 +184,12 @@ def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield from _makes_me(s)
     if words & _LIKE_WORDS and ("i" in words or "we" in words):
         yield from _thing_i_like(s)
+    if words & _GO_WORDS and ("i" in words or "we" in words):
+        yield from _place_i_go(s)
+    if "forget" in words:
+        yield from _never_forget(s)
+    if "about" in words and "my" in words:
+        yield from _my_work_about(s)
     if not words & _GATE or not s.has(" me", " us", "my ", "our "):
         return
     for m in _EFFECT_RE.finditer(s.text, s.start, s.end):
@@ -225,6 +252,42 @@ def _thing_i_like(s: Sentence) -> Iterator[Found]:
             continue
         predicate = _HOW_PREDICATE[m.group("how").casefold()]
         yield make(ctx, s, predicate, np, "effect.thing-i-like", end=m.end(), negated=False)
+
+
+_GO_WORDS = frozenset("go visit attend".split())
+
+
+def _place_i_go(s: Sentence) -> Iterator[Found]:
+    for m in _PLACE_I_GO_RE.finditer(s.text, s.start, s.end):
+        np = clean_object(m.group("np"), "np")
+        if np is None or _POINTING & set(np.casefold().split()):
+            continue
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        verb = re.sub(r"\s+", " ", m.group("verb").casefold())
+        place = s.text[m.start() : m.end("np")] if np.casefold() in m.group("np").casefold() else np
+        yield make(ctx, s, "does_regularly", f"{verb} {place}", "effect.place-i-go", end=m.end(), negated=False)
+
+
+def _never_forget(s: Sentence) -> Iterator[Found]:
+    for m in _NEVER_FORGET_RE.finditer(s.text, s.start, s.end):
+        value = extract_object(s.text, m.end(), s.end, "phrase")
+        ctx = speaker_ctx(s, m.start())
+        if value is None or ctx is None or _POINTING & {value.split()[0].casefold()}:
+            continue
+        yield make(ctx, s, "values", value, "effect.never-forget", end=m.end() + len(value), negated=False)
+
+
+def _my_work_about(s: Sentence) -> Iterator[Found]:
+    for m in _ABOUT_RE.finditer(s.text, s.start, s.end):
+        topic = extract_object(s.text, m.end(), s.end, "phrase")
+        ctx = speaker_ctx(s, m.start())
+        if topic is None or ctx is None or ctx.negated:
+            continue
+        predicate = "creates_art" if m.group("form") else "created"
+        value = f"{m.group('what')} about {topic}"
+        yield make(ctx, s, predicate, value, "effect.my-work-about", end=m.end() + len(topic), negated=False)
 
 
 def _makes_me(s: Sentence) -> Iterator[Found]:

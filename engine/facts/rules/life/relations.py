@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, make, words_of
 from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_pronoun
-from engine.facts.rules.life.words import PET_WORDS, RELATION_PREDICATES
+from engine.facts.rules.life.words import NOT_NAMES_LIFE, PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
 
 _PLURAL = frozenset(
@@ -57,6 +57,17 @@ _CHILD_SCHOOL_RE = re.compile(
     + _SCHOOL_NAME.replace("school", "school2"),
     re.IGNORECASE,
 )
+#: "Our one-year-old is so cute, his name is Kyle!", "we got a puppy last week, her name is Luna": a child or a pet
+#: named by a pronoun after it was mentioned in the same sentence.
+_PET_ALT = "|".join(sorted((re.escape(w) for w in PET_WORDS), key=len, reverse=True))
+_NAMED_AFTER_RE = re.compile(
+    r"\b(?:(?P<det>a|an)|my|our)\s+(?:new\s+|little\s+|baby\s+|rescue\s+)?"
+    r"(?P<who>(?P<child>\w+[- ](?:year|month|week)[- ]old|youngest|oldest|eldest|baby|newborn|little\s+one|firstborn)|"
+    r"(?P<pet>" + _PET_ALT + r"))\b"
+    r"[^.!?]{0,60}?\b(?:his|her|its)\s+name\s+is\s+(?P<name>(?-i:[A-Z])[a-zà-öø-ÿ'’-]+)",
+    re.IGNORECASE,
+)
+_ACQUIRED_RE = re.compile(r"\b(?:have|has|got|adopted|bought|rescued|had|welcomed|brought\s+home)\s+$", re.IGNORECASE)
 _STATUS_RE = re.compile(
     r"\b(?P<what>divorced|separated|widowed|a\s+widow(?:er)?|single|engaged|married|broke\s+up|split\s+up|"
     r"got\s+engaged|got\s+married|getting\s+married|proposed|passed\s+away|died)\b",
@@ -65,9 +76,9 @@ _STATUS_RE = re.compile(
 
 
 _RELATION_WORDS = frozenset(
-    """have has got adopted my our divorced separated widowed widow widower single engaged married broke split proposed
-    passed died mom mum mother dad father parent mama papa keep keeping kept send sending sent enrol enroll enrolled
-    enrolling class""".split()
+    """name have has got adopted my our divorced separated widowed widow widower single engaged married broke split
+    proposed passed died mom mum mother dad father parent mama papa keep keeping kept send sending sent enrol enroll
+    enrolled enrolling class""".split()
 )
 
 
@@ -98,6 +109,25 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
             for name in re.split(r"\s*(?:,|\band\b|&)\s*", m.group("names")):
                 if name:
                     yield make(ctx, s, "has_child", name, "kids.named", end=m.end())
+    if " name is " in low:
+        for m in _NAMED_AFTER_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start())
+            if ctx is None or ctx.negated or ctx.subject != s.speaker or m.group("name") in NOT_NAMES_LIFE:
+                continue
+            if m.group("det") and not _ACQUIRED_RE.search(text, max(s.start, m.start() - 16), m.start()):
+                continue  # "I met a dog at the park, his name is Max": not the speaker's
+            predicate = "has_child" if m.group("child") else "has_pet"
+            yield make(ctx, s, predicate, m.group("name"), "named-after", end=m.end())
+            if m.group("pet"):
+                yield make(
+                    ctx,
+                    s,
+                    "pet_breed",
+                    m.group("pet").casefold(),
+                    "named-after.kind",
+                    end=m.end(),
+                    subject=m.group("name"),
+                )
     if " is my " in low or " is our " in low:
         for m in _X_IS_MY_RE.finditer(text, s.start, s.end):
             yield from _is_my(s, m)

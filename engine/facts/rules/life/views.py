@@ -41,7 +41,8 @@ _EVALUATIVE = frozenset(
     meaningful necessary normal okay ok easy crazy funny wild sad scary exciting interesting fascinating
     therapeutic relaxing freeing empowering humbling cathartic priceless magical precious underrated overrated
     overwhelming stressful draining exhausting pointless useless harmful dangerous healthy unhealthy heartwarming
-    challenging tricky beneficial invaluable relief blessing privilege gift joy pleasure honor honour comfort""".split()
+    challenging tricky beneficial invaluable relief blessing privilege gift joy pleasure honor honour comfort
+    expressive graceful elegant soothing gorgeous stunning""".split()
 )
 #: Judgements that state a view about a kind of thing ("domestic abuse is horrible") but, after "it's", mostly
 #: react to one particular event ("it's heartbreaking that he's gone").
@@ -61,7 +62,9 @@ _NOT_GENERIC = frozenset(
 )
 #: Verbs (and verb groups) after a generic subject that state a view about it.
 _GENERIC_VERB = (
-    r"(?:is|are|['’]s|['’]re|can(?:\s+(?:really|truly|definitely|also|sometimes|all))?|could|"
+    r"(?:(?:['’]s|has|have)\s+(?:really\s+|truly\s+|always\s+)?(?:allowed|helped|taught|shown|given|brought|made|"
+    r"changed)|"
+    r"is|are|['’]s|['’]re|can(?:\s+(?:really|truly|definitely|also|sometimes|all))?|could|"
     r"(?:really\s+|truly\s+|always\s+|often\s+|sometimes\s+)?"
     r"(?:makes?|helps?|gives?|brings?|keeps?|reminds?|teaches?|shows?|creates?|matters?|means?|changes?|"
     r"(?:does|do)\s+have|ha(?:s|ve)\s+(?:a|the)\s+(?:way|power)))"
@@ -77,6 +80,13 @@ _EXTRAPOSED_RE = re.compile(
     r"(?P<tome>\s+(?:to|for)\s+me)?\s*,?\s+"
     r"(?P<what>(?:to|how|when|that|seeing|being|having|knowing|getting|finding|watching|doing|to\s+see|"
     r"(?P<gerund>[a-z]+ing)|(?<=important\s)(?:we|people|everyone|everybody))\b)",
+    re.IGNORECASE,
+)
+#: "Appreciate our friendship!", "Really appreciate the support of those close to me": a dropped "I" — but not a
+#: thanks to the listener ("Appreciate your help", "Appreciate the offer", "appreciate it").
+_APPRECIATE_DROPPED_RE = re.compile(
+    r"(?:(?:really|truly|so|just|also|genuinely|greatly|always)\s+)*appreciate\s+"
+    r"(?=(?:our|my)\s|the\s+[a-z]+(?:\s+and\s+[a-z]+)?\s+of\s+(?!(?:you|your|yours)\b))(?P<obj>[^.!?;]+)",
     re.IGNORECASE,
 )
 _APPRECIATE_RE = re.compile(
@@ -101,7 +111,7 @@ _NOUN_SUFFIXES = ("ness", "tion", "sion", "ment", "ity", "ing", "ship", "ance", 
 _GATE = _GENERIC_EVALUATIVE | frozenset(
     """can could make makes help helps give gives bring brings keep keeps remind reminds teach teaches show shows
         create creates matter matters mean means appreciate appreciated treasure cherish power way nothing how
-        why""".split()
+        why allowed helped taught shown given brought changed difference""".split()
 )
 _MAX_WORDS = 24
 _POINTERS = frozenset("i you me it them this that these those him her here there one".split())
@@ -122,7 +132,7 @@ def views(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if not words & _GATE:
         return
     taken: list[tuple[int, int]] = []
-    for found in (*_appreciated(s, words), *_extraposed(s), *_nothing_like(s), *_generic(s)):
+    for found in (*_appreciated(s, words), *_extraposed(s), *_made_a_difference(s), *_nothing_like(s), *_generic(s)):
         span = found.span or (0, 0)
         if any(a < span[1] and span[0] < b for a, b in taken):
             continue
@@ -187,6 +197,28 @@ def _gerund_view(s: Sentence, m: re.Match[str]) -> bool:
     if re.search(r"\b(?:was|must|a)\b", head):
         return False
     return len(re.findall(r"[a-z]+", s.text[m.end("gerund") : view_end(s, m.end("gerund"))])) >= 2
+
+
+_DIFFERENCE_RE = re.compile(
+    r"\bit(?:['’]s|\s+has|\s+really|\s+can|\s+does)?\s+(?:really\s+|truly\s+)?(?:made|makes?|make)\s+"
+    r"(?:a|such\s+a|all\s+the)\s+(?:(?:huge|big|real|great|massive|world\s+of)\s+)?difference\s+"
+    r"(?P<what>to\s+\w|having|being|knowing|seeing|finding|when)",
+    re.IGNORECASE,
+)
+
+
+def _made_a_difference(s: Sentence) -> Iterator[Found]:
+    """ "It's made a huge difference to have people who get what I'm going through": what helps, as a view."""
+    if "difference" not in s.low:
+        return
+    for m in _DIFFERENCE_RE.finditer(s.text, s.start, s.end):
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated or _negated_at(s.text, m.start(), m.start("what")):
+            continue
+        end = view_end(s, m.start("what"))
+        value = view_value(s, m.start(), end)
+        if value is not None:
+            yield make(ctx, s, "holds_view", value, "view.difference", end=end, negated=False)
 
 
 def _nothing_like(s: Sentence) -> Iterator[Found]:
@@ -281,7 +313,8 @@ def _negated_at(text: str, lo: int, hi: int) -> bool:
 
 def _appreciated(s: Sentence, words: frozenset[str]) -> Iterator[Found]:
     if words & {"appreciate", "treasure", "cherish"}:
-        for m in _APPRECIATE_RE.finditer(s.text, s.start, s.end):
+        dropped = _APPRECIATE_DROPPED_RE.match(s.text, _after_fillers(s, s.start), s.end)
+        for m in (*_APPRECIATE_RE.finditer(s.text, s.start, s.end), *((dropped,) if dropped else ())):
             ctx = speaker_ctx(s, m.start())
             if ctx is None or ctx.negated:
                 continue
