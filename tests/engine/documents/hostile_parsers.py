@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 from engine.plugin_api import (
     LimitExceeded,
@@ -121,6 +122,35 @@ class NappingParser(_Base):
     def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
         time.sleep(0.5)
         return ParsedDocument(text=name, metadata={"pid": str(os.getpid())})
+
+
+class GatheringParser(_Base):
+    """For concurrency tests without timings: ``data`` names a folder; each parse leaves a marker there, notes how
+    many markers it saw at once (the parses in flight together), waits until ``name``'s number of them have
+    arrived (or 60 s), and answers ``together`` or ``alone`` with the most it saw in flight."""
+
+    name = "gathering"
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        folder = Path(data.decode())
+        wanted = int(name.split("-")[0])
+        marker = folder / f"{os.getpid()}-{name}"
+        marker.touch()
+        most = 0
+        deadline = time.monotonic() + 60
+        try:
+            while time.monotonic() < deadline:
+                here = len(list(folder.iterdir()))
+                most = max(most, here)
+                if most >= wanted:
+                    break
+                time.sleep(0.02)
+            time.sleep(0.2)  # stay in flight a moment, so that a third parse running now would be seen
+            most = max(most, len(list(folder.iterdir())))
+        finally:
+            marker.unlink()
+        text = "together" if most >= wanted else "alone"
+        return ParsedDocument(text=text, metadata={"pid": str(os.getpid()), "most": str(most)})
 
 
 class InvalidParser(_Base):

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,8 +30,7 @@ from tests.plugins import parser_pdf as pdfs
 
 pytestmark = pytest.mark.timeout(180)
 
-QUIET = 20.0  # generous bound for "the watcher has caught up"
-EDIT_TO_RECALL_TARGET_S = 2.0
+QUIET = 60.0  # a hang guard for "the watcher has caught up" (it takes a second or two when idle)
 
 
 @contextmanager
@@ -87,9 +85,8 @@ def library(tmp_path: Path) -> Path:
 
 
 # -- files become documents; edits, deletions --------------------------------------------------------------------
-def test_files_appear_as_documents_and_an_edit_is_recallable_within_two_seconds(
-    tmp_path: Path, library: Path, record_property: Any
-) -> None:
+def test_files_appear_as_documents_and_an_edit_is_recallable(tmp_path: Path, library: Path) -> None:
+    """How soon an edit is recallable (target 2 s) is measured by `make bench-documents`; here: it is, each time."""
     documents = [library / "garden.md", library / "notes" / "kitchen.txt", library / "handbook.pdf"]
     with opened(tmp_path / "v") as vault:
         statuses = vault.watch(library)
@@ -101,17 +98,10 @@ def test_files_appear_as_documents_and_an_edit_is_recallable_within_two_seconds(
         assert source == f"watch:{library.resolve()}"
         assert finds(vault, "mastic") and finds(vault, "twine") and finds(vault, "sourdough")
         wait_until(lambda: state_of(vault, library) == "ok", QUIET)
-        timings = []
         for word in ("frankincense", "myrrhwood", "benzoinite"):
             target = library / "handbook.pdf"
-            data = handbook(word)
-            saved = time.monotonic()
-            target.write_bytes(data)
+            target.write_bytes(handbook(word))
             wait_until(lambda w=word: finds(vault, w), QUIET, interval=0.02)
-            timings.append(time.monotonic() - saved)
-        record_property("edit_to_recall_s", [round(t, 3) for t in timings])
-        print(f"edit to recallable, 10-page PDF: {', '.join(f'{t:.2f} s' for t in timings)}")
-        assert max(timings) <= EDIT_TO_RECALL_TARGET_S, timings
         assert not finds(vault, "mastic") and fts_hits(vault, "mastic") == []
         assert len(vault.documents()) == 3, "an edit replaces the document, it does not add one"
         assert by_path(vault)[str(target.resolve())].id == handbook_doc.id

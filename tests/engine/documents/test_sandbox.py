@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -162,8 +163,7 @@ def test_a_hanging_parser_times_out_and_the_worker_is_replaced(parser: Parser) -
         first = probe_pid(box)
         began = time.monotonic()
         failure = failed(box.parse(parser, b"loop", name="loop.md"), "timeout")
-        elapsed = time.monotonic() - began
-        assert 1.0 <= elapsed < 2.5
+        assert time.monotonic() - began >= 1.0  # it was given its second (a lower bound: load only adds)
         assert "1 s" in failure.detail
         assert is_gone(first)
         second = probe_pid(box)
@@ -173,9 +173,7 @@ def test_a_hanging_parser_times_out_and_the_worker_is_replaced(parser: Parser) -
 
 @linux_only
 def test_unbounded_allocation_is_a_memory_failure(sandbox: ParserSandbox) -> None:
-    began = time.monotonic()
     failure = failed(sandbox.parse(hp.HungryParser(), b"bomb", name="bomb.pdf"), "memory")
-    assert time.monotonic() - began < 5
     assert "200 MB" in failure.detail
     assert probe_pid(sandbox) > 0  # a fresh worker takes the next file
 
@@ -255,43 +253,37 @@ def test_a_failure_in_a_used_worker_is_confirmed_in_a_fresh_one(sandbox: ParserS
 
 
 # -- reuse, concurrency, shutdown ------------------------------------------------------------------
-def test_many_files_reuse_one_worker_for_far_less_than_a_start_up_each() -> None:
+def test_many_files_reuse_one_worker() -> None:
+    """What a start-up costs is the benchmark's; here: fifty files, one worker process, started once."""
     with ParserSandbox(LIMITS) as box:
-        began = time.monotonic()
         first = probe_pid(box)  # includes starting the worker
-        start_up = time.monotonic() - began
-        began = time.monotonic()
         pids = {probe_pid(box) for _ in range(50)}
-        fifty = time.monotonic() - began
     assert pids == {first}
-    assert fifty < 50 * start_up / 10, (fifty, start_up)
 
 
-def test_concurrent_parses_run_in_parallel_workers_and_extra_calls_wait() -> None:
+def test_concurrent_parses_run_in_parallel_workers_and_extra_calls_wait(tmp_path: Path) -> None:
+    """Two workers: four parses at once run two by two.  Each parse waits until two are in flight together (they
+    would wait in vain one at a time) and notes the most it ever saw in flight (a third would show)."""
+    gathering = tmp_path / "in-flight"
+    gathering.mkdir()
     with ParserSandbox(LIMITS, workers=2) as box:
         results: list[ParsedDocument | ParseFailure] = []
         lock = threading.Lock()
 
         def work(name: str) -> None:
-            result = box.parse(hp.NappingParser(), b"", name=name)
+            result = box.parse(hp.GatheringParser(), str(gathering).encode(), name=name)
             with lock:
                 results.append(result)
 
-        def run(count: int) -> float:
-            threads = [threading.Thread(target=work, args=(f"f{i}",)) for i in range(count)]
-            began = time.monotonic()
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            return time.monotonic() - began
-
-        run(2)  # starts both workers
-        elapsed = run(4)  # 0.5 s each: two rounds of two in parallel
+        threads = [threading.Thread(target=work, args=(f"2-f{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
         assert len(box.worker_pids()) == 2
-    assert 1.0 <= elapsed < 1.9, elapsed  # one at a time would take 2 s
     docs = [parsed(r) for r in results]
-    assert sorted(d.text for d in docs[2:]) == ["f0", "f1", "f2", "f3"]
+    assert [d.text for d in docs] == ["together"] * 4  # two ran at once, every time
+    assert {d.metadata["most"] for d in docs} == {"2"}  # never three: the extra calls waited for a worker
     assert len({d.metadata["pid"] for d in docs}) == 2
 
 
@@ -328,11 +320,9 @@ def test_close_during_a_parse_kills_the_busy_worker() -> None:
     thread = threading.Thread(target=hang)
     thread.start()
     time.sleep(0.3)
-    began = time.monotonic()
     box.close()
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    assert time.monotonic() - began < 5
+    thread.join(timeout=60)
+    assert not thread.is_alive()  # close() did not wait for the parse to end on its own (it never would)
     assert is_gone(pid)
     assert len(outcome) == 1 and isinstance(outcome[0], RuntimeError)
 
