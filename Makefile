@@ -113,7 +113,7 @@ $(BIN)/python:
 COMPILE := $(BIN)/python -m compileall -q app engine ui plugins
 
 # Installs say what they do (pip's own progress, one line per package): minutes of silence look like a hang.
-INSTALL := $(BIN)/python -m pip --disable-pip-version-check --progress-bar on install
+INSTALL := $(BIN)/python -m pip --disable-pip-version-check install --progress-bar on
 
 $(STAMP_APP): pyproject.toml | $(BIN)/python
 	@echo "==> Installing Cairn into $(VENV) (the first time takes a few minutes)"
