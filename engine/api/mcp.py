@@ -179,8 +179,8 @@ class CairnTools:
                 "when the user turned on endpoint.mcp_upload_path, and only in folders they allowed.",
             ),
         ] = None,
-        collection_id: Annotated[int | None, Field(description="Also file it in this collection.")] = None,
-        document_id: Annotated[int | None, Field(description="Replace this document's content.")] = None,
+        collection_id: Annotated[Id | None, Field(description="Also file it in this collection.")] = None,
+        document_id: Annotated[Id | None, Field(description="Replace this document's content.")] = None,
         project_id: ProjectScope = None,
         user_id: UserId = "default",
     ) -> UploadOut:

@@ -290,7 +290,7 @@ def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, windo
         assert notes[title] == [at_once], title
     for title in ("Embedder", "Vector storage", "Background jobs", "Episodes"):
         assert notes[title] == [at_start], title
-    assert notes["Endpoint"] == ["Takes effect the next time Cairn starts, except Mcp upload path (at once)."]
+    assert notes["Endpoint"] == ["Takes effect the next time Cairn starts, except MCP upload path (at once)."]
     assert notes["Watched folders"] == [
         "Takes effect the next time Cairn starts, except Folders (at once)."
     ]  # the watcher reads its debounce and rescan interval when it starts

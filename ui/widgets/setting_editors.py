@@ -39,6 +39,9 @@ WORDS = {
     "iban": "IBAN",
     "onnx": "ONNX",
     "dim": "dimensions",
+    "mcp": "MCP",
+    "openai": "OpenAI",
+    "api": "API",
 }
 
 
