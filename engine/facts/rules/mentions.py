@@ -192,6 +192,20 @@ _INTERESTING_RE = re.compile(
     r"(?:interesting|fascinating)\s+to\s+me\b"
 )
 _COLLECTION_RE = re.compile(r"\bmy\s+(?!own\b)(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+collection\b", re.IGNORECASE)
+#: "My cork board is full of quotes", "my guitar needs new strings": a lasting possession named in passing — only
+#: as the head of its phrase ("my guitar teacher" is someone else), never a wished-for one ("my dream bike").
+_MY_THING_RE = re.compile(
+    r"\b(?:my|our)\s+(?P<what>(?:(?!dream\b|ideal\b|future\b|next\b|old\b|former\b|first\b)[\w-]+\s+)?"
+    r"(?:bike|bicycle|motorbike|motorcycle|scooter|piano|guitar|violin|cello|ukulele|drum\s+kit|keyboard|camera|"
+    r"laptop|telescope|drone|kayak|canoe|cork\s*board|bookshelf|bookshelves|record\s+player|turntable|"
+    r"sewing\s+machine|aquarium|greenhouse|treadmill|home\s+gym|tattoo|tattoos|vinyl\s+collection|garden|"
+    r"gaming\s+(?:pc|setup|chair)|external\s+drive|hard\s+drive|e-reader|kindle|tablet|console))"
+    r"(?=\s*(?:[,.;:!?)]|$|[-–—]|\s+(?:is|are|was|were|has|have|had|broke|crashed|needs|sits|hangs|looks|still|just|"
+    r"and|but|so|in|on|at|from|that|which|with|for|to|got|keeps|takes|makes|gives|reminds|helps|always|never)\b))",
+    re.IGNORECASE,
+)
+#: "I sold my bike", "if I had my own garden": the possession is gone or not real.
+_DENIED_RE = re.compile(r"\b(?:sold|lost|gave\s+away|got\s+rid\s+of|if|wish|miss|without)\b[^.!?]*$", re.IGNORECASE)
 _SHOWING_MINE_RE = re.compile(
     r"\b(?:here['’]s|here\s+is|this\s+is|these\s+are|meet)\s+(?:one\s+of\s+)?my\s+(?:new\s+)"
     r"?(?P<what>(?:[\w-]+\s+){0,2}?[\w-]+)"
@@ -339,6 +353,10 @@ def everyday(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 predicate = {"bought": "owns", "adopted": "has_pet"}.get(verb, "created")
                 yield Found(s.speaker, predicate, obj, "mention.made")
     if s.has("my ", "our "):
+        for m in _MY_THING_RE.finditer(text, start, end):
+            obj = clean_object(m.group("what"), "np")
+            if obj and not _DENIED_RE.search(text, max(start, m.start() - 20), m.start()):
+                yield Found(s.speaker, "owns", obj, "mention.my-thing")
         for m in _MEMBERSHIP_RE.finditer(text, start, end):
             obj = clean_object(m.group("what"), "np")
             if obj:

@@ -116,6 +116,14 @@ HAVE_RULES: tuple[Rule, ...] = (
         mode="have",
     ),
     rule(
+        "got.gear",
+        "some new",
+        r"(?<=got )(?:some|new)\s+(?=(?:[\w-]+\s+){0,5}?(?:gear|equipment|kit)\b)",
+        c.bought,
+        "np",
+        mode="have",
+    ),
+    rule(
         "got.job",
         "a new job",
         r"(?:a\s+)?(?:new\s+)?job\s+(?:at|with)\s+",
@@ -179,13 +187,14 @@ HAVE_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "have.possession",
-        "a an my two three",
-        r"(?:a|an|my\s+own|two|three)\s+(?=(?:[\w'-]+\s+){0,3}?"
+        "a an my two three the",
+        r"(?:a|an|my\s+own|two|three|(?<=got\s)the)\s+(?=(?:[\w'-]+\s+){0,3}?"
         r"(?:car|truck|bike|bicycle|motorcycle|scooter|house|apartment|condo|boat|cabin|piano|"
         r"guitar|violin|"
         r"camera|laptop|telescope|record\s+player|drone|kayak|van|garden|backyard|pool|printer|painting|tattoo|"
         r"plaque|bookshelf|cork\s*board|drum\s+kit|keyboard|sewing\s+machine|aquarium|greenhouse|treadmill|"
-        r"home\s+gym|studio|vinyl\s+collection|collection)\b)",
+        r"home\s+gym|studio|vinyl\s+collection|collection|external\s+drive|hard\s+drive|tablet|console|e-reader|"
+        r"kindle)\b)",
         "owns",
         "np",
         mode="have",

@@ -299,6 +299,15 @@ EVENT_RULES: tuple[Rule, ...] = (
         "np",
         tenses=EVENT,
     ),
+    # "I've been keeping up with fashion trends": what someone keeps doing lately ("keeping" alone says nothing)
+    rule(
+        "keeping-up",
+        "keeping",
+        r"(?=keeping\s+up\s+with\s+(?!(?:it|that|this|them|you|everything|everyone)\b)\w)",
+        "currently_doing",
+        "phrase",
+        tenses=frozenset({"progressive", "perfect_prog"}),
+    ),
     rule(
         "finishing",
         "finishing",

@@ -63,7 +63,7 @@ def test_what_things_do_for_the_speaker(text: str, predicate: str, obj: str) -> 
         "If music calms me, I'll listen more.",
         "I think it calms me.",
         "This drives me crazy.",
-        "Your encouragement really motivates me to keep going.",
+        "Your painting really calms me.",
         "They always have my back.",
         "The walk brought me so much peace.",
         "Being with them brings me so much happiness.",
@@ -339,3 +339,38 @@ def test_more_views(text: str, view: str) -> None:
 )
 def test_no_statement_from_thanks_pointers_or_others(text: str) -> None:
     assert not [p for p in run(text) if not p.negated and p.rule != "meet"]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        (
+            "Store's going good, just been keeping up with fashion trends lately.",
+            "currently_doing",
+            "keeping up with fashion trends",
+        ),
+        ("Got the tattoo a few years ago, it stands for freedom.", "owns", "tattoo"),
+        ("Your encouragement really motivates me to keep going.", "inspired_by", "encouragement"),
+        ("Your words of encouragement keep me motivated.", "inspired_by", "words of encouragement"),
+        ("My cork board is full of inspiring quotes.", "owns", "cork board"),
+        ("Nothing was recoverable, but now I have an external drive for backups.", "owns", "external drive"),
+    ],
+)
+def test_doings_and_possessions(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've been keeping up with it.",
+        "Your success really inspires me to keep pushing forward.",
+        "Your encouragement doesn't motivate me.",
+        "My guitar teacher is great.",
+        "My dream bike is a Vespa.",
+        "If I had my own garden, I'd grow tomatoes.",
+        "I have the car today.",
+    ],
+)
+def test_no_doing_or_possession_from_near_misses(text: str) -> None:
+    assert not [p for p in run(text) if p.predicate in ("currently_doing", "owns", "inspired_by") and not p.negated]

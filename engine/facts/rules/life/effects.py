@@ -330,6 +330,9 @@ def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
     if lead is not None:
         start = lead.end()
     said = s.text[start:verb_at].strip()
+    gift = _YOUR_GIFT_RE.fullmatch(said)
+    if gift is not None:
+        return gift.group("what"), start  # "your encouragement motivates me": what the speaker draws on
     raw = _POINTING_TAIL_RE.sub("", _LIKE_THIS_RE.sub("", said))
     if not raw or re.search(r"[\"“”()]", raw):
         return None
@@ -349,6 +352,14 @@ def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
     return value, start
 
 
+#: What the listener gives the speaker ("your encouragement", "your words of support"): the speaker's own source of
+#: drive or comfort, as "your support means a lot to me" is a value.  Not what the listener has or is ("your success").
+_YOUR_GIFT_RE = re.compile(
+    r"your\s+(?:(?:kind|sweet|constant|endless|continued|unwavering)\s+)?(?P<what>encouragement|support|"
+    r"words\s+of\s+(?:encouragement|support|wisdom)|kind\s+words|kindness|faith\s+in\s+me|belief\s+in\s+me|"
+    r"advice|feedback|friendship|positivity|messages|encouraging\s+words)",
+    re.IGNORECASE,
+)
 _GOVERNING_RE = re.compile(
     r"\b(?:think|thought|find|found|guess|hope|wish|feel|felt|know|knew|say|said|says|if|whether|that)\s*$",
     re.IGNORECASE,
