@@ -48,6 +48,7 @@ from engine.facts.rules.text import (
     Span,
     bound_object,
     clean_object,
+    embedded_questions,
     extract_object,
     has_change_cue,
     has_reporting,
@@ -243,10 +244,13 @@ def _sentence_facts(text: str, span: Span, speaker: str, catalog: Catalog) -> It
         return not quotes or not any(q.start <= pos < q.end for q in quotes)
 
     reporting = has_reporting(text, span.start, span.end)
+    asked = embedded_questions(text, span.start, span.end) if " if " in quote else []
     starts = tuple(
         p
         for p in clause_starts(text, span.start, span.end)
-        if outside_quotes(p) and not (reporting and reported_before(text, span.start, p))
+        if outside_quotes(p)
+        and not (reporting and reported_before(text, span.start, p))
+        and not any(q.start <= p < q.end for q in asked)
     )
     sentence = Sentence(text, span.start, span.end, starts, speaker, quote.casefold())
     claimed: list[tuple[int, int]] = []

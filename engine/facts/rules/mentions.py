@@ -236,7 +236,9 @@ _HOBBY_SUBJECT_RE = re.compile(
     r"means|calms|"
     r"relaxes))\s+(?=[^.!?]*\b(?:me|my|I)\b)"
 )
-_NEGATED_NEXT_RE = re.compile(r"(?:not|never|n['’]t)\b", re.IGNORECASE)
+_NEGATED_NEXT_RE = re.compile(
+    r"(?:not|never|n['’]t)\b|(?:(?:definitely|still|also|high)\s+)?on\s+my\s+[\w-]+\s+list\b", re.IGNORECASE
+)
 _PART_OF_LIFE_RE = re.compile(
     r"(?P<val>[^,;:.!?]{2,40}?)\s+(?:is|has\s+(?:always\s+)?been|was)\s+(?:such\s+)?(?:a|an)"
     r"\s+(?:big\s+|huge\s+|"
@@ -464,7 +466,7 @@ def subject_phrases(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if s.has("ing"):
         for m in s.clause_matches(_HOBBY_SUBJECT_RE):
             if _NEGATED_NEXT_RE.match(s.text, m.end(), s.end):
-                continue  # "Running is not something I enjoy"
+                continue  # "Running is not something I enjoy", "surfing is on my bucket list"
             if m.group("gerund").casefold() in _HOBBY_GERUNDS:
                 obj = clean_object(m.group("what"), "phrase")
                 if obj:

@@ -155,6 +155,7 @@ _FUNCTION_WORDS = word_set(
 )
 #: Last words that leave an object dangling or pointing elsewhere ("see them", "stand up for what").
 _DANGLING = word_set("what which who how where when why and or but")
+_DANGLING_QUESTION_RE = re.compile(r"\s+(?:and|or)\s+(?:how|what|why|where|when|who)(?:\s+[a-z]+)?$", re.IGNORECASE)
 _LEADING_TIME_RE = re.compile(
     r"(?:(?:last|this|next|past)\s+(?:week|weekend|month|year|night|time|summer|winter|spring|fall|"
     r"autumn|\w+day)|"
@@ -261,10 +262,33 @@ def skip_reason(sentence: str) -> str | None:
     if (stripped.endswith("?") and not _TAG_QUESTION_RE.search(stripped)) or _QUESTION_RE.match(sentence):
         return "question"
     for m in _HYPOTHETICAL_RE.finditer(sentence):
-        # "even if" and "as if" concede or compare; they do not make the sentence hypothetical.
-        if m.group().casefold() != "if" or not _CONCESSIVE_RE.search(sentence, 0, m.start()):
+        # "even if" and "as if" concede or compare; they do not make the sentence hypothetical.  "let me know if",
+        # "I doubt if" ask a question inside one clause: that clause states nothing (see embedded_questions), the
+        # others still do.
+        if m.group().casefold() != "if" or not (
+            _CONCESSIVE_RE.search(sentence, 0, m.start()) or _EMBEDDED_IF_RE.search(sentence, 0, m.start())
+        ):
             return "hypothetical"
     return None
+
+
+#: A verb of knowing or asking right before "if": the "if" opens an embedded question, not a condition.
+_EMBEDDED_IF_RE = re.compile(
+    r"\b(?:know|see|ask|asked|asking|check|checking|doubt|wonder|wondering|wondered|sure|decide|deciding|tell|"
+    r"find\s+out|curious|unsure)\s+$",
+    re.IGNORECASE,
+)
+_EMBEDDED_CLAUSE_RE = re.compile(r"\bif\b[^,;:.!?()]*", re.IGNORECASE)
+
+
+def embedded_questions(text: str, start: int, end: int) -> list[Span]:
+    """The clauses of ``text[start:end]`` that ask rather than state: "if …" after a verb of knowing or asking, up
+    to the next clause break ("let me know *if you want suggestions*", "I doubt *if I'm making a difference*")."""
+    out: list[Span] = []
+    for m in _EMBEDDED_CLAUSE_RE.finditer(text, start, end):
+        if _EMBEDDED_IF_RE.search(text, max(start, m.start() - 20), m.start()):
+            out.append(Span(m.start(), m.end()))
+    return out
 
 
 def quoted_spans(text: str, start: int, end: int) -> list[Span]:
@@ -363,6 +387,9 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
     while len(words) > 2 and words[-1].casefold() in _DANGLING and words[-2].casefold() in _DANGLING | {"and", "or"}:
         words = words[:-2]  # "teach kids about veterans and what …" was cut before its clause
         obj = " ".join(words)
+    cut = _DANGLING_QUESTION_RE.search(obj)
+    if cut is not None and len(obj[: cut.start()].split()) >= 2:
+        return clean_object(obj[: cut.start()], kind)  # "their dedication and how well (they worked)"
     if words[-1].casefold().strip(".!") in _REFERRING_ENDS:
         # "hiking to the top and seeing this": keep the coordinated part that names something, if
         # any.

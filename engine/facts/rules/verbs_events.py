@@ -277,7 +277,7 @@ EVENT_RULES: tuple[Rule, ...] = (
     rule(
         "achieve",
         "achieved accomplished earned passed reached completed scored",
-        r"(?=(?:achieved|accomplished|earned|passed|reached|completed|scored)\s)",
+        r"(?=(?:achieved|accomplished|earned|passed|reached(?!\s+out\b)|completed|scored)\s)",
         "achieved",
         "phrase",
         tenses=EVENT,

@@ -374,3 +374,71 @@ def test_doings_and_possessions(text: str, predicate: str, obj: str) -> None:
 )
 def test_no_doing_or_possession_from_near_misses(text: str) -> None:
     assert not [p for p in run(text) if p.predicate in ("currently_doing", "owns", "inspired_by") and not p.negated]
+
+
+def test_an_embedded_question_leaves_the_other_clauses_stated() -> None:
+    assert ("Ann", "currently_doing", "trying out new recipes") in triples(
+        "I'm always trying out new recipes, so let me know if you want suggestions!"
+    )
+    views = [
+        p.object for p in run("I doubt if I'm making a difference, but knowing people understand my work means a lot.")
+    ]
+    assert not [v for v in views if "making a difference" in v.split(" but ")[0]]
+    assert not run("I'm not sure if I'm moving to Berlin.")
+    assert not run("Let me know if I'm moving to Berlin, I guess.")
+    assert not run("If I move to Berlin, I'll learn German.")
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("Last week, there was a power cut in our area.", "experienced", "power cut in our area"),
+        (
+            "It seems like nature has a way of calming us down, huh?",
+            "holds_view",
+            "nature has a way of calming us down",
+        ),
+        (
+            "I think having someone to support me through the process is such a blessing.",
+            "holds_view",
+            "having someone to support me through the process is such a blessing",
+        ),
+        (
+            "Being around people who share the same love creates a special bond.",
+            "holds_view",
+            "being around people who share the same love creates a special bond",
+        ),
+        (
+            "Art's awesome for showing us who we really are.",
+            "holds_view",
+            "art's awesome for showing us who we really are",
+        ),
+        ("Nature's beauty reminds me to slow down.", "holds_view", "nature's beauty reminds me to slow down"),
+        ("Japan is on my bucket list.", "plans_to_visit", "japan"),
+        ("Skydiving is definitely on my bucket list.", "wants", "skydiving"),
+        ("My friends, family and mentors are my rocks.", "values", "my friends, family and mentors"),
+    ],
+)
+def test_around_me_stated_views_and_lists(text: str, predicate: str, obj: str) -> None:
+    assert ("Ann", predicate, obj) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "There wasn't a flood in our town.",
+        "It seems like you're busy.",
+        "I think it's great.",
+        "We'll keep going and never give up.",
+        "I'll definitely keep on going.",
+        "That's what helps us keep improving.",
+        "Everything's exciting but it's a lot of pressure.",
+        "Hoping to raise awareness and start conversations to create positive change.",
+        "It was so much fun and reminded me of how music brings us together.",
+        "It's definitely on my bucket list.",
+        "I was impressed with their dedication and how well they worked together.",
+    ],
+)
+def test_no_view_or_event_from_near_misses(text: str) -> None:
+    found = [p for p in run(text) if p.predicate in ("holds_view", "experienced", "wants", "plans_to_visit")]
+    assert not found

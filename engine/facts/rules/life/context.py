@@ -62,10 +62,13 @@ _REPORTED_RE = re.compile(
     r"(?:that\s+)?(?:i|i['’]m|im|i\s+am)\b",
     re.IGNORECASE,
 )
-#: Markers that make everything after them in the sentence unreal, whichever clause they sit in.
+#: A clause opened by "if"/"whether" (a condition, or a question inside "let me know if …") asserts nothing.
+_OPENED_BY_IF_RE = re.compile(r"\b(?:if|whether)\s*$", re.IGNORECASE)
+#: Markers that make everything after them in the sentence unreal, whichever clause they sit in (not an "if" that
+#: asks inside one clause: "I doubt if I'm …, but …").
 _SENTENCE_IRREALIS = re.compile(
-    r"\b(?:if|hypothetical(?:ly)?|imagine|suppose|supposing|pretend|in\s+theory|only\s+dream|"
-    r"not\s+(?:a\s+)?real\s+plan)\b",
+    r"\b(?:(?<!know\s)(?<!see\s)(?<!ask\s)(?<!doubt\s)(?<!wonder\s)(?<!sure\s)(?<!check\s)if|hypothetical(?:ly)?|"
+    r"imagine|suppose|supposing|pretend|in\s+theory|only\s+dream|not\s+(?:a\s+)?real\s+plan)\b",
     re.IGNORECASE,
 )
 #: Clause openers that do not name a subject: a dropped "I" may follow them.
@@ -131,9 +134,11 @@ def context(
         re.search(r"\bno\s+longer\b", prefix, re.IGNORECASE)
     )
     planned = bool(_PLAN_WORDS.search(prefix))
-    irrealis = (bool(_IRREALIS.search(text, start, pos)) or bool(_SENTENCE_IRREALIS.search(text, lo, pos))) and not (
-        _concessive(text, lo, pos)
-    )
+    irrealis = (
+        bool(_IRREALIS.search(text, start, pos))
+        or bool(_SENTENCE_IRREALIS.search(text, lo, pos))
+        or bool(_OPENED_BY_IF_RE.search(text, max(lo, start - 12), start))
+    ) and not (_concessive(text, lo, pos))
     time: Time = verb_time
     if planned and verb_time != "past":
         time = "future"

@@ -25,6 +25,7 @@ from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import make, speaker_ctx, words_of
 from engine.facts.rules.life.context import Time
 from engine.facts.rules.life.views import view_end, view_value
+from engine.facts.rules.life.words import COMMON_WORDS
 from engine.facts.rules.model import Found, Sentence
 from engine.facts.rules.text import clean_object, extract_object
 
@@ -161,6 +162,12 @@ _ABOUT_RE = re.compile(
     r"song|series)\s+(?:is|are|was)\s+(?:all\s+|mostly\s+|really\s+)?about\s+",
     re.IGNORECASE,
 )
+#: "Japan is on my bucket list", "skydiving is definitely on my list": what the speaker wants to do or see.
+_BUCKET_LIST_RE = re.compile(
+    r"(?:is|are|['’]s)\s+(?:(?:definitely|totally|high|still|also|now|firmly|officially)\s+)*(?:on|at\s+the\s+top\s+of)\s+"
+    r"my\s+(?:bucket|wish|travel|to-do|must-see|must-do)\s+list\b",
+    re.IGNORECASE,
+)
 _HOW_PREDICATE = {
     "enjoy": "likes",
     "like": "likes",
@@ -188,6 +195,8 @@ def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield from _place_i_go(s)
     if "forget" in words:
         yield from _never_forget(s)
+    if "list" in words and "my" in words:
+        yield from _bucket_list(s)
     if "about" in words and "my" in words:
         yield from _my_work_about(s)
     if not words & _GATE or not s.has(" me", " us", "my ", "our "):
@@ -270,6 +279,22 @@ def _place_i_go(s: Sentence) -> Iterator[Found]:
         yield make(ctx, s, "does_regularly", f"{verb} {place}", "effect.place-i-go", end=m.end(), negated=False)
 
 
+def _bucket_list(s: Sentence) -> Iterator[Found]:
+    for m in _BUCKET_LIST_RE.finditer(s.text, s.start, s.end):
+        subject = _subject(s, m.start())
+        if subject is None:
+            continue
+        value, at = subject
+        ctx = speaker_ctx(s, at)
+        if ctx is None or ctx.negated:
+            continue
+        names = [w for w in value.split() if w.casefold() not in ("of", "the", "de")]
+        first = names[0].casefold() if names else ""
+        place = all(w[:1].isupper() for w in names) and not first.endswith("ing") and first not in COMMON_WORDS
+        predicate = "plans_to_visit" if place else "wants"
+        yield make(ctx, s, predicate, value, "effect.bucket-list", end=m.end(), negated=False)
+
+
 def _never_forget(s: Sentence) -> Iterator[Found]:
     for m in _NEVER_FORGET_RE.finditer(s.text, s.start, s.end):
         value = extract_object(s.text, m.end(), s.end, "phrase")
@@ -304,6 +329,7 @@ def _makes_me(s: Sentence) -> Iterator[Found]:
         yield make(ctx, s, predicate, value, "effect.makes-me", end=m.end() + len(value), negated=False)
 
 
+_LIST_HEAD_RE = re.compile(r"(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+)?", re.IGNORECASE)
 #: Where the subject of an effect starts: after a clause break, but not at "and" ("their patience and support").
 _SUBJECT_BREAK_RE = re.compile(
     r"[;:!?()\[\]]|\.(?=\s|$)|\s[-–—]+\s|[-–—]{2}|,|"
@@ -322,8 +348,16 @@ _CLAUSE_INSIDE = frozenset(
 def _subject(s: Sentence, verb_at: int) -> tuple[str, int] | None:
     """The noun phrase before the verb group, as said, with where it starts; None when it names nothing."""
     start = s.start
-    for b in _SUBJECT_BREAK_RE.finditer(s.text, s.start, verb_at):
-        start = b.end()
+    breaks = list(_SUBJECT_BREAK_RE.finditer(s.text, s.start, verb_at))
+    if breaks:
+        start = breaks[-1].end()
+        # "My friends, family and mentors are my rocks": a list of the speaker's people runs across its commas
+        while breaks and breaks[-1].group() == ",":
+            before = breaks[-2].end() if len(breaks) > 1 else s.start
+            if not _LIST_HEAD_RE.fullmatch(s.text[before : breaks[-1].start()].strip()):
+                break
+            start = before
+            breaks.pop()
     while start < verb_at and s.text[start].isspace():
         start += 1
     lead = _LEADING_RE.match(s.text, start, verb_at)

@@ -37,6 +37,14 @@ _NOT_THINGS = frozenset(
     """heart hearts plans plan day week weekend mood dreams dream hopes life mind voice confidence ego streak
     record""".split()
 )
+#: "There was a power cut in our area last week": something that hit where the speaker lives.
+_AROUND_ME_RE = re.compile(
+    r"\bthere\s+(?:was|were|has\s+been|had\s+been)\s+(?:a|an|some)\s+(?:(?:big|huge|major|nasty|bad|terrible|small)\s+)?"
+    r"(?P<what>power\s+(?:cut|outage)|blackout|flood|fire|storm|earthquake|break-in|burglary|robbery|gas\s+leak|"
+    r"hurricane|tornado|snowstorm|blizzard|heat\s*wave|wildfire|landslide|flooding)\s+(?:in|at|on|near|around)\s+"
+    r"(?:our|my)\s+(?P<where>[\w-]+(?:\s+[\w-]+)?)",
+    re.IGNORECASE,
+)
 _PERSON_NOUNS = (
     r"(?:guy|man|woman|lady|girl|boy|kid|child|veteran|student|teacher|coach|nurse|doctor|neighbou?r|resident|"
     r"volunteer|artist|author|writer|player|person|gentleman|chef|musician|farmer|officer|soldier|mentor|"
@@ -56,6 +64,12 @@ def happenings(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield from _mishaps(s)
     if "named" in words or "called" in words:
         yield from _named(s)
+    if "there" in words and ("our" in words or "my" in words):
+        for m in _AROUND_ME_RE.finditer(s.text, s.start, s.end):
+            ctx = speaker_ctx(s, m.start(), time="past")
+            if ctx is not None and not ctx.negated:
+                value = s.text[m.start("what") : m.end()]
+                yield make(ctx, s, "experienced", value, "around-me", end=m.end(), negated=False, time="past")
 
 
 def _mishaps(s: Sentence) -> Iterator[Found]:

@@ -70,9 +70,6 @@ _GENERIC_VERB = (
     r"(?:does|do)\s+have|ha(?:s|ve)\s+(?:a|the)\s+(?:way|power)))"
 )
 _WORD = r"[A-Za-z][a-z'’-]*"
-_GENERIC_RE = re.compile(
-    rf"(?P<np>{_WORD}(?:\s+(?:{_WORD}))" + r"{0,6}?)\s*" + rf"(?P<verb>{_GENERIC_VERB})\b\s+(?P<rest>\S)",
-)
 _EXTRAPOSED_RE = re.compile(
     r"(?P<it>it(?:\s+is|['’]s|\s+was|['’]s\s+been|\s+has\s+been|\s+can\s+be|\s+must\s+be|\s+feels|\s+felt))\s+"
     r"(?:(?:so|really|truly|just|super|pretty|very|always|definitely|incredibly|totally|quite|such\s+a|a)\s+)*"
@@ -114,7 +111,7 @@ _GATE = _GENERIC_EVALUATIVE | frozenset(
         why allowed helped taught shown given brought changed difference""".split()
 )
 _MAX_WORDS = 24
-_POINTERS = frozenset("i you me it them this that these those him her here there one".split())
+_POINTERS = frozenset("i you it them this that these those him her here there one".split())
 _NOTHING_LIKE_RE = re.compile(
     r"\bthere(?:['’]s|\s+is)\s+(?:just\s+|really\s+|honestly\s+)?nothing\s+(?:quite\s+)?(?:like|better\s+than|"
     r"more\s+\w+\s+than)\s+\S",
@@ -236,33 +233,73 @@ def _nothing_like(s: Sentence) -> Iterator[Found]:
 
 
 def _generic(s: Sentence) -> Iterator[Found]:
-    for pos in s.starts:
-        if pos > s.start and not _OPENS_CLAUSE_RE.search(s.text, max(s.start, pos - 12), pos):
+    stated = (
+        tuple(m.end() for m in _STATED_RE.finditer(s.text, s.start, s.end))
+        if s.has("seem", "think", "feel", "believe")
+        else ()
+    )
+    for pos in (*s.starts, *stated):
+        if pos > s.start and pos not in stated and not _OPENS_CLAUSE_RE.search(s.text, max(s.start, pos - 12), pos):
             continue  # after a bare comma: more likely the next item of a list ("growth, improvement, and …")
         start = _after_fillers(s, pos)
-        m = _GENERIC_RE.match(s.text, start, s.end)
-        if m is None or not _generic_subject(m.group("np"), at_sentence_start=start == s.start):
-            continue
-        verb = m.group("verb").casefold()
-        end = view_end(s, m.start("rest"))
-        rest = s.text[m.start("rest") : end].casefold()
-        copula = verb in ("is", "are", "'s", "’s", "'re", "’re")
-        if copula and not (set(re.findall(r"[a-z]+", rest)) & _GENERIC_EVALUATIVE) and not _HOW_WE_RE.match(rest):
-            continue  # "Dogs are mammals", "Work is busy": a description, not a view
-        if re.match(r"(?:not|n['’]t|never)\b", rest):
-            continue
-        ctx = speaker_ctx(s, m.start())
-        if ctx is None:
-            continue
-        value = view_value(s, m.start(), end)
-        if value is not None:
-            yield make(ctx, s, "holds_view", value, "view.generic", end=end, negated=False)
+        for at in _verb_positions(s, start):
+            m = _VERB_AT_RE.match(s.text, at, s.end)
+            if m is None or not _generic_subject(s.text[start:at].strip(), at_sentence_start=start == s.start):
+                continue
+            verb = m.group("verb").casefold()
+            end = view_end(s, m.start("rest"))
+            rest = s.text[m.start("rest") : end].casefold()
+            copula = verb in ("is", "are", "'s", "’s", "'re", "’re")
+            if copula and not (set(re.findall(r"[a-z]+", rest)) & _GENERIC_EVALUATIVE) and not _HOW_WE_RE.match(rest):
+                continue  # "Dogs are mammals", "Work is busy": a description, not a view
+            if re.match(r"(?:not|n['’]t|never)\b", rest):
+                break
+            ctx = speaker_ctx(s, start)
+            value = view_value(s, start, end) if ctx is not None else None
+            if ctx is not None and value is not None:
+                yield make(ctx, s, "holds_view", value, "view.generic", end=end, negated=False)
+            break
+
+
+#: What introduces a view as the speaker's: "it seems like nature has a way of …", "I think having someone … is".
+_STATED_RE = re.compile(
+    r"\b(?:it\s+)?(?:seems|seemed)\s+(?:like|that)\s+|\bI\s+(?:really\s+|truly\s+|honestly\s+)?"
+    r"(?:think|believe|feel\s+like)\s+(?:that\s+)?(?:just\s+)?",
+    re.IGNORECASE,
+)
+_TOKEN_RE = re.compile(r"[A-Za-z][a-z'’-]*")
+_VERB_AT_RE = re.compile(rf"\s*(?P<verb>{_GENERIC_VERB})\b\s+(?P<rest>\S)")
+_MAX_SUBJECT_TOKENS = 12
+
+
+def _verb_positions(s: Sentence, start: int) -> Iterator[int]:
+    """Where a generic subject of one to twelve words, starting at ``start``, may end: after each word (and before the
+    "'s" of "Nature's", which may be "is"), up to the first non-word character."""
+    at = start
+    for count in range(_MAX_SUBJECT_TOKENS):
+        m = _TOKEN_RE.match(s.text, at, s.end)
+        if m is None:
+            return
+        word = m.group()
+        if len(word) > 2 and word[-2] in "'’" and word[-1] in "sS":
+            yield m.end() - 2
+        yield m.end()
+        gap = re.compile(r"[ \t]+").match(s.text, m.end(), s.end)
+        if gap is None or count == _MAX_SUBJECT_TOKENS - 1:
+            return
+        at = gap.end()
 
 
 def _generic_subject(np: str, *, at_sentence_start: bool) -> bool:
     """A bare plural, mass noun or gerund phrase: a kind of thing, not a particular one or a person."""
     words = np.split()
     first = words[0].casefold()
+    if re.split(r"['’]", first)[0] in _NOT_GENERIC:
+        return False  # "We'll …", "That's what …", "Everything's …"
+    if len(first) > 4 and first.endswith("ed"):
+        return False  # "(It …) reminded me of how music brings …": a verb, not a subject
+    if words[-1].casefold() in _DANGLING_END or any(w.casefold() in _CLAUSE_IN_SUBJECT for w in words[1:]):
+        return False  # "hoping to … start conversations to (create …)", "everything's exciting but it's …"
     if first in _NOT_GENERIC or any(w.casefold() in _POINTERS for w in words):
         return False  # "Walking them reminds me …": about something said before, not a kind of thing
     if any(w[:1].isupper() for w in words[1:]) and all(w[:1].isupper() for w in words):
@@ -279,9 +316,13 @@ def _generic_subject(np: str, *, at_sentence_start: bool) -> bool:
         )
     if words[0][:1].isupper() and not at_sentence_start:
         return False
-    return head.isalpha() and head not in _NOT_GENERIC
+    return head.replace("-", "").isalpha() and head not in _NOT_HEAD
 
 
+#: Words that never end a generic subject's noun phrase (its head): the openers, minus the nouns among them.
+_NOT_HEAD = _NOT_GENERIC - frozenset("love time week weekend month year morning night evening hope lot lots".split())
+_DANGLING_END = frozenset("to and or of the a an for with in on at by from as but".split())
+_CLAUSE_IN_SUBJECT = frozenset("but because i it you".split())
 #: Mass and abstract nouns that name a kind of thing on their own ("Art's awesome for …", "Nature does have a way").
 _GENERIC_NOUNS = frozenset(
     """life love art dance music nature travel food coffee tea exercise work success change family friendship
