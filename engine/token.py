@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 from pathlib import Path
 
 TOKEN_BYTES = 32
+#: Threads of one process asking for the token at once (the GUI's views and the endpoint at start) must not race
+#: over the temporary file; other processes are kept apart by the file names (pid and a random part).
+_LOCK = threading.Lock()
 
 
 def read_or_create_token(path: Path) -> str:
@@ -22,18 +26,20 @@ def read_or_create_token(path: Path) -> str:
     if token:
         _tighten(path)
         return token
-    return _write_new(path)
+    with _LOCK:
+        return _write_new(path)
 
 
 def rotate_token(path: Path) -> str:
     """Replace the token with a new random one and return it; old tokens stop working at once."""
-    return _write_new(path, replace=True)
+    with _LOCK:
+        return _write_new(path, replace=True)
 
 
 def _write_new(path: Path, *, replace: bool = False) -> str:
     token = secrets.token_urlsafe(TOKEN_BYTES)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, token.encode("ascii"))

@@ -259,7 +259,10 @@ def test_a_memory_from_a_document_shows_its_span_with_the_quote_section_and_page
     tree = plugin_vault.documents.get(int(upload.document_id or 0))
     section = next(s for s in tree.sections if s.page_start == 2 and s.level == 2 and s.spans)
     span = section.spans[0]
-    first_line_end = span.text.index("\n", span.text.index("\n") + 1)  # the quote runs over a line break
+    # the body starts after the section's heading (a span may open with headings folded into it)
+    titled = span.text.find(section.title)
+    body = titled + len(section.title) + 1 if titled >= 0 else 0
+    first_line_end = span.text.index("\n", span.text.index("\n", body) + 1)  # the quote runs over a line break
     quote = span.text[first_line_end - 20 : first_line_end + 25]
     fact = fact_from_span(plugin_vault, span.id, quote, "Bruno", "works_as", "archivist")
     window, view = _open(window_for, plugin_vault, qtbot)

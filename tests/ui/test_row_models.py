@@ -107,7 +107,7 @@ def test_watched_folders_model_edits_globs_and_gives_settings_values(qapp: QAppl
 def test_every_described_setting_gets_a_spec_with_its_bounds(qapp: QApplication) -> None:
     specs = {spec.name: spec for spec in setting_specs(Settings())}
     assert specs["endpoint.port"].minimum == 1 and specs["endpoint.port"].maximum == 65535
-    assert specs["llm.provider"].choices == ("auto", "ollama", "simple")
+    assert specs["llm.provider"].choices == ("auto", "ollama", "openai", "simple")
     assert specs["privacy.email"].choices == ("block", "redact", "keep")
     assert specs["llm.timeout_s"].label == "Timeout" and specs["llm.timeout_s"].unit == "s"
     assert specs["llm.ollama_host"].label == "Ollama host"

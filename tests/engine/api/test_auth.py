@@ -55,3 +55,28 @@ def test_missing_or_empty_file_means_no_valid_token(tmp_path: Path) -> None:
 
 def test_an_empty_start_token_is_no_token(tmp_path: Path) -> None:
     assert TokenFile(tmp_path / "absent", "")() is None
+
+
+def test_threads_asking_for_a_new_token_at_once_all_get_the_same_one(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "vault" / "token"
+    start = threading.Barrier(8)
+    got: list[str] = []
+    errors: list[BaseException] = []
+
+    def ask() -> None:
+        start.wait()
+        try:
+            got.append(read_or_create_token(path))
+        except BaseException as exc:  # the failure this test is about
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(got) == 8 and len(set(got)) == 1
+    assert got[0] == path.read_text(encoding="utf-8").strip()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["token"]  # no temporary file left behind
