@@ -64,7 +64,10 @@ def loosened(root: Path) -> list[Loosened]:
         return []
     found: list[Loosened] = []
     for path in _walk(root):
-        mode = stat.S_IMODE(path.lstat().st_mode)
+        try:
+            mode = stat.S_IMODE(path.lstat().st_mode)
+        except FileNotFoundError:  # a temporary file that came and went while the folder was read
+            continue
         if mode & 0o077:
             found.append(Loosened(path, mode))
     return found
@@ -101,6 +104,6 @@ def _walk(root: Path) -> list[Path]:
         base = Path(folder)
         for name in dirs + files:
             path = base / name
-            if not path.is_symlink():
+            if not path.is_symlink():  # False for a path that is gone meanwhile: loosened() skips those too
                 out.append(path)
     return out

@@ -148,3 +148,19 @@ def test_work_a_killed_process_left_is_swept_at_the_next_open(tmp_path: Path) ->
         made = list(vault.paths.work.iterdir())
         assert all(p.name.startswith("cairn-parse-") for p in made)  # the sandbox works inside the vault
     assert not any(p.name.startswith("job-") for p in (root / "work").rglob("*"))
+
+
+def test_files_that_come_and_go_while_the_folder_is_read_are_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary file (a token being written, a backup in progress) may vanish between listing and checking."""
+    from engine import permissions
+
+    root = tmp_path / "vault"
+    root.mkdir(mode=0o700)
+    (root / "kept").write_text("x")
+    os.chmod(root / "kept", 0o644)
+    listed = permissions._walk(root)
+    monkeypatch.setattr(permissions, "_walk", lambda _root: [*listed, root / ".token.1.abc.tmp"])
+    assert [item.path.name for item in permissions.loosened(root)] == ["kept"]
+    assert [item.path.name for item in permissions.tighten(root)] == ["kept"]
