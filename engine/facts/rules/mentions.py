@@ -21,6 +21,7 @@ from engine.facts.rules.lexicon import (
     RELATIONS,
     word_set,
 )
+from engine.facts.rules.life.common import words_of
 from engine.facts.rules.model import Found, Sentence
 from engine.facts.rules.possessive import NAME
 from engine.facts.rules.text import clean_object, extract_object
@@ -136,7 +137,7 @@ _MEMBERSHIP_RE = re.compile(
     re.IGNORECASE,
 )
 _EXPERIENCE_SUBJECT_RE = re.compile(
-    r"(?P<what>[A-Z]?[a-z]+ing\b[^,;:.!?]{3,90}?)\s+(?:was|has\s+been)\s+(?:such\s+)?(?:(?:a|an)"
+    r"(?P<what>[A-Z]?[a-z]+ing\b[^,;:.!?]{3,60}?)\s+(?:was|has\s+been)\s+(?:such\s+)?(?:(?:a|an)"
     r"\s+)?"
     r"(?:(?:so|really|super|truly|absolutely|pretty)\s+)?(?:awesome|amazing|great|incredible|"
     r"fantastic|fun|"
@@ -203,6 +204,11 @@ _MY_THING_RE = re.compile(
     r"(?=\s*(?:[,.;:!?)]|$|[-–—]|\s+(?:is|are|was|were|has|have|had|broke|crashed|needs|sits|hangs|looks|still|just|"
     r"and|but|so|in|on|at|from|that|which|with|for|to|got|keeps|takes|makes|gives|reminds|helps|always|never)\b))",
     re.IGNORECASE,
+)
+_MY_THING_GATE = frozenset(
+    """bike bicycle motorbike motorcycle scooter piano guitar violin cello ukulele kit keyboard camera laptop telescope
+    drone kayak canoe board corkboard bookshelf bookshelves player turntable machine aquarium greenhouse treadmill gym
+    tattoo tattoos collection garden pc setup chair drive e-reader kindle tablet console""".split()
 )
 #: "I sold my bike", "if I had my own garden": the possession is gone or not real.
 _DENIED_RE = re.compile(r"\b(?:sold|lost|gave\s+away|got\s+rid\s+of|if|wish|miss|without)\b[^.!?]*$", re.IGNORECASE)
@@ -355,7 +361,7 @@ def everyday(s: Sentence, catalog: Catalog) -> Iterator[Found]:
                 predicate = {"bought": "owns", "adopted": "has_pet"}.get(verb, "created")
                 yield Found(s.speaker, predicate, obj, "mention.made")
     if s.has("my ", "our "):
-        for m in _MY_THING_RE.finditer(text, start, end):
+        for m in _MY_THING_RE.finditer(text, start, end) if not words_of(s.low).isdisjoint(_MY_THING_GATE) else ():
             obj = clean_object(m.group("what"), "np")
             if obj and not _DENIED_RE.search(text, max(start, m.start() - 20), m.start()):
                 yield Found(s.speaker, "owns", obj, "mention.my-thing")

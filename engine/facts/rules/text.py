@@ -387,7 +387,7 @@ def clean_object(raw: str, kind: ObjectKind) -> str | None:
     while len(words) > 2 and words[-1].casefold() in _DANGLING and words[-2].casefold() in _DANGLING | {"and", "or"}:
         words = words[:-2]  # "teach kids about veterans and what …" was cut before its clause
         obj = " ".join(words)
-    cut = _DANGLING_QUESTION_RE.search(obj)
+    cut = _DANGLING_QUESTION_RE.search(obj) if (" and " in obj or " or " in obj) else None
     if cut is not None and len(obj[: cut.start()].split()) >= 2:
         return clean_object(obj[: cut.start()], kind)  # "their dedication and how well (they worked)"
     if words[-1].casefold().strip(".!") in _REFERRING_ENDS:

@@ -39,11 +39,16 @@ _DRIVE = r"(?:hope|strength|energy|purpose|motivation|courage|drive|oomph|push|i
 _AMOUNT = r"(?:(?:so\s+much|such|a\s+lot\s+of|lots\s+of|great|real|renewed|new|the|a|an|some|more)\s+)*"
 
 #: The verb group of an effect on the speaker, after its subject; ``kind`` picks the predicate.
+#: Adverbs and auxiliaries between a subject and its verb of effect, read backwards from the verb.
+_ADVERBS_BEFORE_RE = re.compile(
+    r"(?:\s+(?:really|always|truly|just|also|definitely|totally|honestly|genuinely|seriously|still|sure|often|usually|"
+    r"instantly|somehow|never|not|has|have|had|does|do|did|n['’]t|doesn['’]t|don['’]t|didn['’]t|can|will|would|"
+    r"could|might|may|won['’]t|can['’]t))+\s*$",
+    re.IGNORECASE,
+)
 _EFFECT_RE = re.compile(
-    r"(?P<adv>(?:(?:really|always|truly|just|also|definitely|totally|honestly|genuinely|seriously|still|"
-    r"sure|often|usually|instantly|somehow|never|not|has|have|had|does|do|did|n['’]t|doesn['’]t|don['’]t|"
-    r"can|will|would|could|might|may)\s+)*)"
-    r"(?:"
+    # (the first letters of every branch, looked ahead first: the scan skips most positions at once)
+    r"(?=[abcdefghiklmprsuwABCDEFGHIKLMPRSUW'’])\b(?:"
     # comfort and joy
     r"(?P<comfort>" + _COMFORT_VERBS + r"\s+" + _MINE + r"(?:\s+(?:up|down))?|"
     r"(?:brings?|brought|gives?|has\s+brought|have\s+brought)\s+(?:me|us)\s+" + _AMOUNT + _JOY + r"|"
@@ -75,16 +80,27 @@ _EFFECT_RE = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-#: Words that make a sentence worth the regex at all.
+_EFFECT_LOW_RE = re.compile(_EFFECT_RE.pattern.replace(r"\s+I\s+am", r"\s+i\s+am"))
+#: Words that make a sentence worth the regex at all: the verbs of comfort and drive and the people who stand by the
+#: speaker; the common verbs ("brings", "gives", "keeps", "helps") only count with the speaker as their object.
 _GATE = frozenset(
     """calm calms relax relaxes soothe soothes comfort comforts refresh refreshes brighten brightens ground grounds
     heal heals recharge recharges uplift uplifts lift lifts energize energizes energise energises rejuvenate
-    rejuvenates cheer cheers center centers centre centres de-stress destress destresses de-stresses brings bring
-    brought gives give gave given fills fill filled smile makes make keeps keep kept speaks speak spoke spoken help
-    helps helped
-    resonates resonate resonated motivates motivate motivated inspires inspire inspired encourages encourage
-    encouraged pushes push pushed drives drive drove there back backs rock rocks anchor support supporters fans
-    cheerleaders am""".split()
+    rejuvenates cheer cheers center centers centre centres de-stress destress destresses de-stresses smile speaks
+    speak spoke spoken resonates resonate resonated motivates motivate motivated inspires inspire inspired encourages
+    encourage encouraged pushes push pushed drives drive drove rock rocks anchor supporters fans cheerleaders""".split()
+)
+#: Phrases that carry an effect without any of those words (matched on the lower-case sentence; plain literals so
+#: the scan is cheap), and the words one of them needs.
+_GATE_PHRASES_RE = re.compile(
+    r"brings? (?:me|us)\b|brought (?:me|us)\b|gives? (?:me|us)\b|gave (?:me|us)\b|given (?:me|us)\b|"
+    r"keeps? (?:me|us)\b|kept (?:me|us)\b|helps? (?:me|us)\b|helped (?:me|us)\b|fills? (?:me|us)\b|"
+    r"filled (?:me|us)\b|puts? a |made me wh|makes me wh|been there for|my back|our back|my day|my life|our lives|"
+    r"me out|me through|us through"
+)
+_PHRASE_WORDS = frozenset(
+    """bring brings brought give gives gave given keep keeps kept help helps helped fill fills filled put puts made
+    makes there back day life lives out through""".split()
 )
 #: First words of a subject that only point elsewhere or are about the listener.
 _POINTING = frozenset(
@@ -132,8 +148,7 @@ _SOMETHING_RE = re.compile(
 )
 #: "Those moments make me love basketball so much": what the speaker loves, whatever made them love it.
 _MAKES_ME_RE = re.compile(
-    r"(?P<adv>(?:(?:really|always|just|also|truly|definitely|never|not|does|do|did|n['’]t|doesn['’]t|don['’]t|"
-    r"didn['’]t)\s+)*)(?:makes?|made|has\s+made)\s+(?:me|us)\s+(?:(?:really|even|so|just|truly|only)\s+)?"
+    r"\b(?:makes?|made|has\s+made)\s+(?:me|us)\s+(?:(?:really|even|so|just|truly|only)\s+)?"
     r"(?P<how>love|like|appreciate|enjoy|value|cherish)\s+",
     re.IGNORECASE,
 )
@@ -185,31 +200,37 @@ _HOW_PREDICATE = {
 def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """What the sentence says things and people do for the speaker."""
     words = words_of(s.low)
-    if "something" in words or "things" in words:
+    if ("something" in words or "things" in words) and s.has(" i ", " we "):
         yield from _something_i(s)
-    if "make" in words or "makes" in words or "made" in words:
+    if s.has("make me ", "makes me ", "made me ", "make us ", "makes us ", "made us "):
         yield from _makes_me(s)
-    if words & _LIKE_WORDS and ("i" in words or "we" in words):
+    if not words.isdisjoint(_LIKE_WORDS) and _LIKED_LAST_RE.search(s.low) is not None:
         yield from _thing_i_like(s)
-    if words & _GO_WORDS and ("i" in words or "we" in words):
+    if not words.isdisjoint(_GO_WORDS) and _OFTEN_AFTER_RE.search(s.low) is not None:
         yield from _place_i_go(s)
     if "forget" in words:
         yield from _never_forget(s)
     if "list" in words and "my" in words:
         yield from _bucket_list(s)
-    if "about" in words and "my" in words:
+    if "about" in words and "my" in words and s.has(" is about", " are about", " was about"):
         yield from _my_work_about(s)
-    if not words & _GATE or not s.has(" me", " us", "my ", "our "):
+    if words.isdisjoint(_GATE) and (words.isdisjoint(_PHRASE_WORDS) or _GATE_PHRASES_RE.search(s.low) is None):
         return
-    for m in _EFFECT_RE.finditer(s.text, s.start, s.end):
+    if not s.has(" me", " us", "my ", "our "):
+        return
+    # the lower-case copy is read without IGNORECASE (much cheaper) when its offsets are the text's
+    same = len(s.low) == s.end - s.start
+    offset = s.start if same else 0
+    for m in _EFFECT_LOW_RE.finditer(s.low) if same else _EFFECT_RE.finditer(s.text, s.start, s.end):
         kind = "comfort" if m.group("comfort") else "drive" if m.group("drive") else "support"
-        adverbs = m.group("adv").casefold()
-        if re.search(r"\b(?:never|not|will|would|could|might|may|can)\b|n['’]t\b", adverbs):
+        m_start, m_end = m.start() + offset, m.end() + offset
+        verb_at, adverbs = _adverbs_before(s, m_start)
+        if _UNASSERTED_RE.search(adverbs):
             continue  # "music doesn't calm me", "a walk would calm me": nothing is asserted
         verb = m.group(kind).casefold()
-        if kind == "comfort" and re.match(r"(?:brought|filled)\b", verb):
-            continue  # "the walk calmed me down": one occasion, not what the speaker likes
-        subject = _subject(s, m.start())
+        if kind == "comfort" and re.match(r"(?:brought|filled)\b", verb) and not re.search(r"\bha(?:s|ve)\b", adverbs):
+            continue  # "the walk brought me peace": one occasion, not what the speaker likes
+        subject = _subject(s, verb_at)
         if subject is None:
             continue
         value, at = subject
@@ -219,13 +240,24 @@ def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         time: Time = "past" if _PAST_RE.match(verb) else "present"
         if _OURS_RE.search(verb):
             # "animals bring us peace", "our loved ones give us strength": a view of how things are for everyone
-            end = view_end(s, m.end())
+            end = view_end(s, m_end)
             view = view_value(s, at, end)
             if view is not None and time == "present":
                 yield make(ctx, s, "holds_view", view, f"effect.{kind}.view", end=end, negated=False)
             continue
         predicate = {"comfort": "likes", "drive": "inspired_by", "support": "values"}[kind]
-        yield make(ctx, s, predicate, value, f"effect.{kind}", end=m.end(), negated=False, time=time)
+        yield make(ctx, s, predicate, value, f"effect.{kind}", end=m_end, negated=False, time=time)
+
+
+_UNASSERTED_RE = re.compile(r"\b(?:never|not|will|would|could|might|may|can)\b|n['’]t\b", re.IGNORECASE)
+
+
+def _adverbs_before(s: Sentence, at: int) -> tuple[int, str]:
+    """Where the verb group ending at ``at`` starts (before its adverbs and auxiliaries), and those words."""
+    m = _ADVERBS_BEFORE_RE.search(s.text, max(s.start, at - 60), at)
+    if m is None:
+        return at, ""
+    return m.start(), m.group().casefold()
 
 
 def _something_i(s: Sentence) -> Iterator[Found]:
@@ -245,6 +277,13 @@ def _something_i(s: Sentence) -> Iterator[Found]:
 
 
 _LIKE_WORDS = frozenset("like love enjoy adore cherish treasure".split())
+#: Cheap pre-checks: a verb of liking that ends its clause ("… that I really like:"), a place gone to often.
+_LIKED_LAST_RE = re.compile(
+    r"(?:like|love|enjoy|adore|cherish|treasure)(?=\s*(?:[.!:;,]|$)|\s+(?:a\s+lot|so\s+much|the\s+most|most|too|as\s+well)\b)"
+)
+_OFTEN_AFTER_RE = re.compile(
+    r"(?:go\s+to|visit|attend)\s+(?:often|regularly|a\s+lot|all\s+the\s+time|every|once|twice|\w+\s+times)\b"
+)
 _NOT_LIKED = frozenset("one ones thing things way lot bit part stuff idea".split())
 
 
@@ -317,7 +356,7 @@ def _my_work_about(s: Sentence) -> Iterator[Found]:
 
 def _makes_me(s: Sentence) -> Iterator[Found]:
     for m in _MAKES_ME_RE.finditer(s.text, s.start, s.end):
-        if re.search(r"\b(?:not|never)\b|n['’]t\b", m.group("adv"), re.IGNORECASE):
+        if _UNASSERTED_RE.search(_adverbs_before(s, m.start())[1]):
             continue
         value = extract_object(s.text, m.end(), s.end, "np")
         if value is None:

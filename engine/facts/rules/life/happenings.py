@@ -45,6 +45,10 @@ _AROUND_ME_RE = re.compile(
     r"(?:our|my)\s+(?P<where>[\w-]+(?:\s+[\w-]+)?)",
     re.IGNORECASE,
 )
+_AROUND_ME_GATE = frozenset(
+    """cut outage blackout flood fire storm earthquake break-in burglary robbery leak hurricane tornado snowstorm
+    blizzard heatwave heat wildfire landslide flooding""".split()
+)
 _PERSON_NOUNS = (
     r"(?:guy|man|woman|lady|girl|boy|kid|child|veteran|student|teacher|coach|nurse|doctor|neighbou?r|resident|"
     r"volunteer|artist|author|writer|player|person|gentleman|chef|musician|farmer|officer|soldier|mentor|"
@@ -64,7 +68,7 @@ def happenings(s: Sentence, catalog: Catalog) -> Iterator[Found]:
         yield from _mishaps(s)
     if "named" in words or "called" in words:
         yield from _named(s)
-    if "there" in words and ("our" in words or "my" in words):
+    if "there" in words and not words.isdisjoint(_AROUND_ME_GATE) and ("our" in words or "my" in words):
         for m in _AROUND_ME_RE.finditer(s.text, s.start, s.end):
             ctx = speaker_ctx(s, m.start(), time="past")
             if ctx is not None and not ctx.negated:

@@ -107,8 +107,8 @@ _POSSESSIVE_RE = re.compile(r"^(?:your|our|their|his|her|the|all\s+the|this|that
 _NOUN_SUFFIXES = ("ness", "tion", "sion", "ment", "ity", "ing", "ship", "ance", "ence", "ism", "hood", "dom")
 _GATE = _GENERIC_EVALUATIVE | frozenset(
     """can could make makes help helps give gives bring brings keep keeps remind reminds teach teaches show shows
-        create creates matter matters mean means appreciate appreciated treasure cherish power way nothing how
-        why allowed helped taught shown given brought changed difference""".split()
+        create creates matter matters mean means appreciate appreciated treasure cherish power way nothing allowed
+        helped taught shown given brought changed difference""".split()
 )
 _MAX_WORDS = 24
 _POINTERS = frozenset("i you it them this that these those him her here there one".split())
@@ -126,7 +126,9 @@ _OPENS_CLAUSE_RE = re.compile(r"(?:[;:]|\s[-–—]+|\b(?:but|because|so|and|tha
 def views(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     """The speaker's stated views and what they say they appreciate, in one sentence."""
     words = words_of(s.low)
-    if not words & _GATE:
+    if words.isdisjoint(_GATE) and not (
+        ("how" in words or "why" in words) and s.has(" is how", " is why", "s how", "s why")
+    ):
         return
     taken: list[tuple[int, int]] = []
     for found in (*_appreciated(s, words), *_extraposed(s), *_made_a_difference(s), *_nothing_like(s), *_generic(s)):
@@ -242,6 +244,9 @@ def _generic(s: Sentence) -> Iterator[Found]:
         if pos > s.start and pos not in stated and not _OPENS_CLAUSE_RE.search(s.text, max(s.start, pos - 12), pos):
             continue  # after a bare comma: more likely the next item of a list ("growth, improvement, and …")
         start = _after_fillers(s, pos)
+        first = _FIRST_WORD_RE.match(s.text, start, s.end)
+        if first is None or re.split(r"['’]", first.group().casefold())[0] in _NOT_GENERIC:
+            continue  # "I …", "you …", "it's …", "the …": no generic subject here
         for at in _verb_positions(s, start):
             m = _VERB_AT_RE.match(s.text, at, s.end)
             if m is None or not _generic_subject(s.text[start:at].strip(), at_sentence_start=start == s.start):
@@ -267,36 +272,44 @@ _STATED_RE = re.compile(
     r"(?:think|believe|feel\s+like)\s+(?:that\s+)?(?:just\s+)?",
     re.IGNORECASE,
 )
-_TOKEN_RE = re.compile(r"[A-Za-z][a-z'’-]*")
 _VERB_AT_RE = re.compile(rf"\s*(?P<verb>{_GENERIC_VERB})\b\s+(?P<rest>\S)")
 _MAX_SUBJECT_TOKENS = 12
 
 
+#: Where a verb group of _GENERIC_VERB may start after a subject: before one of its first words, or at the "'s" of
+#: "Nature's" (which may be "is").  Only there is a subject worth trying.
+_VERB_START_RE = re.compile(
+    r"[ \t]+(?=(?:is|are|has|have|can|could|really|truly|always|often|sometimes|makes?|helps?|gives?|brings?|keeps?|"
+    r"reminds?|teach(?:es)?|shows?|creates?|matters?|means?|changes?|does|do)\b)|(?<=[a-z])['’](?=(?:s|re)\b)",
+    re.IGNORECASE,
+)
+_FIRST_WORD_RE = re.compile(r"[A-Za-z][\w'’-]*")
+#: A subject never runs past punctuation or a dash.
+_SUBJECT_STOP_RE = re.compile(r"[^\w\s'’-]|\s[-–—]")
+
+
 def _verb_positions(s: Sentence, start: int) -> Iterator[int]:
-    """Where a generic subject of one to twelve words, starting at ``start``, may end: after each word (and before the
-    "'s" of "Nature's", which may be "is"), up to the first non-word character."""
-    at = start
-    for count in range(_MAX_SUBJECT_TOKENS):
-        m = _TOKEN_RE.match(s.text, at, s.end)
-        if m is None:
-            return
-        word = m.group()
-        if len(word) > 2 and word[-2] in "'’" and word[-1] in "sS":
-            yield m.end() - 2
-        yield m.end()
-        gap = re.compile(r"[ \t]+").match(s.text, m.end(), s.end)
-        if gap is None or count == _MAX_SUBJECT_TOKENS - 1:
-            return
-        at = gap.end()
+    """Where a generic subject of one to twelve words, starting at ``start``, may end: before a verb of
+    _GENERIC_VERB, up to the first punctuation."""
+    stop = _SUBJECT_STOP_RE.search(s.text, start, s.end)
+    limit = stop.start() if stop else s.end
+    for m in _VERB_START_RE.finditer(s.text, start, limit):
+        if m.start() > start:
+            if s.text.count(" ", start, m.start()) >= _MAX_SUBJECT_TOKENS:
+                return
+            yield m.start()
 
 
 def _generic_subject(np: str, *, at_sentence_start: bool) -> bool:
     """A bare plural, mass noun or gerund phrase: a kind of thing, not a particular one or a person."""
     words = np.split()
     first = words[0].casefold()
-    if re.split(r"['’]", first)[0] in _NOT_GENERIC:
-        return False  # "We'll …", "That's what …", "Everything's …"
-    if len(first) > 4 and first.endswith("ed"):
+    base = re.split(r"['’]", first)[0]
+    if base in _NOT_GENERIC or base in ("next", "last") or first.endswith(("n't", "n’t")):
+        return False  # "We'll …", "That's what …", "Everything's …", "Next month I'm …"
+    if base != first and base not in COMMON_WORDS and base not in _GENERIC_NOUNS:
+        return False  # "LeBron's moments …": someone's, not a kind of thing ("Nature's beauty" is)
+    if len(first) > 4 and first.endswith("ed") and len(words) > 1 and words[1].casefold() in _OBJECT_PRONOUNS:
         return False  # "(It …) reminded me of how music brings …": a verb, not a subject
     if words[-1].casefold() in _DANGLING_END or any(w.casefold() in _CLAUSE_IN_SUBJECT for w in words[1:]):
         return False  # "hoping to … start conversations to (create …)", "everything's exciting but it's …"
@@ -321,6 +334,7 @@ def _generic_subject(np: str, *, at_sentence_start: bool) -> bool:
 
 #: Words that never end a generic subject's noun phrase (its head): the openers, minus the nouns among them.
 _NOT_HEAD = _NOT_GENERIC - frozenset("love time week weekend month year morning night evening hope lot lots".split())
+_OBJECT_PRONOUNS = frozenset("me us him her them it you".split())
 _DANGLING_END = frozenset("to and or of the a an for with in on at by from as but".split())
 _CLAUSE_IN_SUBJECT = frozenset("but because i it you".split())
 #: Mass and abstract nouns that name a kind of thing on their own ("Art's awesome for …", "Nature does have a way").
