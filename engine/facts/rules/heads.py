@@ -21,7 +21,8 @@ from engine.facts.rules.subjects import (
 )
 
 _CLAUSE_SEP_RE = re.compile(
-    r"[,;:(]|(?<=\w)[-–—]{2,}(?=\w)|(?<=\w)[-–—](?=\s)|\s(?:"
+    # (every branch starts with one of these characters: the look-ahead lets the scan skip the rest at once)
+    r"(?=[,;:(\-–—\s])(?:[,;:(]|(?<=\w)[-–—]{2,}(?=\w)|(?<=\w)[-–—](?=\s)|\s(?:"
     r"(?:[-–—]+|and|but|because|cause|['’]cause|cos|coz|cuz|since|though|although|while|when|after|"
     r"before|until|"
     r"once|then|plus|or|now\s+that|which\s+is\s+why)\s+|"
@@ -38,7 +39,7 @@ _CLAUSE_SEP_RE = re.compile(
     r"(?:why|how\s+much)\s+(?=(?:I|we)\s+(?!(?-i:[a-z]+ed)\b))|"
     r"(?:think|guess|know|realized|realised|figured|decided|feel\s+like|found\s+out|noticed|"
     r"remember|bet|admit|"
-    r"swear|promise|said|told\s+\w+)\s+(?:that\s+)?(?=(?:i|we)\b))",
+    r"swear|promise|said|told\s+\w+)\s+(?:that\s+)?(?=(?:i|we)\b)))",
     re.IGNORECASE,
 )
 #: A sentence that opens with "Remember that …" states what follows.

@@ -21,7 +21,7 @@ from engine.facts.rules.lexicon import REFERRING_STARTS, word_set
 ObjectKind = Literal["phrase", "np", "name", "value", "pref", "event"]
 
 _ABBREVIATIONS = word_set("mr mrs ms dr st jr sr vs etc e.g i.e a.m p.m no prof approx u.s u.k fig mt ft inc ltd co")
-_BOUNDARY_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n\s*|(?<=[.!?…])(?=[A-Z][a-z])")
+_BOUNDARY_RE = re.compile(r"(?=[\s\"'”’)\]A-Z])(?:(?<=[.!?…])[\"'”’)\]]*\s+|\n\s*|(?<=[.!?…])(?=[A-Z][a-z]))")
 #: Attachment notes an importer appends to a turn ("[shares a photo: …]"): machine-written, not the
 #: speaker's.
 _ANNOTATION_RE = re.compile(
@@ -29,7 +29,7 @@ _ANNOTATION_RE = re.compile(
     r"\b[^\[\]]{0,600}\]",
     re.IGNORECASE,
 )
-_QUOTE_RE = re.compile(r"\"[^\"\n]{1,400}\"|“[^”\n]{1,400}”|(?<![\w])'[^'\n]{1,200}'(?![\w])")
+_QUOTE_RE = re.compile(r"(?=[\"“'])(?:\"[^\"\n]{1,400}\"|“[^”\n]{1,400}”|(?<![\w])'[^'\n]{1,200}'(?![\w]))")
 
 #: A question by inversion ("do you…", "what do you…") even without a question mark.
 _QUESTION_RE = re.compile(
@@ -50,19 +50,19 @@ _TAG_QUESTION_RE = re.compile(
     re.IGNORECASE,
 )
 _HYPOTHETICAL_RE = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|wish|hypothetically|pretend|in\s+case|nếu|giá\s+mà|"
+    r"(?=[iuswhpngIUSWHPNG])\b(?:if|unless|suppose|supposing|imagine|wish|hypothetically|pretend|in\s+case|nếu|giá\s+mà|"
     r"giả\s+sử)\b",
     re.IGNORECASE,
 )
 _CONCESSIVE_RE = re.compile(r"(?:even|as)\s+$", re.IGNORECASE)
 _REPORTING_RE = re.compile(
-    r"\b(?:said|says|say|told|tells|tell|asked|asks|wrote|writes|texted|replied|claims?|claimed|"
+    r"(?=[stawrcmSTAWRCM])\b(?:said|says|say|told|tells|tell|asked|asks|wrote|writes|texted|replied|claims?|claimed|"
     r"thinks|thought|mentioned|reminded)\b",
     re.IGNORECASE,
 )
 
 CHANGE_CUE_RE = re.compile(
-    r"\b(?:now|nowadays|no\s+longer|from\s+now\s+on|these\s+days|any\s?more|switched|switching|"
+    r"(?=[nftascmbgkdđNFTASCMBGKDĐ])\b(?:now|nowadays|no\s+longer|from\s+now\s+on|these\s+days|any\s?more|switched|switching|"
     r"changed\s+to|change\s+to|started\s+using|start\s+using|moved\s+to|moving\s+to|new\s+job|"
     r"bây giờ|giờ đây|không còn|từ nay|dạo này|chuyển sang|đổi sang)\b",
     re.IGNORECASE,
@@ -71,7 +71,7 @@ CHANGE_CUE_RE = re.compile(
 # Clause-level stops for objects: punctuation, dashes, and subordinating words that open a new
 # clause.
 _STOP_PHRASE_RE = re.compile(
-    r"[,;:!?()\[\]…]|\.(?=\s|$)|\s[-–—]+\s|\s[-–—]{1,2}(?=\w)|(?<=\w)[-–—]+\s|"
+    r"(?=[,;:!?()\[\]….\s\-–—])(?:[,;:!?()\[\]…]|\.(?=\s|$)|\s[-–—]+\s|\s[-–—]{1,2}(?=\w)|(?<=\w)[-–—]+\s|"
     r"\s(?:because|cause|'cause|since|although|though|while|whereas|unless|until|whenever|which|"
     r"who|whom|"
     r"whose|where|just\s+to|in\s+order\s+to|that(?=\s+(?:I|we|you|he|she|they|it|is|was|are|were|"
@@ -84,7 +84,7 @@ _STOP_PHRASE_RE = re.compile(
     r"gotta|"
     r"got|gonna|wanna|had|have|has|was|were|am|is|are|will|would|could|should|did|do|does|made|"
     r"make|makes|"
-    r"hope|can)\b)|\s(?:and|but)\s*$|\s(?=(?-i:I|I'm|I've|I'd|I'll)\s)|\s(?:we|he|she|they)\s(?=\w)",
+    r"hope|can)\b)|\s(?:and|but)\s*$|\s(?=(?-i:I|I'm|I've|I'd|I'll)\s)|\s(?:we|he|she|they)\s(?=\w))",
     re.IGNORECASE,
 )
 _TIME_STOP_RE = re.compile(
