@@ -75,7 +75,16 @@ def felt(obj: str) -> Choice:
     first = ws[0] if ws else ""
     if first in EMOTIONS or first in _FEELING_WORDS or (first.endswith("ed") and first not in _NOT_FEELINGS):
         return "feels"
+    if _MIXED_RE.match(obj):
+        return "feels"  # "a mix of emotions", "a rollercoaster of emotions": a feeling named by its many parts
     return None
+
+
+_MIXED_RE = re.compile(
+    r"(?:(?:a|such\s+a|so\s+many)\s+)?(?:(?:mix|mixture|rollercoaster|roller\s+coaster|range|whirlwind|flood|wave|"
+    r"rush|bunch)\s+of\s+(?:emotions|feelings)|mixed\s+(?:emotions|feelings)|emotions)\b",
+    re.IGNORECASE,
+)
 
 
 def describe_self(obj: str) -> Choice:

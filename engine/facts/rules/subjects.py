@@ -102,7 +102,7 @@ _AFTER_COMMA_RE = re.compile(r"[,–—-]\s*$")
 _LEADING_ADVERB_RE = re.compile(r"(?:just|also|still|now|currently|recently|finally)\b", re.IGNORECASE)
 _DROP_RE = re.compile(
     r"(?:(?:just|finally|also|recently|actually|really|totally|already|still|officially)\s+)*"
-    r"(?P<word>been|gonna|gotta|can['’]?t|was(?=\s+(?!(?:it|that|this|there|he|she|you|they|we|i)\b)[a-z])|"
+    r"(?P<word>been|gonna|gotta|can['’]?t|didn['’]?t(?=\s+(?!(?:you|he|she|it|they|we|i|that|this)\b)[a-z])|was(?=\s+(?!(?:it|that|this|there|he|she|you|they|we|i)\b)[a-z])|"
     r"going\s+to(?=\s+(?!the\b|a\b|an\b|my\b|our\b|see\b)"
     r"[a-z]+\b)|"
     r"started|finished|went|took|got|visited|attended|joined|signed|bought|adopted|tried|made|"
@@ -172,8 +172,10 @@ def dropped_subject(text: str, p: int, end: int, implicit: tuple[str, Person], c
     subject, person = implicit
     if word.startswith("going") and _NOUN_GERUND_RE.match(text, m.end("word"), end):
         return None  # "Going to community meetings … has given me …": a gerund subject
-    if word in ("gonna", "gotta", "can't", "cant") or word.startswith("going"):
-        implied = {"can't": "can't", "cant": "can't"}.get(word, "going to" if word.startswith("going") else word)
+    if word in ("gonna", "gotta", "can't", "cant", "didn't", "didnt") or word.startswith("going"):
+        implied = {"can't": "can't", "cant": "can't", "didnt": "didn't"}.get(
+            word, "going to" if word.startswith("going") else word
+        )
         return subject, person, m.end("word"), None, implied
     if word == "been":
         return subject, person, at, None, "have"

@@ -200,7 +200,8 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
         "feel",
         "feel feels felt feeling",
         r"(?:feel|feels|felt|feeling)\s+(?!like\b|that\b|as\s+if\b|the\b|it\b|"
-        r"a\b(?!\s+(?:bit|little)\b)|an\b|for\b|about\b|when\b)(?:so\s+|really\s+|very\s+|super\s+|"
+        r"a\b(?!\s+(?:bit|little|mix|mixture|rollercoaster|roller|range|whirlwind|wave|rush)\b)|an\b|for\b|about\b|"
+        r"when\b)(?:so\s+|really\s+|very\s+|super\s+|"
         r"pretty\s+|a\s+bit\s+|kind\s+of\s+|"
         r"kinda\s+|more\s+|much\s+|truly\s+|incredibly\s+|extremely\s+|totally\s+)*",
         d.felt,
@@ -211,7 +212,8 @@ PREFERENCE_RULES: tuple[Rule, ...] = (
         "feel.short",
         "feel feels felt feeling",
         r"(?:feel|feels|felt|feeling)\s+(?!like\b|that\b|as\s+if\b|the\b|it\b|"
-        r"a\b(?!\s+(?:bit|little)\b)|an\b|for\b|about\b|when\b)(?:so\s+|really\s+|very\s+|super\s+|"
+        r"a\b(?!\s+(?:bit|little|mix|mixture|rollercoaster|roller|range|whirlwind|wave|rush)\b)|an\b|for\b|about\b|"
+        r"when\b)(?:so\s+|really\s+|very\s+|super\s+|"
         r"pretty\s+|a\s+bit\s+|kind\s+of\s+|"
         r"kinda\s+|more\s+|much\s+|truly\s+|incredibly\s+|extremely\s+|totally\s+)*(?=[a-z]+\s+"
         r"(?:(?:about|of|with|by)\s+(?:it|that|this|them|everything)|to\s+(?:know|have|see|"

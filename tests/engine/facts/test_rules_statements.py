@@ -442,3 +442,27 @@ def test_around_me_stated_views_and_lists(text: str, predicate: str, obj: str) -
 def test_no_view_or_event_from_near_misses(text: str) -> None:
     found = [p for p in run(text) if p.predicate in ("holds_view", "experienced", "wants", "plans_to_visit")]
     assert not found
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj", "negated"),
+    [
+        ("I felt a mix of emotions, but overall it was a satisfying moment.", "feels", "mix of emotions", False),
+        (
+            "I'm feeling a rollercoaster of emotions over finishing this project.",
+            "feels",
+            "rollercoaster of emotions",
+            False,
+        ),
+        ("Tough tournament, didn't make it to the finals.", "achieved", "make it to the finals", True),
+    ],
+)
+def test_mixed_feelings_and_a_dropped_subject_before_didnt(text: str, predicate: str, obj: str, negated: bool) -> None:
+    assert [(p.predicate, p.object.casefold(), p.negated) for p in run(text) if p.predicate == predicate] == [
+        (predicate, obj, negated)
+    ]
+
+
+@pytest.mark.parametrize("text", ["Didn't you say you moved?", "I felt a connection.", "I felt a bit"])
+def test_no_feeling_or_event_from_questions_or_nouns(text: str) -> None:
+    assert not [p for p in run(text) if p.predicate in ("feels", "achieved", "moved_to")]
