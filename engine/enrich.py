@@ -94,7 +94,7 @@ class Enricher:
         try:
             self._store.write(lambda tx: self._store_batch(tx, ready))
         except Exception as exc:
-            log.warning("batch write failed (%s); retrying events one by one", type(exc).__name__)
+            log.warning("batch write failed (%s); retrying events one by one", exc)
             failed = self._write_one_by_one(ready)
             for outcome in outcomes:
                 if outcome.job_id in failed:
@@ -156,13 +156,26 @@ class Enricher:
                     found[event.id] = tuple(before[-2:])
         return found
 
-    def store(self, tx: Tx, event: Event, analysis: Analysis) -> EnrichmentResult:
+    def store(
+        self,
+        tx: Tx,
+        event: Event,
+        analysis: Analysis,
+        *,
+        event_vectors: list[VectorItem] | None = None,
+        status: str | None = None,
+    ) -> EnrichmentResult:
         """Write one event's analysis (used directly by ``extract(learn=True)``).
 
         The event's status is checked inside the transaction: an event enriched (or forgotten) since it was read
-        is left alone, so no analysis is ever applied twice.
+        is left alone, so no analysis is ever applied twice.  With ``event_vectors`` the event's own vector is
+        appended there for the caller to store with the rest of its batch (three statements for the batch instead
+        of three per event); nothing in the transaction reads it meanwhile.  ``status`` is the event's status as
+        read in this transaction, when the caller read it already (for a whole batch in one query).
         """
-        if tx.scalar("SELECT status FROM events WHERE id = ?", (event.id,)) != "queued":
+        if status is None:
+            status = tx.scalar("SELECT status FROM events WHERE id = ?", (event.id,))
+        if status != "queued":
             return EnrichmentResult(event.id, analysis, ())
         ctx = FactContext(
             user_id=event.user_id,
@@ -175,9 +188,14 @@ class Enricher:
             valid_time=to_epoch(event.valid_time) if event.valid_time else None,
             stated_at=to_epoch(event.occurred_at),
         )
-        applied = self._decider.decide_and_apply(tx, ctx, analysis.proposals)
+        # a batch of background enrichment shows no trace; extract(learn=True) stores one event and reports it
+        applied = self._decider.decide_and_apply(tx, ctx, analysis.proposals, trace=event_vectors is None)
         if analysis.text_vector is not None:
-            self._vectors.add(tx, [VectorItem(event.id, "event", event.user_id, analysis.text_vector, "event")])
+            item = VectorItem(event.id, "event", event.user_id, analysis.text_vector, "event")
+            if event_vectors is None:
+                self._vectors.add(tx, [item])
+            else:
+                event_vectors.append(item)
         elif analysis.text.strip():
             queue_vectors(tx, self._vectors.space_id, [(event.id, "event", event.user_id, "event")])
         if event.author:
@@ -191,9 +209,20 @@ class Enricher:
     def _store_batch(self, tx: Tx, ready: list[tuple[Job, Event | None, Analysis | None]]) -> None:
         # Jobs go first: deleting rows after the vec0 inserts of the same transaction is measurably slower.
         finish_jobs(tx, [job.id for job, _e, _a in ready])
+        event_vectors: list[VectorItem] = []
+        ids = [event.id for _job, event, analysis in ready if event is not None and analysis is not None]
+        statuses: dict[int, str] = {}
+        for chunk in chunked(ids):
+            marks = ",".join("?" * len(chunk))
+            for event_id, status in tx.execute(
+                f"SELECT id, status FROM events WHERE id IN ({marks})", tuple(chunk)
+            ).fetchall():
+                statuses[int(event_id)] = str(status)
         for _job, event, analysis in ready:
             if event is not None and analysis is not None:
-                self.store(tx, event, analysis)
+                # a forgotten event has no row: "" is not "queued", so nothing is stored for it
+                self.store(tx, event, analysis, event_vectors=event_vectors, status=statuses.get(event.id, ""))
+        self._vectors.add(tx, event_vectors)
 
     def _write_one_by_one(self, ready: list[tuple[Job, Event | None, Analysis | None]]) -> dict[int, str]:
         failed: dict[int, str] = {}

@@ -341,15 +341,19 @@ class JobRunner:
             return []
 
         def claim(tx: Tx) -> list[Job]:
-            marks = ",".join("?" * len(kinds))
-            first = tx.execute(
-                f"SELECT kind FROM jobs WHERE status = 'queued' AND run_after <= ? AND kind IN ({marks}) "
-                "ORDER BY priority, id LIMIT 1",
-                (tx.now, *kinds),
-            ).first()
-            if first is None:
+            # the first ready job of each kind (one walk of the claim index each), then the most urgent of those
+            firsts = []
+            for kind in kinds:
+                row = tx.execute(
+                    "SELECT priority, id FROM jobs WHERE status = 'queued' AND kind = ? AND run_after <= ? "
+                    "ORDER BY priority, id LIMIT 1",
+                    (kind, tx.now),
+                ).first()
+                if row is not None:
+                    firsts.append((int(row[0]), int(row[1]), kind))
+            if not firsts:
                 return []
-            kind = str(first[0])
+            kind = min(firsts)[2]
             rows = tx.execute(
                 "SELECT id, kind, payload, attempts, max_attempts FROM jobs WHERE status = 'queued' "
                 "AND run_after <= ? AND kind = ? ORDER BY priority, id LIMIT ?",

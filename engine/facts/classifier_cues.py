@@ -138,7 +138,8 @@ FILLER_PHRASES_RE = re.compile(
     r"|thanks\s+to\s+you"
     r"|i\s+hope\s+so|hope\s+so|let's\s+do\s+it|why\s+not|tell\s+me\s+about\s+it|that's\s+life"
     r"|it\s+is\s+what\s+it\s+is|(?:i\s+)?feel\s+the\s+same(?:\s+way)?"
-    r"|(?:it|that|this|your\s+\w+(?:\s+and\s+\w+)?)\s+(?:really\s+|truly\s+)?means?\s+(?:a\s+lot"
+    # "That means a lot" is a reaction; "Your support means a lot" names what the speaker values and is kept
+    r"|(?:it|that|this|your\s+(?:words|kind\s+words|message|reply|comment))\s+(?:really\s+|truly\s+)?means?\s+(?:a\s+lot"
     r"|so\s+much|the\s+world|everything|a\s+ton)(?:\s+to\s+me)?"
     r"|glad\s+(?:it|that|i\s+could)\s+help(?:ed|s)?(?:\s+you|\s+ya)?"
     r"|i\s+(?:did|do|have|am|was|can|will|would|could|know|guess|bet|agree|think\s+so"
@@ -169,8 +170,10 @@ GREETING_RE = re.compile(
     r"(?:hi|hello|hey|hiya|heya|howdy|yo|greetings|sup|hai|helo|hallo|(?:hey|hi|hello)\s+there"
     r"|good\s+(?:morning|afternoon|evening|night|day)|morning|evening|gm|gn"
     r"|thanks?|thank\s+you|thankyou|thx|ty|tysm|many\s+thanks|cheers|much\s+appreciated"
-    r"|(?:i\s+)?(?:really\s+|truly\s+|so\s+)?appreciate\s+(?:it|that|this|you|all\s+the\s+\w+"
-    r"|(?:your|the)(?:\s+\w+){1,2})"
+    # "(I) appreciate it / you": thanks; "Appreciate the offer" without an "I" too; "I appreciate your
+    # encouragement" says what the speaker values and is kept
+    r"|(?:i\s+)?(?:really\s+|truly\s+|so\s+)?appreciate\s+(?:it|that|this|you|all\s+the\s+\w+)"
+    r"|(?:really\s+|truly\s+|so\s+)?appreciate\s+(?:your|the)(?:\s+\w+){1,2}"
     r"|bye|bye\s+bye|byebye|goodbye|good\s+bye|(?:i'll\s+)?see\s+(?:you|ya|u)(?:\s+(?:later|soon"
     r"|tomorrow|then|around|next\s+time))?"
     r"|catch\s+(?:you|ya|u)\s+(?:later|soon)|talk\s+(?:to\s+you\s+)?(?:soon|later)|ttyl|later"
@@ -216,6 +219,11 @@ EN_QUESTION_START = re.compile(
     r"|any\s+(?:idea|ideas|tips|thoughts|plans|news|luck|chance|recommendations|suggestions|advice"
     r"|pointers|updates|word|recs|favorites|favourites)\b"
     r"|right|you\s+know|isn't\s+it|aren't\s+they|don't\s+you\s+think|ain't\s+it|eh|huh|or\s+not)"
+)
+#: A question with its auxiliary and "you" dropped ("(Do you) want to see a pic?"): only after a "?", since
+#: without one "Want to try pottery someday" is a wish with a dropped "I".
+ELLIPTICAL_QUESTION = re.compile(
+    r"(?:want|wanna|care|like)\s+(?:to\s+)?(?:see|hear|read|try|join|come|check|know|grab|meet|watch|go)\b"
 )
 TAG_ONLY = re.compile(r"(?:right|eh|huh|you\s+know)\b")  # a tag alone is not a question without "?"
 BARE_TAG = re.compile(  # "It's all about practice isn't it?"

@@ -260,8 +260,14 @@ class Decider:
         if self.restater is not None:
             self.restater.restate(tx, fact_ids)
 
-    def decide_and_apply(self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal]) -> list[Applied]:
-        """Match, decide, store and tier each proposal in order (later proposals see earlier ones)."""
+    def decide_and_apply(
+        self, tx: Tx, ctx: FactContext, proposals: Sequence[Proposal], *, trace: bool = True
+    ) -> list[Applied]:
+        """Match, decide, store and tier each proposal in order (later proposals see earlier ones).
+
+        Without ``trace`` the outcomes leave out the tiers and vectors that were stored (two reads per proposal
+        that background enrichment, which shows no trace, need not pay for).
+        """
         results: list[Applied] = []
         at = ctx.stated_at if ctx.stated_at is not None else tx.now
         for p in proposals:
@@ -276,10 +282,11 @@ class Decider:
                 action = Action("UPDATE", p, replaced, "switched from what it replaces")
             done = self.apply(tx, ctx, subject_id, action)
             t2 = time.perf_counter()
-            done.tiers = stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])
-            done.embedded = done.fact_id is not None and bool(
-                tx.scalar("SELECT COUNT(*) FROM embeddings WHERE object_id = ?", (done.fact_id,))
-            )
+            if trace:
+                done.tiers = stored_tiers(tx, [i for i in (done.fact_id, *done.touched) if i is not None])
+                done.embedded = done.fact_id is not None and bool(
+                    tx.scalar("SELECT COUNT(*) FROM embeddings WHERE object_id = ?", (done.fact_id,))
+                )
             done.match, done.match_ms, done.decide_ms = found, ms(t0, t1), ms(t1, t2)
             done.tier_ms = ms(t2, time.perf_counter())
             results.append(done)

@@ -536,12 +536,24 @@ def m005_vector_backlog(conn: Connection) -> None:
     _script(conn, M005_SQL)
 
 
+M006_SQL = """
+CREATE INDEX jobs_claim ON jobs(status, kind, priority, id);
+"""
+
+
+def m006_jobs_claim_index(conn: Connection) -> None:
+    """Claiming a batch of one kind walks an index in claim order instead of sorting every queued job: with a
+    backlog of thousands of enrichment jobs, each claim read and sorted them all (2.5 ms a batch, on the writer)."""
+    _script(conn, M006_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
     Migration(3, "m003_quarantine_per_user", m003_quarantine_per_user),
     Migration(4, "m004_conversation_titles", m004_conversation_titles),
     Migration(5, "m005_vector_backlog", m005_vector_backlog),
+    Migration(6, "m006_jobs_claim_index", m006_jobs_claim_index),
 )
 
 #: The schema version this code writes and understands.

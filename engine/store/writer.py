@@ -88,7 +88,7 @@ class Rows:
 class Tx:
     """What a write operation may do: run SQL on the writer connection, take ids, record changes."""
 
-    __slots__ = ("_after_commit", "_driver", "changes", "conn", "now")
+    __slots__ = ("_after_commit", "_driver", "changes", "conn", "fresh", "now")
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -96,6 +96,9 @@ class Tx:
         self.now = time.time()
         self.changes: list[PendingChange] = []
         self._after_commit: list[Callable[[], None]] = []
+        #: Object ids taken in this transaction (:meth:`new_id`) that have no vector yet: a vector write that would
+        #: replace an older one may skip looking for it (the vector index takes an id out once it stores one).
+        self.fresh: set[int] = set()
 
     def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Rows:
         """Run one statement (``?`` or ``:name`` placeholders as the DB-API module takes them)."""
@@ -115,6 +118,7 @@ class Tx:
         result = self.execute("INSERT INTO objects(kind, created_at) VALUES (?, ?)", (kind, self.now))
         new = result.lastrowid
         assert new is not None
+        self.fresh.add(int(new))
         return int(new)
 
     def new_ids(self, kind: str, count: int) -> list[int]:
@@ -126,6 +130,7 @@ class Tx:
         self.executemany("INSERT INTO objects(kind, created_at) VALUES (?, ?)", [(kind, self.now)] * count)
         last = int(self.scalar("SELECT last_insert_rowid()"))
         first = last - count + 1
+        self.fresh.update(range(first, last + 1))
         return list(range(first, last + 1))
 
     def emit(self, change_type: str, object_id: int | None = None, **data: Any) -> None:

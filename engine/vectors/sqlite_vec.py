@@ -124,7 +124,12 @@ class SqliteVecIndex:
         """Replace-or-insert the vectors of ``items`` inside ``tx``."""
         if not items:
             return
-        self.delete(tx, [item.object_id for item in items])
+        # an object created in this transaction has no vector to replace: skipping the look saves a statement per
+        # new fact, which is most of what storing one costs beside its own row
+        stale = [item.object_id for item in items if item.object_id not in tx.fresh]
+        if stale:
+            self.delete(tx, stale)
+        tx.fresh.difference_update(item.object_id for item in items)  # from now on they have a vector to replace
         tx.executemany(
             "INSERT INTO embeddings(object_id, space_id, kind, user_id, content_hash, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

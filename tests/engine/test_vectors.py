@@ -39,6 +39,23 @@ def test_add_search_filter_and_replace(vault: Vault) -> None:
     assert index.search(_unit([0, 0, 1]), 1)[0].object_id == fact_ids[0]
 
 
+def test_an_object_made_in_the_transaction_can_have_its_vector_replaced_there(vault: Vault) -> None:
+    """A new object's first vector skips looking for an older one; a second write in the same transaction (a fact
+    restated right after it was stored) must still replace it, not collide with it."""
+    index = SqliteVecIndex(vault.store, "test-model", 3)
+
+    def write(tx):  # type: ignore[no-untyped-def]
+        new = tx.new_id("fact")
+        index.add(tx, [VectorItem(new, "fact", "u", _unit([1, 0, 0]), "first")])
+        index.add(tx, [VectorItem(new, "fact", "u", _unit([0, 1, 0]), "second")])
+        return new
+
+    fact_id = vault.store.write(write)
+    assert vault.store.query("SELECT content_hash FROM embeddings WHERE object_id = ?", (fact_id,)) == [("second",)]
+    assert index.count() == 1
+    assert index.search(_unit([0, 1, 0]), 1)[0].object_id == fact_id
+
+
 def test_vectors_follow_their_objects_and_roll_back_with_them(vault: Vault) -> None:
     index = SqliteVecIndex(vault.store, "test-model", 3)
     ids = _register(vault, "fact", 2)

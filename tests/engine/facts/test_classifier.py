@@ -206,6 +206,24 @@ def test_only_statements_are_kept(text: str) -> None:
             [("I loved Paris,", "statement"), ("have you been?", "question")],
         ),
         (
+            "FYI, I finished another pottery project - want to see a pic?",
+            [("FYI, I finished another pottery project -", "statement"), ("want to see a pic?", "question")],
+        ),
+        (
+            # thanks for the moment is a reaction; naming what the speaker values is kept for the rules
+            "Thanks! Your support means a lot to me. That means a lot. Your words mean a lot.",
+            [
+                ("Thanks!", "greeting"),
+                ("Your support means a lot to me.", "statement"),
+                ("That means a lot.", "filler"),
+                ("Your words mean a lot.", "filler"),
+            ],
+        ),
+        (
+            "Appreciate the offer! I appreciate your encouragement.",
+            [("Appreciate the offer!", "greeting"), ("I appreciate your encouragement.", "statement")],
+        ),
+        (
             "It's all about practice isn't it?",
             [("It's all about practice", "statement"), ("isn't it?", "question")],
         ),

@@ -366,6 +366,7 @@ def test_change_cues(text: str, predicate: str, cue: bool) -> None:
         "I'm so happy for you.",
         "I'm happy to help.",
         "Thanks, that means a lot!",
+        "Your kind words mean a lot!",
         "Haha, yeah.",
         "[shares a photo: a photo of a dog on a beach]",
         "Check out my ideal bakery by the sea.",

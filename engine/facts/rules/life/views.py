@@ -404,4 +404,10 @@ def _held(phrase: str) -> str | None:
         return None
     if not words[-1].strip("'’").isalpha():
         return None
+    if phrase.casefold() in _THANKS_ONLY:
+        return None  # "Your words mean a lot": thanks for what was just said, nothing the speaker values
     return phrase
+
+
+#: What a listener just said or sent: valuing it is thanks for the moment, not a lasting view.
+_THANKS_ONLY = frozenset(["words", "kind words", "message", "reply", "comment", "comments", "note", "response"])
