@@ -27,6 +27,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
             monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("cairn-home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
+    # The CLI's tables and notes wrap at the console width, and temp paths differ in length from one machine (or
+    # test worker) to the next: tests read them unwrapped.  Set per test, so pytest's own output keeps its width.
+    monkeypatch.setenv("COLUMNS", "1000")
     return home
 
 

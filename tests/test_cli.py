@@ -8,14 +8,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from app import cli
 from app.cli import app
 from engine import Settings, Vault
 from engine.store.migrations import SCHEMA_VERSION
 from engine.version import __version__
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _unwrapped_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's consoles took their width when the module was imported; temp paths differ in length from one
+    machine (or test worker) to the next, so the commands run here print without wrapping."""
+    monkeypatch.setattr(cli.console, "width", 1000)
+    monkeypatch.setattr(cli.err, "width", 1000)
 
 
 def test_version() -> None:
@@ -44,7 +54,7 @@ def test_token_is_created_0600_and_rotates(tmp_path: Path) -> None:
 
 
 def test_doctor_reports_every_check_and_passes_on_a_healthy_setup(tmp_path: Path) -> None:
-    env = {"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"}
+    env = {"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "1000"}
     result = runner.invoke(app, ["doctor", "--vault", str(tmp_path / "v")], env=env)
     assert result.exit_code == 0, result.output
     for check in ("python", "sqlite", "fts5", "sqlite-vec", "vault", "ollama", "embedder", "endpoint", "token"):
@@ -60,7 +70,7 @@ def test_doctor_fails_when_something_essential_is_wrong(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
         ["doctor", "--vault", str(vault_dir)],
-        env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"},
+        env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "1000"},
     )
     assert result.exit_code == 1
     assert "newer than this Cairn" in result.output
@@ -74,7 +84,7 @@ def test_doctor_flags_a_world_readable_token(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
         ["doctor", "--vault", str(vault_dir)],
-        env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"},
+        env={"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "1000"},
     )
     assert result.exit_code == 1
     assert "chmod 600" in result.output
@@ -121,13 +131,13 @@ def test_a_bad_chroma_address_is_refused_before_anything_starts(tmp_path: Path) 
     assert "vectors.chroma_url" in proc.stderr and "http://127.0.0.1:8000" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (vault_dir / "vault.db").exists()
-    doctor = runner.invoke(app, ["doctor", "--vault", str(vault_dir)], env={**env, "COLUMNS": "300"})
+    doctor = runner.invoke(app, ["doctor", "--vault", str(vault_dir)], env={**env, "COLUMNS": "1000"})
     assert doctor.exit_code == 1
     assert "vectors.chroma_url" in doctor.output
 
 
 # -- cairn import ---------------------------------------------------------------------------------------------------
-IMPORT_ENV = {"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "200"}
+IMPORT_ENV = {"CAIRN_LLM_PROVIDER": "simple", "CAIRN_EMBEDDER_PROVIDER": "hashing", "COLUMNS": "1000"}
 
 
 def _stored_events(vault_dir: Path) -> list[tuple[str, str | None, str]]:

@@ -32,7 +32,7 @@ def child_env(home: Path) -> dict[str, str]:
         CAIRN_TESTING="1",
         CAIRN_LLM_PROVIDER="simple",
         CAIRN_EMBEDDER_PROVIDER="hashing",
-        COLUMNS="200",
+        COLUMNS="1000",
         NO_COLOR="1",
     )
     return env

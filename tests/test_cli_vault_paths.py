@@ -37,7 +37,7 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
         CAIRN_TESTING="1",
         CAIRN_LLM_PROVIDER="simple",
         CAIRN_EMBEDDER_PROVIDER="hashing",
-        COLUMNS="300",
+        COLUMNS="1000",
         NO_COLOR="1",
         **extra,
     )

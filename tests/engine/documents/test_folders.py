@@ -290,7 +290,7 @@ def test_the_ingest_command_prints_the_summary_and_exits_0(tmp_path: Path, mixed
         "CAIRN_LLM_PROVIDER": "simple",
         "CAIRN_EMBEDDER_PROVIDER": "hashing",
         "CAIRN_HOME": str(tmp_path / "home"),
-        "COLUMNS": "200",
+        "COLUMNS": "1000",
     }
     proc = subprocess.run(
         [sys.executable, "-m", "app", "ingest", str(mixed), "--vault", str(vault_dir), "--collection", "Imports"],
