@@ -58,6 +58,7 @@ COUNT_KEYS = (
     "chunks",
     "embeddings",
     "understandings",
+    "observations",
     "subjects",
     "collections",
     "quarantine",
@@ -110,6 +111,7 @@ class _Targets:
     sections: list[int] = field(default_factory=list)
     spans: list[int] = field(default_factory=list)
     understandings: list[int] = field(default_factory=list)
+    observations: list[int] = field(default_factory=list)
     subjects: list[int] = field(default_factory=list)
     collections: list[int] = field(default_factory=list)  # a whole user's: their names are the user's words
     quarantine: list[int] = field(default_factory=list)  # a whole user's refused files: names, paths, details
@@ -119,6 +121,7 @@ class _Targets:
     successors: dict[int, int | None] = field(default_factory=dict)
     embeddings: int = 0
     spaces: list[str] = field(default_factory=list)
+    whole_user: str | None = None  # a whole user forgotten: their workspace sessions and generation go too
 
 
 def forget(store: Store, scope: ForgetScope, backups_dir: Path | None, *, generations: int = 0) -> Receipt:
@@ -142,6 +145,7 @@ def forget(store: Store, scope: ForgetScope, backups_dir: Path | None, *, genera
             "chunks": len(targets.spans),
             "embeddings": targets.embeddings,
             "understandings": len(targets.understandings),
+            "observations": len(targets.observations),
             "subjects": len(targets.subjects),
             "collections": len(targets.collections),
             "quarantine": len(targets.quarantine),
@@ -394,13 +398,38 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         )
     t.episodes = sorted(episode_ids)
 
+    # observations: a whole user's, or those observed in the time range (they belong to no conversation or project)
     if whole_user:
+        t.observations = _ids(tx, "SELECT id FROM observations WHERE user_id = ?", (user,))
+    elif scope.conversation_id is None and scope.project_id is None and scope.document_id is None:
+        oconds: list[str] = ["user_id = ?"]
+        oargs: list[Any] = [user]
+        if since is not None:
+            oconds.append("observed_at >= ?")
+            oargs.append(since)
+        if until is not None:
+            oconds.append("observed_at < ?")
+            oargs.append(until)
+        t.observations = _ids(tx, f"SELECT id FROM observations WHERE {' AND '.join(oconds)}", oargs)
+
+    if whole_user:
+        t.whole_user = user
         t.understandings = _ids(tx, "SELECT id FROM understandings WHERE user_id = ?", (user,))
         t.subjects = _ids(tx, "SELECT id FROM subjects WHERE user_id = ?", (user,))
         t.collections = _ids(tx, "SELECT id FROM collections WHERE user_id = ?", (user,))
         t.quarantine = _ids(tx, "SELECT id FROM quarantine WHERE user_id = ?", (user,))
     else:
-        t.subjects = _orphaned_subjects(tx, user, set(t.facts), set(t.events))
+        # an understanding made from forgotten evidence repeats it: it goes with its sources
+        sources = [*t.events, *t.facts, *t.spans, *t.episodes, *t.documents, *t.observations]
+        built: set[int] = set()
+        for chunk in chunked(sources):
+            marks, vals = _in(chunk)
+            sql = f"SELECT DISTINCT understanding_id FROM understanding_sources WHERE object_id IN ({marks})"
+            built.update(_ids(tx, sql, vals))
+        t.understandings = sorted(built)
+        t.subjects = _orphaned_subjects(
+            tx, user, set(t.facts), set(t.events), set(t.observations), set(t.understandings)
+        )
 
     t.jobs = _jobs_for(tx, set(t.events), set(t.episodes), set(t.documents))
     every = [
@@ -412,6 +441,7 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         *t.sections,
         *t.spans,
         *t.understandings,
+        *t.observations,
         *t.subjects,
     ]
     spaces: set[str] = set()
@@ -428,9 +458,21 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
     return t
 
 
-def _orphaned_subjects(tx: Tx, user: str, facts: set[int], events: set[int]) -> list[int]:
+def _orphaned_subjects(
+    tx: Tx, user: str, facts: set[int], events: set[int], observations: set[int], understandings: set[int]
+) -> list[int]:
     """Subjects that nothing outside the forgotten set mentions any more (their names are content too)."""
     candidates: set[int] = set()
+    for chunk in chunked(sorted(observations)):
+        marks, vals = _in(chunk)
+        candidates.update(
+            _ids(tx, f"SELECT subject_id FROM observation_subjects WHERE observation_id IN ({marks})", vals)
+        )
+    for chunk in chunked(sorted(understandings)):
+        marks, vals = _in(chunk)
+        candidates.update(
+            _ids(tx, f"SELECT subject_id FROM understanding_subjects WHERE understanding_id IN ({marks})", vals)
+        )
     for chunk in chunked(sorted(facts)):
         marks, vals = _in(chunk)
         candidates.update(_ids(tx, f"SELECT subject_id FROM facts WHERE id IN ({marks})", vals))
@@ -454,8 +496,19 @@ def _orphaned_subjects(tx: Tx, user: str, facts: set[int], events: set[int]) -> 
         other_events = {
             int(r[0]) for r in tx.execute("SELECT event_id FROM event_subjects WHERE subject_id = ?", (sid,)).fetchall()
         } - events
-        tagged_understandings = tx.scalar("SELECT COUNT(*) FROM understanding_subjects WHERE subject_id = ?", (sid,))
-        if not other_facts and not other_events and not tagged_understandings:
+        other_understandings = {
+            int(r[0])
+            for r in tx.execute(
+                "SELECT understanding_id FROM understanding_subjects WHERE subject_id = ?", (sid,)
+            ).fetchall()
+        } - understandings
+        other_observations = {
+            int(r[0])
+            for r in tx.execute(
+                "SELECT observation_id FROM observation_subjects WHERE subject_id = ?", (sid,)
+            ).fetchall()
+        } - observations
+        if not other_facts and not other_events and not other_understandings and not other_observations:
             orphans.append(sid)
     return orphans
 
@@ -482,6 +535,7 @@ def _delete(tx: Tx, t: _Targets) -> None:
         t.sections,
         t.documents,
         t.understandings,
+        t.observations,
         t.subjects,
         t.collections,
         t.quarantine,
@@ -492,6 +546,10 @@ def _delete(tx: Tx, t: _Targets) -> None:
             tx.execute(f"DELETE FROM objects WHERE id IN ({marks})", vals)
     for table in t.spaces:
         rebuild_vec_table(tx, table)
+    if t.whole_user is not None:
+        tx.execute("DELETE FROM workspace_seen WHERE user_id = ?", (t.whole_user,))
+        tx.execute("DELETE FROM workspace_sessions WHERE user_id = ?", (t.whole_user,))
+        tx.execute("DELETE FROM meta WHERE key = ?", (f"workspace.generation:{t.whole_user}",))
     # a conversation's title goes with its last event
     tx.execute(
         "DELETE FROM conversation_titles WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.user_id = "

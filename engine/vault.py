@@ -82,6 +82,7 @@ from engine.vectors.migration import (
 )
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
+from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +162,7 @@ class Vault:
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
         self.subjects = SubjectsApi(store, restate=self._restater.restate_subject)
+        self.workspace = Workspace(store, self.subjects)
         self.conversations = ConversationsApi(
             store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
         )
@@ -917,6 +919,8 @@ class Vault:
             "section": self.documents.section,
             "span": self.documents.span,
             "quarantine": self.documents.quarantined,
+            "observation": self.workspace.observation,
+            "understanding": self.workspace.understanding,
         }
         loader = loaders.get(str(kind))
         if loader is None:

@@ -33,7 +33,24 @@ OBJECT_TABLES: dict[str, str] = {
     "job": "jobs",
     "receipt": "receipts",
     "quarantine": "quarantine",
+    "observation": "observations",
 }
+#: The object tables of the first schema: m001 made their id-release triggers; later tables make their own.
+_M001_OBJECT_TABLES = (
+    "events",
+    "facts",
+    "subjects",
+    "conflicts",
+    "episodes",
+    "understandings",
+    "documents",
+    "sections",
+    "spans",
+    "collections",
+    "jobs",
+    "receipts",
+    "quarantine",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +91,11 @@ def _split_sql(sql: str) -> list[str]:
     return statements
 
 
-def _object_cleanup_triggers() -> str:
+def _object_cleanup_triggers(tables: tuple[str, ...] = _M001_OBJECT_TABLES) -> str:
     return "\n".join(
         f"CREATE TRIGGER {table}_release_id AFTER DELETE ON {table} BEGIN\n"
         f"  DELETE FROM objects WHERE id = old.id;\nEND;"
-        for table in OBJECT_TABLES.values()
+        for table in tables
     )
 
 
@@ -547,6 +564,73 @@ def m006_jobs_claim_index(conn: Connection) -> None:
     _script(conn, M006_SQL)
 
 
+M007_SQL = """
+CREATE TABLE observations (
+  id INTEGER PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  kind TEXT NOT NULL DEFAULT 'note',
+  content TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  confidence REAL NOT NULL DEFAULT 0.8,
+  observed_at REAL NOT NULL,
+  session_id TEXT,
+  generation INTEGER NOT NULL DEFAULT 0,
+  useful_count INTEGER NOT NULL DEFAULT 0,
+  questionable_count INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL
+);
+CREATE UNIQUE INDEX observations_hash ON observations(user_id, content_hash);
+CREATE INDEX observations_generation ON observations(user_id, generation);
+CREATE INDEX observations_time ON observations(user_id, observed_at);
+
+CREATE TABLE observation_subjects (
+  observation_id INTEGER NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+  subject_id INTEGER NOT NULL REFERENCES subjects(id) ON DELETE CASCADE,
+  PRIMARY KEY (observation_id, subject_id)
+) WITHOUT ROWID;
+CREATE INDEX observation_subjects_subject ON observation_subjects(subject_id);
+
+CREATE TABLE understanding_sources (
+  understanding_id INTEGER NOT NULL REFERENCES understandings(id) ON DELETE CASCADE,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  PRIMARY KEY (understanding_id, object_id)
+) WITHOUT ROWID;
+CREATE INDEX understanding_sources_object ON understanding_sources(object_id);
+
+ALTER TABLE understandings ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+ALTER TABLE understandings ADD COLUMN session_id TEXT;
+ALTER TABLE understandings ADD COLUMN useful_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE understandings ADD COLUMN questionable_count INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX understandings_superseded_by ON understandings(superseded_by);
+
+CREATE TABLE workspace_sessions (
+  user_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  token TEXT NOT NULL DEFAULT '',
+  last_seen_at REAL NOT NULL,
+  PRIMARY KEY (user_id, session_id)
+) WITHOUT ROWID;
+
+CREATE TABLE workspace_seen (
+  user_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  seen_at REAL NOT NULL,
+  PRIMARY KEY (user_id, session_id, object_id)
+) WITHOUT ROWID;
+CREATE INDEX workspace_seen_object ON workspace_seen(object_id);
+"""
+
+
+def m007_workspace(conn: Connection) -> None:
+    """The subject workspace (DESIGN §3a): observations — immutable evidence tagged with subjects, one row per
+    content (hash) — the sources each understanding was made from, understandings' summaries, session and marks,
+    and each session's heartbeat token and seen log for ``bring_to_mind``."""
+    _script(conn, M007_SQL)
+    _script(conn, _object_cleanup_triggers(("observations",)))
+    _script(conn, _fts("observations", ("content",)))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
@@ -554,6 +638,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "m004_conversation_titles", m004_conversation_titles),
     Migration(5, "m005_vector_backlog", m005_vector_backlog),
     Migration(6, "m006_jobs_claim_index", m006_jobs_claim_index),
+    Migration(7, "m007_workspace", m007_workspace),
 )
 
 #: The schema version this code writes and understands.

@@ -25,6 +25,7 @@ _COUNTS_EXAMPLE: dict[str, Any] = {
     "chunks": 0,
     "embeddings": 6,
     "understandings": 0,
+    "observations": 0,
     "subjects": 1,
     "jobs": 0,
     "backups": 0,

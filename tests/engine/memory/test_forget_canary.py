@@ -99,6 +99,12 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
         chosen = ForgetScope(document_id=uploaded.document_id)
     elif scope == "time range":
         vault.ingest_events(turns("old", day="2023-01-10"))
+        jotted = vault.workspace.remember(
+            f"{CANARY} leads the climbing group.", [f"{CANARY} Climbing Club"], observed_at="2023-01-11T09:00:00Z"
+        ).observation
+        vault.workspace.create_understanding(
+            f"{CANARY} runs the club.", summary="club", subject_names=["Climbing"], sources=[jotted.id]
+        )
         chosen = ForgetScope(since="2023-01-01", until="2023-02-01")
     else:  # a whole user
         vault.ingest_events(turns("theirs", user="other"))
@@ -109,6 +115,24 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
         vault.collections.add(shelf.id, [uploaded.document_id])
         refused = vault.documents.upload(data=garbage_with_header(), name=f"{CANARY}-scan.pdf", user_id="other")
         assert refused.status == "quarantined"
+        jotted = vault.workspace.remember(
+            f"{CANARY} teaches chess.", [f"{CANARY}"], session_id=f"{CANARY}-session", user_id="other"
+        ).observation
+        vault.workspace.create_understanding(
+            f"{CANARY} is a chess teacher.", summary=f"{CANARY}", subject_names=[CANARY], user_id="other"
+        )
+        vault.workspace.update_understanding(
+            vault.workspace.get_understandings([CANARY], user_id="other")[0].id,
+            new_content=f"{CANARY} teaches chess on Tuesdays.",
+            new_summary=f"{CANARY} revised",
+            sources=[jotted.id],
+        )
+        vault.store.write(
+            lambda tx: tx.execute(
+                "INSERT INTO workspace_sessions(user_id, session_id, token, last_seen_at) VALUES ('other', ?, '', 0)",
+                (f"{CANARY}-session",),
+            )
+        )
         chosen = ForgetScope(user_id="other")
     assert vault.wait_idle(60)
     vault.backup_now()  # holds the canary: the forget must delete it and make a fresh one

@@ -1,0 +1,803 @@
+"""The subject workspace: observations, understandings and the relationships between subjects (DESIGN §3a).
+
+This module owns the tables ``observations``, ``observation_subjects``, ``understanding_sources``,
+``workspace_sessions`` and ``workspace_seen``, and writes ``understandings``/``understanding_subjects``; subjects
+themselves belong to :mod:`engine.subjects`, which this module calls to find or create them.
+
+Why it is shaped so:
+
+* **Evidence is immutable.**  An observation is never edited: a second write of the same content (by hash, per
+  user) is a no-op that returns the first.  Only the session that wrote one may delete it — sessions are
+  provenance, and one client's clean-up must not reach another's notes.
+* **Understandings are revised by supersession.**  ``update_understanding`` writes a new row citing the old one;
+  the old row gets ``superseded_by`` and leaves the active set.  The chain can always be walked back.
+* **A relationship is an intersection.**  There is no edge table: what two subjects share is everything tagged with
+  both — observations, facts, turns and understandings — and their neighbourhood is ranked by its size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from engine.errors import NotFound, ValidationError
+from engine.store import Store, Tx
+from engine.store.writer import chunked
+from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id
+from engine.temporal import from_epoch, parse_datetime, to_epoch
+from engine.workspace.model import (
+    UNDERSTANDING_KINDS,
+    WORKSPACE_KINDS,
+    Deleted,
+    Intersection,
+    Neighbour,
+    Observation,
+    Remembered,
+    TaggedFact,
+    Understanding,
+    WorkspaceStats,
+)
+
+MAX_CONTENT = 20_000  # characters of one observation or understanding: a note, not a document
+MAX_SUBJECTS = 32  # subjects one item may be tagged with
+MAX_IDS = 500  # ids one call may name
+_GENERATION_KEY = "workspace.generation:"
+_MARKABLE = (("observations", "observation"), ("understandings", "understanding"), ("facts", "fact"))
+
+_OBSERVATION_COLUMNS = (
+    "o.id, o.user_id, o.kind, o.content, o.confidence, o.observed_at, o.session_id, o.generation, "
+    "(SELECT json_group_array(s.name) FROM observation_subjects os JOIN subjects s ON s.id = os.subject_id "
+    "WHERE os.observation_id = o.id), o.useful_count, o.questionable_count"
+)
+_UNDERSTANDING_COLUMNS = (
+    "u.id, u.user_id, u.kind, u.title, u.summary, u.content, "
+    "(SELECT json_group_array(s.name) FROM understanding_subjects us JOIN subjects s ON s.id = us.subject_id "
+    "WHERE us.understanding_id = u.id), "
+    "(SELECT json_group_array(src.object_id) FROM understanding_sources src WHERE src.understanding_id = u.id), "
+    "u.status, u.supersedes, u.superseded_by, u.generation, u.source, u.session_id, u.created_at, "
+    "u.useful_count, u.questionable_count"
+)
+
+
+def _observation(row: Sequence[Any]) -> Observation:
+    return Observation(
+        id=int(row[0]),
+        user_id=str(row[1]),
+        kind=str(row[2]),
+        content=str(row[3]),
+        confidence=float(row[4]),
+        observed_at=from_epoch(float(row[5])),
+        session_id=None if row[6] is None else str(row[6]),
+        generation=int(row[7]),
+        subjects=tuple(sorted(json.loads(row[8] or "[]"), key=str.casefold)),
+        useful_count=int(row[9]),
+        questionable_count=int(row[10]),
+    )
+
+
+def _understanding(row: Sequence[Any]) -> Understanding:
+    return Understanding(
+        id=int(row[0]),
+        user_id=str(row[1]),
+        kind=str(row[2]),
+        title=str(row[3]),
+        summary=str(row[4]),
+        content=str(row[5]),
+        subjects=tuple(sorted(json.loads(row[6] or "[]"), key=str.casefold)),
+        sources=tuple(sorted(int(i) for i in json.loads(row[7] or "[]"))),
+        status=str(row[8]),
+        supersedes=None if row[9] is None else int(row[9]),
+        superseded_by=None if row[10] is None else int(row[10]),
+        generation=int(row[11]),
+        source=str(row[12]),
+        session_id=None if row[13] is None else str(row[13]),
+        created_at=from_epoch(float(row[14])),
+        useful_count=int(row[15]),
+        questionable_count=int(row[16]),
+    )
+
+
+def content_hash(content: str) -> str:
+    """The identity of an observation's content: whitespace runs count as one space, case counts."""
+    return hashlib.sha256(" ".join(content.split()).encode("utf-8")).hexdigest()
+
+
+def current_generation(q: Any, user_id: str) -> int:
+    """The workspace's consolidation generation for ``user_id`` (0 before the first pass)."""
+    value = q.execute("SELECT value FROM meta WHERE key = ?", (_GENERATION_KEY + user_id,)).first()
+    return int(value[0]) if value is not None else 0
+
+
+def next_generation(tx: Tx, user_id: str) -> int:
+    """Start a new consolidation generation and return its number."""
+    new = current_generation(tx, user_id) + 1
+    tx.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (_GENERATION_KEY + user_id, str(new)),
+    )
+    return new
+
+
+# -- validation --------------------------------------------------------------------------------------------------
+def _text(field: str, value: object, *, limit: int = MAX_CONTENT, required: bool = True) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field, "must be text")
+    clean = value.strip()
+    if required and not clean:
+        raise ValidationError(field, "must not be empty")
+    if len(clean) > limit:
+        raise ValidationError(field, f"is {len(clean)} characters long; at most {limit} are kept in one item")
+    return clean
+
+
+def _names(field: str, names: Iterable[object], *, required: bool = False) -> list[str]:
+    if isinstance(names, str):
+        names = [names]
+    out: list[str] = []
+    seen: set[str] = set()
+    for name in names:
+        clean = " ".join(_text(field, name, limit=200).split())
+        if clean.casefold() not in seen:
+            seen.add(clean.casefold())
+            out.append(clean)
+    if required and not out:
+        raise ValidationError(field, "name at least one subject")
+    if len(out) > MAX_SUBJECTS:
+        raise ValidationError(field, f"names {len(out)} subjects; at most {MAX_SUBJECTS}")
+    return out
+
+
+def _ids(field: str, ids: Iterable[object]) -> list[int]:
+    out: list[int] = []
+    for value in ids:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+            raise ValidationError(field, f"{value!r} is not an id")
+        out.append(value)
+    if len(out) > MAX_IDS:
+        raise ValidationError(field, f"names {len(out)} ids; at most {MAX_IDS} in one call")
+    return list(dict.fromkeys(out))
+
+
+def _confidence(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
+        raise ValidationError("confidence", "must be a number from 0 to 1")
+    return float(value)
+
+
+class Workspace:
+    """The workspace verbs over one vault's store (``vault.workspace``)."""
+
+    def __init__(self, store: Store, subjects: SubjectsApi) -> None:
+        self._store = store
+        self._subjects = subjects
+
+    # -- generations ---------------------------------------------------------------------------------------------
+    def generation(self, *, user_id: str = "default") -> int:
+        """The current consolidation generation."""
+        with self._store.snapshot() as snap:
+            return current_generation(snap, user_id)
+
+    # -- subjects ------------------------------------------------------------------------------------------------
+    def create_subjects(
+        self, names: Sequence[str], *, kind: str = "entity", user_id: str = "default"
+    ) -> tuple[list[Subject], list[str]]:
+        """The subjects called ``names``, creating those that do not exist; returns them and the names created."""
+        wanted = _names("names", names, required=True)
+        kind = _text("kind", kind, limit=40)
+
+        def op(tx: Tx) -> tuple[list[int], list[str]]:
+            created = [n for n in wanted if find_subject_id(tx, user_id, n) is None]
+            return [ensure_subject(tx, user_id, n, kind) for n in wanted], created
+
+        ids, created = self._store.write(op)
+        return [self._subjects.get(i) for i in ids], created
+
+    def get_subjects(self, names: Sequence[str], *, user_id: str = "default") -> tuple[list[Subject], list[str]]:
+        """The subjects called (or aliased) ``names``, and the names no subject answers to."""
+        found: list[Subject] = []
+        missing: list[str] = []
+        with self._store.snapshot() as snap:
+            ids = [(n, find_subject_id(snap, user_id, n)) for n in _names("names", names, required=True)]
+        for name, subject_id in ids:
+            if subject_id is None:
+                missing.append(name)
+            else:
+                found.append(self._subjects.get(subject_id))
+        return found, missing
+
+    def update_subject_summary(
+        self, name: str, summary: str, *, tags: Sequence[str] | None = None, user_id: str = "default"
+    ) -> Subject:
+        """Set a subject's summary (and, when given, its tags)."""
+        text = _text("summary", summary, limit=4000, required=False)
+        clean_tags = None if tags is None else _names("tags", tags)
+
+        def op(tx: Tx) -> int:
+            subject_id = self._subject_id(tx, name, user_id)
+            tx.execute("UPDATE subjects SET summary = ?, updated_at = ? WHERE id = ?", (text, tx.now, subject_id))
+            if clean_tags is not None:
+                tx.execute("UPDATE subjects SET tags = ? WHERE id = ?", (json.dumps(clean_tags), subject_id))
+            tx.emit("subject.updated", subject_id, summary=True)
+            return subject_id
+
+        return self._subjects.get(self._store.write(op))
+
+    # -- observations --------------------------------------------------------------------------------------------
+    def remember(
+        self,
+        content: str,
+        subject_names: Sequence[str],
+        *,
+        kind: str = "note",
+        confidence: float = 0.8,
+        session_id: str | None = None,
+        related_to: Sequence[int] = (),
+        observed_at: datetime | str | float | None = None,
+        user_id: str = "default",
+    ) -> Remembered:
+        """Write an observation tagged with ``subject_names`` (creating the subjects that do not exist yet).
+
+        The same content written again is a no-op that returns the first observation (``duplicate``).
+        ``related_to`` names understandings the observation bears on: it joins their sources, so the
+        consolidation report can tell which understandings have new evidence.
+        """
+        text = _text("content", content)
+        names = _names("subject_names", subject_names, required=True)
+        kind = _text("kind", kind, limit=40)
+        conf = _confidence(confidence)
+        related = _ids("related_to", related_to)
+        session = None if session_id is None else _text("session_id", session_id, limit=200)
+        when = to_epoch(parse_datetime(observed_at)) if observed_at is not None else None
+        digest = content_hash(text)
+
+        def op(tx: Tx) -> tuple[int, bool, list[str]]:
+            existing = tx.execute(
+                "SELECT id FROM observations WHERE user_id = ? AND content_hash = ?", (user_id, digest)
+            ).first()
+            if existing is not None:
+                return int(existing[0]), True, []
+            for understanding_id in related:
+                self._understanding_row(tx, understanding_id)  # NotFound for an unknown id
+            created = [n for n in names if find_subject_id(tx, user_id, n) is None]
+            subject_ids = [ensure_subject(tx, user_id, n) for n in names]
+            observation_id = tx.new_id("observation")
+            tx.execute(
+                "INSERT INTO observations(id, user_id, kind, content, content_hash, confidence, observed_at, "
+                "session_id, generation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    observation_id,
+                    user_id,
+                    kind,
+                    text,
+                    digest,
+                    conf,
+                    tx.now if when is None else when,
+                    session,
+                    current_generation(tx, user_id),
+                    tx.now,
+                ),
+            )
+            tx.executemany(
+                "INSERT OR IGNORE INTO observation_subjects(observation_id, subject_id) VALUES (?, ?)",
+                [(observation_id, s) for s in subject_ids],
+            )
+            tx.executemany(
+                "INSERT OR IGNORE INTO understanding_sources(understanding_id, object_id) VALUES (?, ?)",
+                [(u, observation_id) for u in related],
+            )
+            tx.emit("observation.created", observation_id, user_id=user_id)
+            return observation_id, False, created
+
+        observation_id, duplicate, created = self._store.write(op)
+        return Remembered(self.observation(observation_id), duplicate, tuple(created))
+
+    def observation(self, observation_id: int) -> Observation:
+        """One observation by id."""
+        rows = self._store.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id = ?", (observation_id,))
+        if not rows:
+            raise NotFound("observation", observation_id)
+        return _observation(rows[0])
+
+    def delete_observations(self, ids: Sequence[int], *, session_id: str, user_id: str = "default") -> Deleted:
+        """Delete the observations of ``ids`` this session wrote; every other id is rejected with its reason."""
+        wanted = _ids("ids", ids)
+        session = _text("session_id", session_id, limit=200)
+
+        def op(tx: Tx) -> Deleted:
+            rejected: dict[int, str] = {}
+            deleting: list[int] = []
+            for chunk in chunked(wanted):
+                marks = ",".join("?" * len(chunk))
+                rows = {
+                    int(r[0]): (str(r[1]), r[2])
+                    for r in tx.execute(
+                        f"SELECT id, user_id, session_id FROM observations WHERE id IN ({marks})", tuple(chunk)
+                    ).fetchall()
+                }
+                for oid in chunk:
+                    owner = rows.get(oid)
+                    if owner is None or owner[0] != user_id:
+                        rejected[oid] = "no such observation"
+                    elif owner[1] != session:
+                        rejected[oid] = "written in another session; only the session that wrote it may delete it"
+                    else:
+                        deleting.append(oid)
+            for chunk in chunked(deleting):
+                tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+            for oid in deleting:
+                tx.emit("observation.deleted", oid, user_id=user_id)
+            return Deleted(tuple(deleting), rejected)
+
+        result: Deleted = self._store.write(op)
+        return result
+
+    def search_observations(
+        self, query: str, *, subject_names: Sequence[str] = (), limit: int = 20, user_id: str = "default"
+    ) -> list[Observation]:
+        """Observations matching ``query`` (full-text, every word), optionally only those tagged with every one of
+        ``subject_names``; best matches first."""
+        words = "".join(c if c.isalnum() else " " for c in _text("query", query, limit=1000)).split()
+        if not words:
+            return []
+        match = " ".join(f'"{w}"' for w in words[:32])
+        limit = max(1, min(int(limit), 200))
+        with self._store.snapshot() as snap:
+            subject_ids = self._subject_ids(snap, subject_names, user_id) if subject_names else []
+            tagged = "".join(
+                " AND EXISTS (SELECT 1 FROM observation_subjects os WHERE os.observation_id = o.id "
+                "AND os.subject_id = ?)"
+                for _ in subject_ids
+            )
+            rows = snap.execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations_fts f JOIN observations o ON o.id = f.rowid "
+                f"WHERE observations_fts MATCH ? AND o.user_id = ?{tagged} ORDER BY f.rank LIMIT ?",
+                (match, user_id, *subject_ids, limit),
+            ).fetchall()
+        return [_observation(r) for r in rows]
+
+    def observations_of(
+        self, subject_names: Sequence[str], *, limit: int = 20, user_id: str = "default"
+    ) -> list[Observation]:
+        """The newest observations tagged with every one of ``subject_names``."""
+        limit = max(1, min(int(limit), 500))
+        with self._store.snapshot() as snap:
+            subject_ids = self._subject_ids(snap, subject_names, user_id)
+            rows = snap.execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ?"
+                + "".join(
+                    " AND EXISTS (SELECT 1 FROM observation_subjects os WHERE os.observation_id = o.id "
+                    "AND os.subject_id = ?)"
+                    for _ in subject_ids
+                )
+                + " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
+                (user_id, *subject_ids, limit),
+            ).fetchall()
+        return [_observation(r) for r in rows]
+
+    # -- understandings ------------------------------------------------------------------------------------------
+    def create_understanding(
+        self,
+        content: str,
+        *,
+        summary: str,
+        subject_names: Sequence[str] = (),
+        kind: str | None = None,
+        title: str = "",
+        sources: Sequence[int] = (),
+        session_id: str | None = None,
+        source: str = "client",
+        user_id: str = "default",
+    ) -> Understanding:
+        """Write an understanding tagged with ``subject_names``, citing ``sources`` (any object ids).
+
+        Without ``kind`` one subject makes a ``single_subject`` understanding and two a ``relationship``.  The
+        workspace kinds (soul, protocol, orientation) take no subject; a new one supersedes the active one.  A new
+        single-subject or structural understanding of a subject that already has an active one supersedes it too,
+        so each subject has one current picture.
+        """
+        text = _text("content", content)
+        short = _text("summary", summary, limit=1000)
+        names = _names("subject_names", subject_names)
+        chosen = kind if kind is not None else {1: "single_subject", 2: "relationship"}.get(len(names))
+        if chosen is None:
+            raise ValidationError("kind", f"{len(names)} subjects named: say which kind of understanding this is")
+        if chosen not in UNDERSTANDING_KINDS:
+            raise ValidationError("kind", f"must be one of {', '.join(UNDERSTANDING_KINDS)}")
+        if chosen in WORKSPACE_KINDS and names:
+            raise ValidationError("subject_names", f"a {chosen} understanding is about the workspace, not subjects")
+        if chosen in ("single_subject", "structural") and len(names) != 1:
+            raise ValidationError("subject_names", f"a {chosen} understanding is about exactly one subject")
+        if chosen == "relationship" and len(names) != 2:
+            raise ValidationError("subject_names", "a relationship understanding is about exactly two subjects")
+        cited = _ids("source_observation_ids", sources)
+        session = None if session_id is None else _text("session_id", session_id, limit=200)
+        heading = _text("title", title, limit=300, required=False)
+
+        def op(tx: Tx) -> int:
+            subject_ids = [ensure_subject(tx, user_id, n) for n in names]
+            previous = self._active_of_slot(tx, user_id, chosen, subject_ids)
+            return self._insert_understanding(
+                tx,
+                user_id=user_id,
+                kind=chosen,
+                title=heading,
+                summary=short,
+                content=text,
+                subject_ids=subject_ids,
+                sources=cited,
+                session_id=session,
+                source=source,
+                previous=previous,
+            )
+
+        return self.understanding(self._store.write(op))
+
+    def update_understanding(
+        self,
+        understanding_id: int,
+        *,
+        new_content: str,
+        new_summary: str,
+        sources: Sequence[int] | None = None,
+        session_id: str | None = None,
+    ) -> Understanding:
+        """Revise an active understanding: a new row with the same kind and subjects supersedes it.
+
+        Its sources are the old ones plus ``sources``.  Revising one that was superseded already is refused (revise
+        the current one: ``understanding_history`` shows it).
+        """
+        text = _text("new_content", new_content)
+        short = _text("new_summary", new_summary, limit=1000)
+        more = _ids("source_observation_ids", sources or ())
+        session = None if session_id is None else _text("session_id", session_id, limit=200)
+
+        def op(tx: Tx) -> int:
+            old = self._understanding_row(tx, understanding_id)
+            if not old.active:
+                raise ValidationError(
+                    "understanding_id",
+                    f"understanding {understanding_id} was superseded by {old.superseded_by}; revise the current one",
+                )
+            subject_ids = self._subject_ids(tx, old.subjects, old.user_id)
+            return self._insert_understanding(
+                tx,
+                user_id=old.user_id,
+                kind=old.kind,
+                title=old.title,
+                summary=short,
+                content=text,
+                subject_ids=subject_ids,
+                sources=[*old.sources, *more],
+                session_id=session,
+                source="client" if old.source == "consolidation" else old.source,
+                previous=understanding_id,
+            )
+
+        return self.understanding(self._store.write(op))
+
+    def set_structural_understanding(
+        self, subject_name: str, content: str, *, summary: str = "", session_id: str | None = None
+    ) -> Understanding:
+        """Write a subject's structural understanding (aliases, containment, merges in prose), superseding the old."""
+        return self.create_understanding(
+            content,
+            summary=summary or "How this subject relates to others by name and containment.",
+            subject_names=[subject_name],
+            kind="structural",
+            session_id=session_id,
+        )
+
+    def understanding(self, understanding_id: int) -> Understanding:
+        """One understanding by id (active or not)."""
+        with self._store.snapshot() as snap:
+            return self._understanding_row(snap, understanding_id)
+
+    def get_understandings(
+        self, subject_names: Sequence[str] = (), *, kind: str | None = None, user_id: str = "default"
+    ) -> list[Understanding]:
+        """The active understandings tagged with every one of ``subject_names`` (none named: the workspace's own
+        soul, protocol and orientation), newest first."""
+        with self._store.snapshot() as snap:
+            if subject_names:
+                subject_ids = self._subject_ids(snap, subject_names, user_id)
+                tagged = "".join(
+                    " AND EXISTS (SELECT 1 FROM understanding_subjects us WHERE us.understanding_id = u.id "
+                    "AND us.subject_id = ?)"
+                    for _ in subject_ids
+                )
+                args: tuple[Any, ...] = (user_id, *subject_ids)
+            else:
+                tagged = f" AND u.kind IN ({','.join('?' * len(WORKSPACE_KINDS))})"
+                args = (user_id, *WORKSPACE_KINDS)
+            if kind is not None:
+                tagged += " AND u.kind = ?"
+                args = (*args, kind)
+            rows = snap.execute(
+                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
+                f"AND u.status = 'active' AND u.superseded_by IS NULL{tagged} ORDER BY u.created_at DESC, u.id DESC",
+                args,
+            ).fetchall()
+        return [_understanding(r) for r in rows]
+
+    def understanding_history(self, understanding_id: int) -> list[Understanding]:
+        """The revision chain ``understanding_id`` belongs to, oldest first (the current one last)."""
+        with self._store.snapshot() as snap:
+            start = self._understanding_row(snap, understanding_id)
+            chain = [start]
+            seen = {start.id}
+            back = start
+            while back.supersedes is not None and back.supersedes not in seen:
+                try:
+                    back = self._understanding_row(snap, back.supersedes)
+                except NotFound:
+                    break
+                chain.insert(0, back)
+                seen.add(back.id)
+            forward = start
+            while forward.superseded_by is not None and forward.superseded_by not in seen:
+                forward = self._understanding_row(snap, forward.superseded_by)
+                chain.append(forward)
+                seen.add(forward.id)
+        return chain
+
+    # -- marks ---------------------------------------------------------------------------------------------------
+    def mark(self, ids: Sequence[int], *, useful: bool, user_id: str = "default") -> dict[int, str]:
+        """Count a use (``useful``) or a doubt against observations, understandings and facts; returns, per id,
+        the kind marked or why not."""
+        wanted = _ids("ids", ids)
+        column = "useful_count" if useful else "questionable_count"
+
+        def op(tx: Tx) -> dict[int, str]:
+            out: dict[int, str] = {}
+            for object_id in wanted:
+                for table, kind in (
+                    ("observations", "observation"),
+                    ("understandings", "understanding"),
+                    ("facts", "fact"),
+                ):
+                    done = tx.execute(
+                        f"UPDATE {table} SET {column} = {column} + 1 WHERE id = ? AND user_id = ?",
+                        (object_id, user_id),
+                    ).rowcount
+                    if done:
+                        out[object_id] = kind
+                        tx.emit(f"{kind}.marked", object_id, useful=useful)
+                        break
+                else:
+                    out[object_id] = "not found (only observations, understandings and facts can be marked)"
+            return out
+
+        result: dict[int, str] = self._store.write(op)
+        return result
+
+    # -- relationships -------------------------------------------------------------------------------------------
+    def open_intersection(
+        self, subject_a: str, subject_b: str, *, limit: int = 50, user_id: str = "default"
+    ) -> Intersection:
+        """Everything tagged with both subjects: observations, current facts, turns and active understandings."""
+        limit = max(1, min(int(limit), 500))
+        with self._store.snapshot() as snap:
+            a = self._subject_id(snap, subject_a, user_id)
+            b = self._subject_id(snap, subject_b, user_id)
+            if a == b:
+                raise ValidationError("subject_b", "name two different subjects")
+            observations = snap.execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id IN ("
+                "SELECT x.observation_id FROM observation_subjects x JOIN observation_subjects y "
+                "ON y.observation_id = x.observation_id WHERE x.subject_id = ? AND y.subject_id = ?) "
+                "ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
+                (a, b, limit),
+            ).fetchall()
+            facts = snap.execute(
+                "SELECT f.id, f.statement, f.source_text, s.name FROM facts f JOIN subjects s ON s.id = f.subject_id "
+                "WHERE f.status = 'active' AND f.id IN (SELECT x.fact_id FROM fact_subjects x JOIN fact_subjects y "
+                "ON y.fact_id = x.fact_id WHERE x.subject_id = ? AND y.subject_id = ?) "
+                "ORDER BY f.importance DESC, f.id DESC LIMIT ?",
+                (a, b, limit),
+            ).fetchall()
+            understandings = snap.execute(
+                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.status = 'active' "
+                "AND u.superseded_by IS NULL AND u.id IN (SELECT x.understanding_id FROM understanding_subjects x "
+                "JOIN understanding_subjects y ON y.understanding_id = x.understanding_id "
+                "WHERE x.subject_id = ? AND y.subject_id = ?) ORDER BY u.created_at DESC",
+                (a, b),
+            ).fetchall()
+            events = int(
+                snap.execute(
+                    "SELECT COUNT(*) FROM event_subjects x JOIN event_subjects y ON y.event_id = x.event_id "
+                    "WHERE x.subject_id = ? AND y.subject_id = ?",
+                    (a, b),
+                ).scalar()
+                or 0
+            )
+            name_a, name_b = self._name(snap, a), self._name(snap, b)
+        return Intersection(
+            subject_a=name_a,
+            subject_b=name_b,
+            observations=tuple(_observation(r) for r in observations),
+            facts=tuple(TaggedFact(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in facts),
+            understandings=tuple(_understanding(r) for r in understandings),
+            events=events,
+        )
+
+    def open_around(self, subject_name: str, *, limit: int = 10, user_id: str = "default") -> list[Neighbour]:
+        """The subjects sharing evidence with ``subject_name``, the largest intersection first, each with their
+        relationship understanding when one exists."""
+        limit = max(1, min(int(limit), 100))
+        with self._store.snapshot() as snap:
+            me = self._subject_id(snap, subject_name, user_id)
+            shared: dict[int, int] = {}
+            for table, column in (
+                ("observation_subjects", "observation_id"),
+                ("fact_subjects", "fact_id"),
+                ("event_subjects", "event_id"),
+                ("understanding_subjects", "understanding_id"),
+            ):
+                for other, count in snap.execute(
+                    f"SELECT y.subject_id, COUNT(*) FROM {table} x JOIN {table} y ON y.{column} = x.{column} "
+                    f"WHERE x.subject_id = ? AND y.subject_id != ? GROUP BY y.subject_id",
+                    (me, me),
+                ).fetchall():
+                    shared[int(other)] = shared.get(int(other), 0) + int(count)
+            ranked = sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))
+            out: list[Neighbour] = []
+            for other, count in ranked:
+                row = snap.execute(
+                    "SELECT name, summary, merged_into, user_id FROM subjects WHERE id = ?", (other,)
+                ).first()
+                if row is None or row[2] is not None or str(row[3]) != user_id:
+                    continue
+                relationship = snap.execute(
+                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.kind = 'relationship' "
+                    "AND u.status = 'active' AND u.superseded_by IS NULL AND u.id IN ("
+                    "SELECT x.understanding_id FROM understanding_subjects x JOIN understanding_subjects y "
+                    "ON y.understanding_id = x.understanding_id WHERE x.subject_id = ? AND y.subject_id = ?) "
+                    "ORDER BY u.created_at DESC LIMIT 1",
+                    (me, other),
+                ).first()
+                out.append(
+                    Neighbour(
+                        name=str(row[0]),
+                        subject_id=other,
+                        shared=count,
+                        summary=str(row[1]),
+                        relationship=_understanding(relationship) if relationship is not None else None,
+                    )
+                )
+                if len(out) >= limit:
+                    break
+        return out
+
+    def stats(self, *, user_id: str = "default") -> WorkspaceStats:
+        """Counts of the workspace: subjects, observations, understandings (active, superseded), unlinked notes."""
+        with self._store.snapshot() as snap:
+            row = snap.execute(
+                "SELECT (SELECT COUNT(*) FROM subjects WHERE user_id = ?1 AND merged_into IS NULL), "
+                "(SELECT COUNT(*) FROM observations WHERE user_id = ?1), "
+                "(SELECT COUNT(*) FROM understandings WHERE user_id = ?1 AND superseded_by IS NULL "
+                "AND status = 'active'), "
+                "(SELECT COUNT(*) FROM understandings WHERE user_id = ?1 AND superseded_by IS NOT NULL), "
+                "(SELECT COUNT(*) FROM observations o WHERE o.user_id = ?1 AND NOT EXISTS "
+                "(SELECT 1 FROM understanding_sources s WHERE s.object_id = o.id))",
+                (user_id,),
+            ).first()
+            generation = current_generation(snap, user_id)
+        return WorkspaceStats(
+            generation=generation,
+            subjects=int(row[0]),
+            observations=int(row[1]),
+            understandings=int(row[2]),
+            superseded_understandings=int(row[3]),
+            unlinked_observations=int(row[4]),
+        )
+
+    # -- helpers -------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _subject_id(q: Any, name: str, user_id: str) -> int:
+        clean = " ".join(_text("subject_name", name, limit=200).split())
+        found = find_subject_id(q, user_id, clean)
+        if found is None:
+            raise NotFound("subject", clean)
+        return found
+
+    def _subject_ids(self, q: Any, names: Sequence[str], user_id: str) -> list[int]:
+        return list(dict.fromkeys(self._subject_id(q, n, user_id) for n in _names("subject_names", names)))
+
+    @staticmethod
+    def _name(q: Any, subject_id: int) -> str:
+        return str(q.execute("SELECT name FROM subjects WHERE id = ?", (subject_id,)).scalar())
+
+    @staticmethod
+    def _understanding_row(q: Any, understanding_id: int) -> Understanding:
+        row = q.execute(f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.id = ?", (understanding_id,))
+        found = row.first()
+        if found is None:
+            raise NotFound("understanding", understanding_id)
+        return _understanding(found)
+
+    @staticmethod
+    def _active_of_slot(tx: Tx, user_id: str, kind: str, subject_ids: Sequence[int]) -> int | None:
+        """The active understanding a new one of ``kind`` about ``subject_ids`` replaces: one per workspace kind,
+        one single-subject and one structural per subject, one relationship per pair."""
+        if kind in WORKSPACE_KINDS:
+            row = tx.execute(
+                "SELECT id FROM understandings WHERE user_id = ? AND kind = ? AND status = 'active' "
+                "AND superseded_by IS NULL ORDER BY created_at DESC, id DESC LIMIT 1",
+                (user_id, kind),
+            ).first()
+            return None if row is None else int(row[0])
+        tagged = "".join(
+            " AND EXISTS (SELECT 1 FROM understanding_subjects us WHERE us.understanding_id = u.id "
+            "AND us.subject_id = ?)"
+            for _ in subject_ids
+        )
+        row = tx.execute(
+            f"SELECT u.id FROM understandings u WHERE u.user_id = ? AND u.kind = ? AND u.status = 'active' "
+            f"AND u.superseded_by IS NULL{tagged} AND (SELECT COUNT(*) FROM understanding_subjects us "
+            "WHERE us.understanding_id = u.id) = ? ORDER BY u.created_at DESC, u.id DESC LIMIT 1",
+            (user_id, kind, *subject_ids, len(subject_ids)),
+        ).first()
+        return None if row is None else int(row[0])
+
+    @staticmethod
+    def _insert_understanding(
+        tx: Tx,
+        *,
+        user_id: str,
+        kind: str,
+        title: str,
+        summary: str,
+        content: str,
+        subject_ids: Sequence[int],
+        sources: Sequence[int],
+        session_id: str | None,
+        source: str,
+        previous: int | None,
+    ) -> int:
+        cited = list(dict.fromkeys(sources))
+        for chunk in chunked(cited):
+            marks = ",".join("?" * len(chunk))
+            found = tx.execute(f"SELECT id FROM objects WHERE id IN ({marks})", tuple(chunk)).fetchall()
+            known = {int(r[0]) for r in found}
+            unknown = [i for i in chunk if i not in known]
+            if unknown:
+                raise ValidationError("source_observation_ids", f"no object with id {unknown[0]}")
+        new_id = tx.new_id("understanding")
+        tx.execute(
+            "INSERT INTO understandings(id, user_id, kind, title, summary, content, supersedes, status, source, "
+            "generation, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
+            (
+                new_id,
+                user_id,
+                kind,
+                title,
+                summary,
+                content,
+                previous,
+                source,
+                current_generation(tx, user_id),
+                session_id,
+                tx.now,
+            ),
+        )
+        tx.executemany(
+            "INSERT OR IGNORE INTO understanding_subjects(understanding_id, subject_id) VALUES (?, ?)",
+            [(new_id, s) for s in dict.fromkeys(subject_ids)],
+        )
+        tx.executemany(
+            "INSERT OR IGNORE INTO understanding_sources(understanding_id, object_id) VALUES (?, ?)",
+            [(new_id, o) for o in cited],
+        )
+        if previous is not None:
+            tx.execute(
+                "UPDATE understandings SET superseded_by = ?, status = 'superseded' WHERE id = ?", (new_id, previous)
+            )
+            tx.emit("understanding.superseded", previous, by=new_id)
+        tx.emit("understanding.created", new_id, kind=kind, user_id=user_id)
+        return new_id
+
+
+__all__ = ["Workspace", "content_hash", "current_generation", "next_generation"]
