@@ -160,6 +160,7 @@ def merge_subjects(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
             ("fact_subjects", "fact_id"),
             ("event_subjects", "event_id"),
             ("understanding_subjects", "understanding_id"),
+            ("observation_subjects", "observation_id"),
         ):
             tx.execute(
                 f"INSERT OR IGNORE INTO {table}({column}, subject_id) "
@@ -319,6 +320,12 @@ class SubjectsApi:
             (subject_id, subject_id, subject_id, subject_id, limit),
         )
         return [(self.get(int(r[0])), int(r[1])) for r in rows]
+
+    def restate_in(self, tx: Tx, subject_id: int) -> None:
+        """Write the statements of the facts filed under ``subject_id`` again, inside ``tx`` (after another room
+        merged subjects into it)."""
+        if self._restate is not None:
+            self._restate(tx, subject_id)
 
     def rename(self, subject_id: int, new_name: str) -> Subject:
         """Rename (the old name stays as an alias); the subject's facts are restated under the new name."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 #: The kinds of understanding (the schema's CHECK holds the same list).
 UNDERSTANDING_KINDS = ("single_subject", "relationship", "structural", "soul", "protocol", "orientation")
@@ -129,3 +130,59 @@ class WorkspaceStats:
     understandings: int
     superseded_understandings: int
     unlinked_observations: int
+
+
+@dataclass(frozen=True, slots=True)
+class Oriented:
+    """What ``orient`` gives an assistant at the start of a session."""
+
+    soul: Understanding | None
+    protocol: Understanding | None
+    orientation: Understanding | None
+    pending_consolidation: int
+    recent_observations: tuple[Observation, ...]
+    recent_understandings: tuple[Understanding, ...]
+    heartbeat_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class BroughtToMind:
+    """What ``bring_to_mind`` surfaced, the token to send back next time, and whether the context was lost."""
+
+    understandings: tuple[Understanding, ...]
+    observations: tuple[Observation, ...]
+    heartbeat_token: str
+    compacted: bool
+    already_seen: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectRecall:
+    """The workspace ``recall`` in subject mode: the subject, its understandings, its newest observations."""
+
+    subject: Any
+    understandings: tuple[Understanding, ...]
+    observations: tuple[Observation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarSubject:
+    """A subject whose name looks like another's: a merge candidate."""
+
+    subject_id: int
+    name: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationReport:
+    """What consolidation should look at next."""
+
+    generation: int
+    pending_subjects: int
+    subjects_needing_understanding: tuple[tuple[str, int], ...]
+    stale_understandings: tuple[int, ...]
+    intersections_needing_synthesis: tuple[tuple[str, str, int], ...]
+    dense_intersections: tuple[tuple[str, str, float], ...]
+    unlinked_observations: tuple[int, ...]
+    questionable: tuple[tuple[int, str], ...]

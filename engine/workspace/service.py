@@ -21,21 +21,28 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from itertools import combinations
 from typing import Any
 
-from engine.errors import NotFound, ValidationError
+from engine.errors import Conflict, NotFound, ValidationError
 from engine.store import Store, Tx
 from engine.store.writer import chunked
-from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id
+from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id, merge_subjects
 from engine.temporal import from_epoch, parse_datetime, to_epoch
+from engine.workspace import consolidate as passes, sessions
 from engine.workspace.model import (
     UNDERSTANDING_KINDS,
     WORKSPACE_KINDS,
+    BroughtToMind,
+    ConsolidationReport,
     Deleted,
     Intersection,
     Neighbour,
     Observation,
+    Oriented,
     Remembered,
+    SimilarSubject,
+    SubjectRecall,
     TaggedFact,
     Understanding,
     WorkspaceStats,
@@ -98,6 +105,21 @@ def _understanding(row: Sequence[Any]) -> Understanding:
         useful_count=int(row[15]),
         questionable_count=int(row[16]),
     )
+
+
+_STOPWORDS = frozenset(
+    "the and for with that this from what when where which who whom about into over your their there have has had "
+    "was were are is be been being does did how why can could would should will shall than then them they she him "
+    "her his its our ours you yours mine".split()
+)
+
+
+def _search_words(text: str, *, keep_short: bool = False) -> list[str]:
+    """The words of ``text`` worth searching for (lower case, no punctuation; short and common words dropped)."""
+    words = "".join(c if c.isalnum() else " " for c in text.casefold()).split()
+    if keep_short:
+        return words
+    return list(dict.fromkeys(w for w in words if len(w) > 2 and w not in _STOPWORDS))
 
 
 def content_hash(content: str) -> str:
@@ -693,6 +715,369 @@ class Workspace:
             superseded_understandings=int(row[3]),
             unlinked_observations=int(row[4]),
         )
+
+    # -- sessions ------------------------------------------------------------------------------------------------
+    def orient(self, *, session_id: str, recent: int = 10, user_id: str = "default") -> Oriented:
+        """What an assistant reads first: soul, protocol and orientation (each with its summary as the note to keep
+        when the context is compacted), how many subjects wait for consolidation, and the newest activity.
+
+        Starts the session afresh: its seen log is emptied and a new heartbeat token issued.
+        """
+        session = _text("session_id", session_id, limit=200)
+        recent = max(1, min(int(recent), 50))
+        heartbeat = self._store.write(lambda tx: sessions.beat(tx, user_id, session, None, reset=True))
+        pointed = {u.kind: u for u in self.get_understandings(user_id=user_id)}
+        with self._store.snapshot() as snap:
+            pending = len(passes.changed_subjects(snap, user_id, passes.last_pass_at(snap, user_id)))
+            latest_observations = [
+                _observation(r)
+                for r in snap.execute(
+                    f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ? "
+                    "ORDER BY o.created_at DESC, o.id DESC LIMIT ?",
+                    (user_id, recent),
+                ).fetchall()
+            ]
+            latest_understandings = [
+                _understanding(r)
+                for r in snap.execute(
+                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
+                    "AND u.status = 'active' AND u.superseded_by IS NULL ORDER BY u.created_at DESC, u.id DESC "
+                    "LIMIT ?",
+                    (user_id, recent),
+                ).fetchall()
+            ]
+        return Oriented(
+            soul=pointed.get("soul"),
+            protocol=pointed.get("protocol"),
+            orientation=pointed.get("orientation"),
+            pending_consolidation=pending,
+            recent_observations=tuple(latest_observations),
+            recent_understandings=tuple(latest_understandings),
+            heartbeat_token=heartbeat.token,
+        )
+
+    def bring_to_mind(
+        self,
+        topic_or_context: str,
+        *,
+        session_id: str,
+        last_token: str | None = None,
+        include_seen: bool = False,
+        limit: int = 8,
+        user_id: str = "default",
+    ) -> BroughtToMind:
+        """Understandings and fresh (not yet consolidated) observations on a topic, leaving out what this session
+        was already shown unless ``include_seen``; what is returned joins the seen log.
+
+        A ``last_token`` that is not the one last issued to the session (or none, for a session seen before), or a
+        gap of more than 30 minutes, means the client's context was compacted: the seen log starts again and the
+        answer says ``compacted``.
+        """
+        topic = _text("topic_or_context", topic_or_context, limit=4000)
+        session = _text("session_id", session_id, limit=200)
+        limit = max(1, min(int(limit), 50))
+        words = _search_words(topic)
+
+        def op(tx: Tx) -> BroughtToMind:
+            heartbeat = sessions.beat(tx, user_id, session, last_token)
+            seen = set() if include_seen else sessions.seen_ids(tx, user_id, session)
+            understandings = self._matching_understandings(tx, topic, words, user_id, limit + len(seen))
+            observations = self._fresh_observations(tx, words, user_id, limit + len(seen))
+            shown_u = [u for u in understandings if u.id not in seen][:limit]
+            shown_o = [o for o in observations if o.id not in seen][:limit]
+            filtered = (len(understandings) - len([u for u in understandings if u.id not in seen])) + (
+                len(observations) - len([o for o in observations if o.id not in seen])
+            )
+            sessions.note_seen(tx, user_id, session, [*(u.id for u in shown_u), *(o.id for o in shown_o)])
+            return BroughtToMind(
+                understandings=tuple(shown_u),
+                observations=tuple(shown_o),
+                heartbeat_token=heartbeat.token,
+                compacted=heartbeat.compacted,
+                already_seen=filtered,
+            )
+
+        result: BroughtToMind = self._store.write(op)
+        return result
+
+    def reset_seen(self, *, session_id: str, user_id: str = "default") -> int:
+        """Empty the session's seen log (the next ``bring_to_mind`` may repeat anything); returns its size."""
+        session = _text("session_id", session_id, limit=200)
+        cleared: int = self._store.write(lambda tx: sessions.reset(tx, user_id, session))
+        return cleared
+
+    def recall_subject(self, name: str, *, limit: int = 10, user_id: str = "default") -> SubjectRecall | None:
+        """Subject mode of the workspace ``recall``: when ``name`` is exactly a subject's name (or alias), the
+        subject, its active understandings and its newest observations; None when no subject is called so."""
+        with self._store.snapshot() as snap:
+            subject_id = find_subject_id(snap, user_id, " ".join(name.split()))
+        if subject_id is None:
+            return None
+        subject = self._subjects.get(subject_id)
+        return SubjectRecall(
+            subject=subject,
+            understandings=tuple(self.get_understandings([subject.name], user_id=user_id)),
+            observations=tuple(self.observations_of([subject.name], limit=limit, user_id=user_id)),
+        )
+
+    # -- consolidation -------------------------------------------------------------------------------------------
+    def consolidate(
+        self, *, rewriter: passes.Rewriter | None = None, writer_name: str = "extractive", user_id: str = "default"
+    ) -> passes.PassResult:
+        """Run one consolidation pass (see :mod:`engine.workspace.consolidate`): a new generation, then an
+        understanding for each subject — and each pair of subjects — whose evidence changed since the last pass.
+
+        The drafts are read and rewritten (by ``rewriter``, a model, when given) outside the write transaction, so a
+        slow model never holds the writer; each understanding is then written in its own short transaction.
+        """
+        with self._store.snapshot() as snap:
+            since = passes.last_pass_at(snap, user_id)
+            subjects = sorted(passes.changed_subjects(snap, user_id, since))
+            pairs = sorted(passes.changed_pairs(snap, user_id, since))
+            drafts = [d for d in (passes.subject_draft(snap, s) for s in subjects) if d is not None]
+            drafts += [d for d in (passes.pair_draft(snap, a, b) for a, b in pairs) if d is not None]
+
+        def start(tx: Tx) -> int:
+            generation = next_generation(tx, user_id)
+            passes.mark_pass(tx, user_id)
+            return generation
+
+        generation: int = self._store.write(start)
+        result = passes.PassResult(generation, writer=writer_name if rewriter is not None else "extractive")
+        for draft in drafts:
+            text = passes.rewrite(draft, rewriter, result)
+
+            def write(tx: Tx, draft: passes.Draft = draft, text: str = text) -> bool:
+                previous = self._active_of_slot(tx, user_id, draft.kind, draft.subject_ids)
+                if previous is not None:
+                    old = self._understanding_row(tx, previous)
+                    if old.content == text:
+                        return False
+                self._insert_understanding(
+                    tx,
+                    user_id=user_id,
+                    kind=draft.kind,
+                    title=draft.title,
+                    summary=draft.summary,
+                    content=text,
+                    subject_ids=draft.subject_ids,
+                    sources=draft.sources,
+                    session_id=None,
+                    source="consolidation",
+                    previous=previous,
+                )
+                return True
+
+            if not self._store.write(write):
+                result.unchanged += 1
+            elif draft.kind == "relationship":
+                a, b = draft.title.split(" & ", 1)
+                result.relationships_written.append((a, b))
+            else:
+                result.subjects_written.append(draft.title)
+        return result
+
+    def pending_consolidation(self, *, user_id: str = "default") -> int:
+        """How many subjects have evidence newer than the last consolidation pass."""
+        with self._store.snapshot() as snap:
+            return len(passes.changed_subjects(snap, user_id, passes.last_pass_at(snap, user_id)))
+
+    def consolidation_report(self, *, limit: int = 50, user_id: str = "default") -> ConsolidationReport:
+        """What consolidation should look at: subjects without an understanding, stale understandings, pairs
+        sharing much with no relationship written, pairs whose summaries overlap although they share little,
+        observations no understanding cites, and items marked questionable more often than useful."""
+        limit = max(1, min(int(limit), 500))
+        with self._store.snapshot() as snap:
+            needing = [
+                (str(r[0]), int(r[1]))
+                for r in snap.execute(
+                    "SELECT s.name, (SELECT COUNT(*) FROM facts f WHERE f.subject_id = s.id AND f.status = 'active') "
+                    "+ (SELECT COUNT(*) FROM observation_subjects os WHERE os.subject_id = s.id) AS n "
+                    "FROM subjects s WHERE s.user_id = ? AND s.merged_into IS NULL AND NOT EXISTS ("
+                    "SELECT 1 FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id "
+                    "WHERE us.subject_id = s.id AND u.kind = 'single_subject' AND u.superseded_by IS NULL) "
+                    "AND n >= ? ORDER BY n DESC, s.name LIMIT ?",
+                    (user_id, 2, limit),
+                ).fetchall()
+            ]
+            stale = [
+                int(r[0])
+                for r in snap.execute(
+                    "SELECT u.id FROM understandings u WHERE u.user_id = ?1 AND u.superseded_by IS NULL "
+                    "AND u.status = 'active' AND u.kind IN ('single_subject', 'relationship') AND EXISTS ("
+                    "SELECT 1 FROM understanding_subjects us "
+                    "JOIN observation_subjects os ON os.subject_id = us.subject_id "
+                    "JOIN observations o ON o.id = os.observation_id WHERE us.understanding_id = u.id "
+                    "AND o.created_at > u.created_at "
+                    "UNION ALL SELECT 1 FROM understanding_subjects us JOIN facts f ON f.subject_id = us.subject_id "
+                    "WHERE us.understanding_id = u.id AND f.updated_at > u.created_at) ORDER BY u.id LIMIT ?2",
+                    (user_id, limit),
+                ).fetchall()
+            ]
+            shared: dict[tuple[int, int], int] = {}
+            for table, column in (("observation_subjects", "observation_id"), ("fact_subjects", "fact_id")):
+                for a, b, n in snap.execute(
+                    f"SELECT x.subject_id, y.subject_id, COUNT(*) FROM {table} x JOIN {table} y "
+                    f"ON y.{column} = x.{column} AND y.subject_id > x.subject_id "
+                    "JOIN subjects s ON s.id = x.subject_id "
+                    "WHERE s.user_id = ? GROUP BY x.subject_id, y.subject_id",
+                    (user_id,),
+                ).fetchall():
+                    shared[(int(a), int(b))] = shared.get((int(a), int(b)), 0) + int(n)
+            written = {
+                tuple(sorted(int(x) for x in json.loads(r[0])))
+                for r in snap.execute(
+                    "SELECT (SELECT json_group_array(subject_id) FROM understanding_subjects us "
+                    "WHERE us.understanding_id = u.id) FROM understandings u WHERE u.user_id = ? "
+                    "AND u.kind = 'relationship' AND u.superseded_by IS NULL",
+                    (user_id,),
+                ).fetchall()
+            }
+            names = {
+                int(r[0]): (str(r[1]), str(r[2]), passes.aliases_of(r[3]))
+                for r in snap.execute(
+                    "SELECT id, name, summary, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL",
+                    (user_id,),
+                ).fetchall()
+            }
+            intersections = [
+                (names[a][0], names[b][0], n)
+                for (a, b), n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))
+                if n >= passes.MIN_PAIR_SHARED and (a, b) not in written and a in names and b in names
+            ][:limit]
+            with_summary = [(i, passes.summary_words(v[1])) for i, v in names.items() if v[1].strip()]
+            dense = []
+            for (a, wa), (b, wb) in combinations(with_summary, 2):
+                pair = (min(a, b), max(a, b))
+                similarity = passes.jaccard(wa, wb)
+                if similarity >= 0.3 and shared.get(pair, 0) < passes.MIN_PAIR_SHARED:
+                    dense.append((names[pair[0]][0], names[pair[1]][0], round(similarity, 3)))
+            dense.sort(key=lambda t: -t[2])
+            unlinked = [
+                int(r[0])
+                for r in snap.execute(
+                    "SELECT o.id FROM observations o WHERE o.user_id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM understanding_sources s WHERE s.object_id = o.id) ORDER BY o.id DESC LIMIT ?",
+                    (user_id, limit),
+                ).fetchall()
+            ]
+            questionable = [
+                (int(r[0]), str(r[1]))
+                for r in snap.execute(
+                    "SELECT id, 'observation' FROM observations WHERE user_id = ?1 AND questionable_count > "
+                    "useful_count UNION ALL SELECT id, 'understanding' FROM understandings WHERE user_id = ?1 "
+                    "AND superseded_by IS NULL AND questionable_count > useful_count UNION ALL SELECT id, 'fact' "
+                    "FROM facts WHERE user_id = ?1 AND status = 'active' AND questionable_count > useful_count "
+                    "LIMIT ?2",
+                    (user_id, limit),
+                ).fetchall()
+            ]
+            pending = len(passes.changed_subjects(snap, user_id, passes.last_pass_at(snap, user_id)))
+            generation = current_generation(snap, user_id)
+        return ConsolidationReport(
+            generation=generation,
+            pending_subjects=pending,
+            subjects_needing_understanding=tuple(needing),
+            stale_understandings=tuple(stale),
+            intersections_needing_synthesis=tuple(intersections),
+            dense_intersections=tuple(dense[:limit]),
+            unlinked_observations=tuple(unlinked),
+            questionable=tuple(questionable),
+        )
+
+    def find_similar_subjects(
+        self, name: str, *, threshold: float = 0.75, limit: int = 10, user_id: str = "default"
+    ) -> list[SimilarSubject]:
+        """Subjects whose name or an alias looks like ``name`` ("Bob" and "Bob Smith", "Mel" and "Mell"): merge
+        candidates, best first."""
+        wanted = " ".join(_text("subject_name", name, limit=200).split())
+        rows = self._store.query(
+            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
+        )
+        candidates = [(int(r[0]), str(r[1]), passes.aliases_of(r[2])) for r in rows]
+        found = passes.similar_names(candidates, wanted, threshold=max(0.0, min(float(threshold), 1.0)))
+        return [SimilarSubject(subject_id, other, score) for subject_id, other, score in found[: max(1, limit)]]
+
+    def merge_subjects(self, keep: str, merge: Sequence[str], *, user_id: str = "default") -> Subject:
+        """Fold the subjects called ``merge`` into ``keep``: every tag (facts, turns, observations,
+        understandings) moves to the keeper, the merged names become its aliases, and the merge is noted in the
+        keeper's structural understanding."""
+        merging = _names("merge", merge, required=True)
+
+        def op(tx: Tx) -> int:
+            keep_id = self._subject_id(tx, keep, user_id)
+            ids = [self._subject_id(tx, n, user_id) for n in merging]
+            if keep_id in ids:
+                raise Conflict(f"{keep} cannot be merged into itself.", fix="Name the other subjects to merge.")
+            merged_names = [self._name(tx, i) for i in ids]
+            merge_subjects(tx, keep_id, ids)
+            self._subjects.restate_in(tx, keep_id)
+            previous = self._active_of_slot(tx, user_id, "structural", [keep_id])
+            before = self._understanding_row(tx, previous).content + "\n" if previous is not None else ""
+            when = datetime.fromtimestamp(tx.now).date().isoformat()
+            note = f"- {', '.join(merged_names)} merged into {self._name(tx, keep_id)} on {when}."
+            self._insert_understanding(
+                tx,
+                user_id=user_id,
+                kind="structural",
+                title=self._name(tx, keep_id),
+                summary=f"Names and merges of {self._name(tx, keep_id)}",
+                content=before + note,
+                subject_ids=[keep_id],
+                sources=ids,
+                session_id=None,
+                source="consolidation",
+                previous=previous,
+            )
+            return keep_id
+
+        keep_id: int = self._store.write(op)
+        return self._subjects.get(keep_id)
+
+    def _matching_understandings(
+        self, q: Any, topic: str, words: list[str], user_id: str, limit: int
+    ) -> list[Understanding]:
+        """Active understandings of the subjects named in ``topic``, then those whose words match it."""
+        found: dict[int, Understanding] = {}
+        low = f" {' '.join(_search_words(topic, keep_short=True))} "
+        for subject_id, name, aliases in (
+            (int(r[0]), str(r[1]), passes.aliases_of(r[2]))
+            for r in q.execute(
+                "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
+            ).fetchall()
+        ):
+            if any(f" {' '.join(_search_words(n, keep_short=True))} " in low for n in (name, *aliases) if n.strip()):
+                for r in q.execute(
+                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u JOIN understanding_subjects us "
+                    "ON us.understanding_id = u.id WHERE us.subject_id = ? AND u.status = 'active' "
+                    "AND u.superseded_by IS NULL ORDER BY u.created_at DESC",
+                    (subject_id,),
+                ).fetchall():
+                    found.setdefault(int(r[0]), _understanding(r))
+        if words:
+            match = " OR ".join(f'"{w}"' for w in words[:32])
+            for r in q.execute(
+                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings_fts f JOIN understandings u ON u.id = f.rowid "
+                "WHERE understandings_fts MATCH ? AND u.user_id = ? AND u.status = 'active' "
+                "AND u.superseded_by IS NULL ORDER BY f.rank LIMIT ?",
+                (match, user_id, limit),
+            ).fetchall():
+                found.setdefault(int(r[0]), _understanding(r))
+        return list(found.values())[:limit]
+
+    def _fresh_observations(self, q: Any, words: list[str], user_id: str, limit: int) -> list[Observation]:
+        """Observations on the topic that no active understanding covers yet, best match first."""
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words[:32])
+        rows = q.execute(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM observations_fts f JOIN observations o ON o.id = f.rowid "
+            "WHERE observations_fts MATCH ? AND o.user_id = ? AND NOT EXISTS (SELECT 1 FROM understanding_sources s "
+            "JOIN understandings u ON u.id = s.understanding_id WHERE s.object_id = o.id AND u.superseded_by IS NULL) "
+            "ORDER BY f.rank LIMIT ?",
+            (match, user_id, limit),
+        ).fetchall()
+        return [_observation(r) for r in rows]
 
     # -- helpers -------------------------------------------------------------------------------------------------
     @staticmethod

@@ -1,0 +1,227 @@
+"""Consolidation: turning a subject's scattered evidence into one current understanding, pass by pass.
+
+A pass starts a new generation and touches only what changed since the last pass (evidence recorded after it):
+each subject with new observations or facts gets a single-subject understanding, then each pair of subjects whose
+shared evidence changed and holds at least :data:`MIN_PAIR_SHARED` items gets a relationship understanding.  The
+work is linear in what changed, never in the size of the vault.
+
+Without a model the text is an *extractive synthesis*: the subject's current facts (most important first) and its
+newest observations, deduplicated, each line citing the id it came from — so the layer is useful offline and every
+line can be traced.  With a model, the model rewrites that draft (it sees only the draft, so it cannot add what the
+evidence does not hold); if it fails, the draft stands and the pass says so.  An understanding whose text would not
+change is not revised.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from engine.store import Tx
+from engine.store.writer import chunked
+
+log = logging.getLogger(__name__)
+
+MIN_SUBJECT_ITEMS = 1  # evidence items a subject needs for an understanding of its own
+MIN_PAIR_SHARED = 3  # shared items two subjects need for a relationship understanding
+MAX_FACT_LINES = 12
+MAX_OBSERVATION_LINES = 6
+_LAST_PASS_KEY = "workspace.consolidated_at:"
+
+#: Rewrites an extractive draft: (kind, title, draft) → text.  Raises when the model cannot answer.
+Rewriter = Callable[[str, str, str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The text of one understanding to write, and the ids it cites."""
+
+    kind: str
+    subject_ids: tuple[int, ...]
+    title: str
+    summary: str
+    content: str
+    sources: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class PassResult:
+    """What one consolidation pass did."""
+
+    generation: int
+    subjects_written: list[str] = field(default_factory=list)
+    relationships_written: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    writer: str = "extractive"
+    warnings: list[str] = field(default_factory=list)
+
+
+def last_pass_at(q: Any, user_id: str) -> float:
+    """When the last pass for ``user_id`` ran (epoch seconds; 0 before the first)."""
+    row = q.execute("SELECT value FROM meta WHERE key = ?", (_LAST_PASS_KEY + user_id,)).first()
+    return float(row[0]) if row is not None else 0.0
+
+
+def mark_pass(tx: Tx, user_id: str) -> None:
+    """Record that a pass ran now."""
+    tx.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (_LAST_PASS_KEY + user_id, repr(tx.now)),
+    )
+
+
+def changed_subjects(q: Any, user_id: str, since: float) -> set[int]:
+    """Subjects with evidence recorded after ``since``: new observations tagged with them, facts about or tagged
+    with them that were stored or changed."""
+    rows = q.execute(
+        "SELECT os.subject_id FROM observations o JOIN observation_subjects os ON os.observation_id = o.id "
+        "WHERE o.user_id = ?1 AND o.created_at > ?2 "
+        "UNION SELECT f.subject_id FROM facts f WHERE f.user_id = ?1 AND f.updated_at > ?2 "
+        "UNION SELECT fs.subject_id FROM facts f JOIN fact_subjects fs ON fs.fact_id = f.id "
+        "WHERE f.user_id = ?1 AND f.updated_at > ?2",
+        (user_id, since),
+    ).fetchall()
+    live: set[int] = set()
+    for chunk in chunked(sorted({int(r[0]) for r in rows})):
+        marks = ",".join("?" * len(chunk))
+        live.update(
+            int(r[0])
+            for r in q.execute(
+                f"SELECT id FROM subjects WHERE id IN ({marks}) AND merged_into IS NULL", tuple(chunk)
+            ).fetchall()
+        )
+    return live
+
+
+def changed_pairs(q: Any, user_id: str, since: float) -> set[tuple[int, int]]:
+    """Pairs of subjects that share an item (observation or fact) recorded or changed after ``since``."""
+    pairs: set[tuple[int, int]] = set()
+    for sql in (
+        "SELECT o.id, os.subject_id FROM observations o JOIN observation_subjects os ON os.observation_id = o.id "
+        "WHERE o.user_id = ? AND o.created_at > ?",
+        "SELECT f.id, fs.subject_id FROM facts f JOIN fact_subjects fs ON fs.fact_id = f.id "
+        "WHERE f.user_id = ? AND f.updated_at > ? AND f.status = 'active'",
+    ):
+        tags: dict[int, set[int]] = {}
+        for item, subject in q.execute(sql, (user_id, since)).fetchall():
+            tags.setdefault(int(item), set()).add(int(subject))
+        for subjects in tags.values():
+            pairs.update(combinations(sorted(subjects), 2))
+    return pairs
+
+
+def subject_draft(q: Any, subject_id: int) -> Draft | None:
+    """The extractive synthesis of one subject, or None when it has no evidence."""
+    name = str(q.execute("SELECT name FROM subjects WHERE id = ?", (subject_id,)).scalar())
+    facts = q.execute(
+        "SELECT f.id, f.statement FROM facts f WHERE f.status = 'active' AND f.standing != 'quarantine' AND "
+        "(f.subject_id = ?1 OR f.id IN (SELECT fact_id FROM fact_subjects WHERE subject_id = ?1)) "
+        "ORDER BY f.importance DESC, f.updated_at DESC, f.id LIMIT ?2",
+        (subject_id, MAX_FACT_LINES * 3),
+    ).fetchall()
+    observations = q.execute(
+        "SELECT o.id, o.content FROM observations o JOIN observation_subjects os ON os.observation_id = o.id "
+        "WHERE os.subject_id = ? ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
+        (subject_id, MAX_OBSERVATION_LINES),
+    ).fetchall()
+    return _draft("single_subject", (subject_id,), name, facts, observations)
+
+
+def pair_draft(q: Any, a: int, b: int) -> Draft | None:
+    """The extractive synthesis of what subjects ``a`` and ``b`` share, or None below :data:`MIN_PAIR_SHARED`."""
+    names = [str(q.execute("SELECT name FROM subjects WHERE id = ?", (s,)).scalar()) for s in (a, b)]
+    facts = q.execute(
+        "SELECT f.id, f.statement FROM facts f WHERE f.status = 'active' AND f.standing != 'quarantine' AND f.id IN "
+        "(SELECT x.fact_id FROM fact_subjects x JOIN fact_subjects y ON y.fact_id = x.fact_id "
+        "WHERE x.subject_id = ? AND y.subject_id = ?) ORDER BY f.importance DESC, f.updated_at DESC LIMIT ?",
+        (a, b, MAX_FACT_LINES * 3),
+    ).fetchall()
+    observations = q.execute(
+        "SELECT o.id, o.content FROM observations o WHERE o.id IN (SELECT x.observation_id FROM "
+        "observation_subjects x JOIN observation_subjects y ON y.observation_id = x.observation_id "
+        "WHERE x.subject_id = ? AND y.subject_id = ?) ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
+        (a, b, MAX_OBSERVATION_LINES),
+    ).fetchall()
+    if len(facts) + len(observations) < MIN_PAIR_SHARED:
+        return None
+    return _draft("relationship", (a, b), " & ".join(names), facts, observations)
+
+
+def _draft(
+    kind: str, subject_ids: tuple[int, ...], title: str, facts: Sequence[Any], observations: Sequence[Any]
+) -> Draft | None:
+    lines: list[str] = []
+    sources: list[int] = []
+    seen: set[str] = set()
+    for object_id, text in [*facts, *observations]:
+        clean = " ".join(str(text).split())
+        key = clean.casefold().rstrip(".")
+        if not clean or key in seen:
+            continue
+        if len(sources) >= MAX_FACT_LINES + MAX_OBSERVATION_LINES:
+            break
+        seen.add(key)
+        lines.append(f"- {clean} [#{int(object_id)}]")
+        sources.append(int(object_id))
+    if len(sources) < MIN_SUBJECT_ITEMS:
+        return None
+    headline = "; ".join(line[2:].rsplit(" [#", 1)[0].rstrip(".") for line in lines[:3])
+    summary = f"{title}: {headline}"[:300]
+    return Draft(kind, subject_ids, title, summary, "\n".join(lines), tuple(sources))
+
+
+def rewrite(draft: Draft, rewriter: Rewriter | None, result: PassResult) -> str:
+    """The draft's text as the model writes it, or the draft itself (without a model, or when it fails)."""
+    if rewriter is None:
+        return draft.content
+    try:
+        text = rewriter(draft.kind, draft.title, draft.content).strip()
+    except Exception as exc:  # a model that is down or answers badly never loses the pass
+        result.warnings.append(f"{draft.title}: the model did not answer ({type(exc).__name__}); kept the draft")
+        log.warning("consolidation of %s fell back to the extractive draft: %s", draft.title, type(exc).__name__)
+        return draft.content
+    if not text:
+        result.warnings.append(f"{draft.title}: the model's text was empty; kept the draft")
+        return draft.content
+    return text
+
+
+def similar_names(names: Sequence[tuple[int, str, Sequence[str]]], name: str, *, threshold: float) -> list[Any]:
+    """(subject id, name, score) of the subjects whose name or alias looks like ``name``, best first."""
+    wanted = name.casefold()
+    wanted_words = set(wanted.split())
+    out: list[tuple[int, str, float]] = []
+    for subject_id, other, aliases in names:
+        best = 0.0
+        for candidate in (other, *aliases):
+            low = candidate.casefold()
+            if low == wanted:
+                continue
+            score = difflib.SequenceMatcher(None, wanted, low).ratio()
+            words = set(low.split())
+            if wanted_words and words and (wanted_words <= words or words <= wanted_words):
+                score = max(score, 0.85)  # "Bob" and "Bob Smith"
+            best = max(best, score)
+        if best >= threshold:
+            out.append((subject_id, other, round(best, 3)))
+    return sorted(out, key=lambda t: (-t[2], t[1].casefold()))
+
+
+def summary_words(summary: str) -> set[str]:
+    """The content words of a summary, for the overlap of two subjects' summaries."""
+    return {w for w in "".join(c if c.isalnum() else " " for c in summary.casefold()).split() if len(w) > 3}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    """Overlap of two word sets."""
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def aliases_of(raw: str | None) -> list[str]:
+    """A subject's aliases from its JSON column."""
+    return [str(a) for a in json.loads(raw or "[]")]
