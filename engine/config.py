@@ -317,6 +317,20 @@ class RecallSettings(_Section):
     )
 
 
+class WorkspaceSettings(_Section):
+    """The subject workspace: when consolidation runs by itself."""
+
+    consolidate_after_quiet_minutes: float = Field(
+        60.0,
+        ge=0,
+        description="Run a consolidation pass once no new evidence has arrived for this many minutes and some "
+        "subject has evidence newer than the last pass (0: only when asked).",
+    )
+    use_model: bool = Field(
+        True, description="Let the configured model write understandings (the extractive synthesis is the draft)."
+    )
+
+
 class Settings(_Section):
     """Everything configurable, by section."""
 
@@ -332,6 +346,7 @@ class Settings(_Section):
     watch: WatchSettings = WatchSettings()
     backups: BackupSettings = BackupSettings()
     recall: RecallSettings = RecallSettings()
+    workspace: WorkspaceSettings = WorkspaceSettings()
 
     @classmethod
     def load(cls, toml_path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:

@@ -82,7 +82,7 @@ from engine.vectors.migration import (
 )
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
-from engine.workspace import Workspace
+from engine.workspace import CONSOLIDATE_JOB, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,14 @@ class Vault:
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
         self.subjects = SubjectsApi(store, restate=self._restater.restate_subject)
-        self.workspace = Workspace(store, self.subjects)
+        self.workspace = Workspace(
+            store,
+            self.subjects,
+            llm=lambda: self.llm,
+            timeout_s=settings.llm.timeout_s,
+            use_model=settings.workspace.use_model,
+            notify=self._wake_runner,
+        )
         self.conversations = ConversationsApi(
             store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
         )
@@ -199,6 +206,7 @@ class Vault:
             Distiller(store, embedder_choice.embedder.embed, vectors, lambda: self.llm, settings.llm.timeout_s),
             batch_size=2,
         )
+        self._runner.register(CONSOLIDATE_JOB, self.workspace.run_jobs, batch_size=1)
         self._runner.register(
             FILL_JOB,
             VectorFiller(
@@ -408,6 +416,10 @@ class Vault:
                     self.store.optimize()
                 if ticks % 10 == 0:
                     self._maintain_vectors()
+                quiet_min = self._settings.workspace.consolidate_after_quiet_minutes
+                if ticks % 4 == 3 and quiet_min > 0:
+                    for user_id in self.workspace.due_for_consolidation(quiet_min * 60, now=time.time()):
+                        self.workspace.request_consolidation(user_id=user_id)
                 backups = self._settings.backups
                 if (
                     ticks % 20 == 2

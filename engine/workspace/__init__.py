@@ -17,9 +17,10 @@ from engine.workspace.model import (
     Understanding,
     WorkspaceStats,
 )
-from engine.workspace.service import Workspace, content_hash, current_generation, next_generation
+from engine.workspace.service import CONSOLIDATE_JOB, Workspace, content_hash, current_generation, next_generation
 
 __all__ = [
+    "CONSOLIDATE_JOB",
     "UNDERSTANDING_KINDS",
     "WORKSPACE_KINDS",
     "BroughtToMind",

@@ -181,7 +181,7 @@ def rewrite(draft: Draft, rewriter: Rewriter | None, result: PassResult) -> str:
         return draft.content
     try:
         text = rewriter(draft.kind, draft.title, draft.content).strip()
-    except Exception as exc:  # a model that is down or answers badly never loses the pass
+    except Exception as exc:  # a model that is down (ModelUnavailable) or answers badly never loses the pass
         result.warnings.append(f"{draft.title}: the model did not answer ({type(exc).__name__}); kept the draft")
         log.warning("consolidation of %s fell back to the extractive draft: %s", draft.title, type(exc).__name__)
         return draft.content

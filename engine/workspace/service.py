@@ -17,14 +17,18 @@ Why it is shaped so:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from itertools import combinations
 from typing import Any
 
+from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
+from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
+from engine.prompts import load_prompt
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id, merge_subjects
@@ -189,12 +193,32 @@ def _confidence(value: float) -> float:
     return float(value)
 
 
-class Workspace:
-    """The workspace verbs over one vault's store (``vault.workspace``)."""
+CONSOLIDATE_JOB = "consolidate"
 
-    def __init__(self, store: Store, subjects: SubjectsApi) -> None:
+
+class Workspace:
+    """The workspace verbs over one vault's store (``vault.workspace``).
+
+    ``llm`` gives the configured model (or None) each time it is needed, so a model that comes or goes between
+    passes is picked up; ``notify`` wakes the job runner after a consolidation job is queued.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        subjects: SubjectsApi,
+        *,
+        llm: Callable[[], LLM | None] | None = None,
+        timeout_s: float = 60.0,
+        use_model: bool = True,
+        notify: Callable[[], None] | None = None,
+    ) -> None:
         self._store = store
         self._subjects = subjects
+        self._llm = llm
+        self._timeout_s = timeout_s
+        self._use_model = use_model
+        self._notify = notify
 
     # -- generations ---------------------------------------------------------------------------------------------
     def generation(self, *, user_id: str = "default") -> int:
@@ -821,15 +845,95 @@ class Workspace:
         )
 
     # -- consolidation -------------------------------------------------------------------------------------------
+    def model_rewriter(self) -> tuple[passes.Rewriter, str] | None:
+        """A rewriter that asks the configured model to turn a draft into prose, and the model's name; None without
+        a model (or with ``workspace.use_model`` off)."""
+        llm = self._llm() if (self._llm is not None and self._use_model) else None
+        if llm is None:
+            return None
+        prompt = load_prompt("consolidate_understanding")
+        schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+        timeout_s = self._timeout_s
+
+        def rewrite(kind: str, title: str, draft: str) -> str:
+            answer = llm.complete_json(
+                prompt.render(kind=kind.replace("_", " "), title=title, draft=draft[:12000]),
+                "Answer as JSON.",
+                schema,
+                timeout_s=timeout_s,
+            )
+            if not isinstance(answer, dict) or not isinstance(answer.get("text"), str) or not answer["text"].strip():
+                raise ValueError("the model's text is missing or empty")
+            return str(answer["text"])
+
+        return rewrite, f"{llm.name}@{prompt.hash}"
+
+    def request_consolidation(self, *, user_id: str = "default") -> int | None:
+        """Queue a consolidation pass as a background job (one at a time per user); returns the job id, or None
+        when one is queued already."""
+        job_id: int | None = self._store.write(
+            lambda tx: enqueue(
+                tx, CONSOLIDATE_JOB, {"user_id": user_id}, priority=200, dedupe_key=f"{CONSOLIDATE_JOB}:{user_id}"
+            )
+        )
+        if self._notify is not None:
+            self._notify()
+        return job_id
+
+    def run_jobs(self, jobs: Sequence[Job]) -> list[JobOutcome]:
+        """The job handler of :data:`CONSOLIDATE_JOB`: one pass per job, with the model when there is one."""
+        outcomes: list[JobOutcome] = []
+        for job in jobs:
+            user_id = str(job.payload.get("user_id", "default"))
+            try:
+                result = self.consolidate(user_id=user_id)
+            except Exception as exc:
+                outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
+            else:
+                # a handler finishes its own jobs (the runner only records failures and warnings)
+                self._store.write(functools.partial(finish_jobs, job_ids=[job.id]))
+                outcomes.append(JobOutcome(job.id, warnings=list(result.warnings)))
+        return outcomes
+
+    def due_for_consolidation(self, quiet_s: float, *, now: float) -> list[str]:
+        """Users whose newest evidence is older than ``quiet_s`` and newer than their last pass."""
+        due: list[str] = []
+        with self._store.snapshot() as snap:
+            users = [
+                str(r[0])
+                for r in snap.execute("SELECT user_id FROM observations UNION SELECT user_id FROM facts").fetchall()
+            ]
+            for user_id in users:
+                newest = snap.execute(
+                    "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM observations WHERE user_id = ?1 "
+                    "UNION ALL SELECT MAX(updated_at) FROM facts WHERE user_id = ?1)",
+                    (user_id,),
+                ).scalar()
+                if newest is None:
+                    continue
+                if float(newest) > passes.last_pass_at(snap, user_id) and now - float(newest) >= quiet_s:
+                    due.append(user_id)
+        return due
+
     def consolidate(
-        self, *, rewriter: passes.Rewriter | None = None, writer_name: str = "extractive", user_id: str = "default"
+        self,
+        *,
+        rewriter: passes.Rewriter | None = None,
+        writer_name: str = "extractive",
+        use_model: bool = True,
+        user_id: str = "default",
     ) -> passes.PassResult:
         """Run one consolidation pass (see :mod:`engine.workspace.consolidate`): a new generation, then an
         understanding for each subject — and each pair of subjects — whose evidence changed since the last pass.
 
-        The drafts are read and rewritten (by ``rewriter``, a model, when given) outside the write transaction, so a
-        slow model never holds the writer; each understanding is then written in its own short transaction.
+        The drafts are read and rewritten (by ``rewriter``, or by the configured model when ``use_model`` and none
+        is given) outside the write transaction, so a slow model never holds the writer; each understanding is then
+        written in its own short transaction.
         """
+        if rewriter is None and use_model:
+            found = self.model_rewriter()
+            if found is not None:
+                rewriter, writer_name = found
         with self._store.snapshot() as snap:
             since = passes.last_pass_at(snap, user_id)
             subjects = sorted(passes.changed_subjects(snap, user_id, since))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from engine import Vault
 from engine.events import EventIn
 from engine.workspace.sessions import COMPACTION_GAP_S
+from tests.fakes.ollama import FakeOllama
 
 
 def test_bring_to_mind_shows_each_item_once_until_the_context_is_compacted(vault: Vault) -> None:
@@ -169,3 +173,40 @@ def test_similar_subjects_are_found_and_merged_with_the_merge_noted(vault: Vault
     assert "Bob merged into Bob Smith" in structural.content
     with pytest.raises(Exception, match="itself"):
         ws.merge_subjects("Bob Smith", ["Bob Smith"])
+
+
+def test_the_configured_model_writes_understandings_in_a_background_job(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """With Ollama configured the job's pass is the model's prose (its prompt holds the cited draft); when the model
+    goes down the next pass keeps the draft and says so, and nothing is parked."""
+    fake_ollama.on_chat(lambda request: {"text": "Hamid is an accountant in Toronto [#1]."})
+    settings = fake_ollama.settings(
+        {"llm.provider": "ollama", "embedder.provider": "hashing", "workspace.consolidate_after_quiet_minutes": 0}
+    )
+    with Vault.open(tmp_path / "v", settings=settings) as vault:
+        vault.workspace.remember("Hamid works as an accountant in Toronto.", ["Hamid"])
+        assert vault.workspace.request_consolidation() is not None
+        assert vault.workspace.request_consolidation() is None  # one queued pass at a time
+        assert vault.wait_idle(30)
+        (hamid,) = vault.workspace.get_understandings(["Hamid"])
+        assert hamid.content == "Hamid is an accountant in Toronto [#1]."
+        prompt = " ".join(fake_ollama.texts_sent())
+        assert "Hamid works as an accountant in Toronto." in prompt and "[#" in prompt
+        fake_ollama.stop()
+        vault.workspace.remember("Hamid plays squash on Fridays.", ["Hamid"])
+        vault.workspace.request_consolidation()
+        assert vault.wait_idle(60)
+        (after,) = vault.workspace.get_understandings(["Hamid"])
+        assert "Hamid plays squash on Fridays." in after.content and after.supersedes == hamid.id
+        assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE status = 'parked'") == 0
+
+
+def test_a_quiet_vault_is_due_for_consolidation_once(vault: Vault) -> None:
+    ws = vault.workspace
+    assert ws.due_for_consolidation(60, now=time.time()) == []
+    ws.remember("Linh runs marketing in Hanoi.", ["Linh"])
+    assert ws.due_for_consolidation(60, now=time.time()) == []  # not quiet yet
+    assert ws.due_for_consolidation(60, now=time.time() + 120) == ["default"]
+    ws.consolidate()
+    assert ws.due_for_consolidation(60, now=time.time() + 120) == []
