@@ -101,6 +101,24 @@ def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
             "recall_context",
             "search_facts",
             "upload_document",
+            # the subject workspace
+            "add_observations",
+            "create_subjects",
+            "create_understanding",
+            "delete_observations",
+            "get_subjects",
+            "get_understandings",
+            "mark_questionable",
+            "mark_useful",
+            "open_around",
+            "open_intersection",
+            "remember",
+            "search_observations",
+            "set_structural_understanding",
+            "stats",
+            "understanding_history",
+            "update_subject_summary",
+            "update_understanding",
         ]
     )
     assert out["ingest"]["status"] == "queued"

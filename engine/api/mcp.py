@@ -47,8 +47,61 @@ from engine.api.models.recall import (
     RecallBody,
     RecallContextOut,
 )
+from engine.api.models.subjects import SubjectOut
 from engine.api.models.system import ObjectOut, ReceiptOut
+from engine.api.models.workspace import (
+    MAX_BATCH_OBSERVATIONS,
+    MAX_KIND_CHARS,
+    MAX_QUERY_CHARS as MAX_SEARCH_CHARS,
+    MAX_SESSION_CHARS,
+    MAX_SUBJECT_SUMMARY,
+    MAX_TITLE_CHARS,
+    MAX_UNDERSTANDING_SUMMARY,
+    STRUCTURAL_SUMMARY,
+    AddObservationsBody,
+    AddObservationsOut,
+    AroundOut,
+    Confidence,
+    Content,
+    CreateSubjectsBody,
+    CreateUnderstandingBody,
+    DeletedOut,
+    DeleteObservationsBody,
+    GetSubjectsBody,
+    GetUnderstandingsBody,
+    IntersectionOut,
+    MarkBody,
+    MarkedOut,
+    ObjectIds,
+    ObservationIn,
+    ObservationKind,
+    ObservationList,
+    OpenAroundBody,
+    OpenIntersectionBody,
+    RelatedTo,
+    RememberBody,
+    RememberOut,
+    SearchObservationsBody,
+    SessionId,
+    SetStructuralUnderstandingBody,
+    SourceIds,
+    StatsBody,
+    SubjectName,
+    SubjectNames,
+    SubjectsCreatedOut,
+    SubjectsFoundOut,
+    UnderstandingHistoryBody,
+    UnderstandingId,
+    UnderstandingKind,
+    UnderstandingList,
+    UnderstandingOut,
+    UnderstandingSummary,
+    UpdateSubjectSummaryBody,
+    UpdateUnderstandingBody,
+    WorkspaceStatsOut,
+)
 from engine.api.uploads import Upload, upload_out
+from engine.api.workspace import WorkspaceVerbs
 from engine.documents.service import PathNotAllowed
 from engine.errors import ValidationError, VaultError
 from engine.events import MAX_CONTENT_CHARS
@@ -70,7 +123,11 @@ INSTRUCTIONS = (
     "question and put its llm_context text in front of your answer; look facts up with "
     "search_facts and get_object; when the user corrects something, call correct_fact; add "
     "documents with upload_document (list_collections names the collections to file them in "
-    "or to ask about); forget removes a scope permanently (try dry_run first)."
+    "or to ask about); forget removes a scope permanently (try dry_run first). The subject workspace is your "
+    "own notebook about the people, projects and topics of this user: write evidence with remember (tagged with "
+    "the subjects it is about; pass a session_id so you can delete your own notes later), read it with "
+    "search_observations, open_intersection and open_around, and keep one current synthesis per subject or pair "
+    "with create_understanding and update_understanding."
 )
 
 P = ParamSpec("P")
@@ -84,6 +141,12 @@ ProjectScope = Annotated[str | None, Field(min_length=1, max_length=256, descrip
 When = Annotated[datetime | None, Field(description="ISO-8601 (no zone = UTC) or epoch seconds.")]
 DocumentScope = Annotated[Id | None, Field(description="Answer from this document (its id).")]
 CollectionScope = Annotated[Id | None, Field(description="Answer from this collection's documents (its id).")]
+# The workspace tools take the REST bodies' fields (engine.api.models.workspace), named and bounded the same.
+RequiredNames = Annotated[SubjectNames, Field(min_length=1)]
+Names = Annotated[SubjectNames | None, Field(description="Subject names or aliases (none: no filter).")]
+MoreIds = Annotated[SourceIds | None, Field(description="Ids of what it was made from: observations, facts, …")]
+Related = Annotated[RelatedTo | None, Field(description="Ids of understandings this observation bears on.")]
+Limit = Annotated[int, Field(ge=1, description="At most this many.")]
 
 
 class CairnTools:
@@ -290,6 +353,213 @@ class CairnTools:
         infos = self.vault.conversations(user_id=user_id, limit=limit)
         return ConversationList(conversations=[ConversationOut.of(i) for i in infos])
 
+    # -- the subject workspace (the same verbs as POST /v6/workspace/<verb>) --------------------------------------
+    def create_subjects(
+        self,
+        names: RequiredNames,
+        kind: Annotated[
+            str, Field(min_length=1, max_length=MAX_KIND_CHARS, description="Kind of the subjects created.")
+        ] = "entity",
+        user_id: UserId = "default",
+    ) -> SubjectsCreatedOut:
+        """The subjects named, creating the missing ones."""
+        return self._workspace.create_subjects(CreateSubjectsBody(names=names, kind=kind, user_id=user_id))
+
+    def get_subjects(self, names: RequiredNames, user_id: UserId = "default") -> SubjectsFoundOut:
+        """The subjects called the names given, and the names nobody answers to."""
+        return self._workspace.get_subjects(GetSubjectsBody(names=names, user_id=user_id))
+
+    def update_subject_summary(
+        self,
+        subject_name: SubjectName,
+        summary: Annotated[str, Field(max_length=MAX_SUBJECT_SUMMARY, description="The summary (empty clears it).")],
+        tags: Annotated[list[str] | None, Field(description="New tags, replacing the old (null: unchanged).")] = None,
+        user_id: UserId = "default",
+    ) -> SubjectOut:
+        """Set a subject's summary (and tags)."""
+        body = UpdateSubjectSummaryBody(subject_name=subject_name, summary=summary, tags=tags, user_id=user_id)
+        return self._workspace.update_subject_summary(body)
+
+    def remember(
+        self,
+        content: Content,
+        subject_names: RequiredNames,
+        kind: ObservationKind = "note",
+        confidence: Confidence = 0.8,
+        related_to: Related = None,
+        session_id: SessionId = None,
+        user_id: UserId = "default",
+    ) -> RememberOut:
+        """Write one observation (a no-op for content already stored)."""
+        body = RememberBody(
+            content=content,
+            subject_names=subject_names,
+            kind=kind,
+            confidence=confidence,
+            related_to=related_to or [],
+            session_id=session_id,
+            user_id=user_id,
+        )
+        return self._workspace.remember(body)
+
+    def add_observations(
+        self,
+        observations: Annotated[
+            list[ObservationIn],
+            Field(
+                min_length=1,
+                max_length=MAX_BATCH_OBSERVATIONS,
+                description="The observations, written in order (each: content, subject_names, and optionally "
+                "kind, confidence, related_to).",
+            ),
+        ],
+        session_id: SessionId = None,
+        user_id: UserId = "default",
+    ) -> AddObservationsOut:
+        """Write several observations as remember writes each."""
+        body = AddObservationsBody(observations=observations, session_id=session_id, user_id=user_id)
+        return self._workspace.add_observations(body)
+
+    def delete_observations(
+        self,
+        ids: ObjectIds,
+        session_id: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_SESSION_CHARS, description="The session that wrote the observations."),
+        ],
+        user_id: UserId = "default",
+    ) -> DeletedOut:
+        """Delete the observations this session wrote; the others are rejected with a reason."""
+        return self._workspace.delete_observations(
+            DeleteObservationsBody(ids=ids, session_id=session_id, user_id=user_id)
+        )
+
+    def search_observations(
+        self,
+        query: Annotated[
+            str, Field(min_length=1, max_length=MAX_SEARCH_CHARS, description="Words; each must be in the note.")
+        ],
+        subject_names: Names = None,
+        limit: Annotated[Limit, Field(le=200)] = 20,
+        user_id: UserId = "default",
+    ) -> ObservationList:
+        """Full-text search of observations."""
+        body = SearchObservationsBody(query=query, subject_names=subject_names or [], limit=limit, user_id=user_id)
+        return self._workspace.search_observations(body)
+
+    def create_understanding(
+        self,
+        content: Content,
+        summary: UnderstandingSummary,
+        subject_names: Names = None,
+        kind: Annotated[
+            UnderstandingKind | None,
+            Field(description="Default: single_subject for one subject, relationship for two."),
+        ] = None,
+        title: Annotated[str, Field(max_length=MAX_TITLE_CHARS, description="An optional heading.")] = "",
+        source_observation_ids: MoreIds = None,
+        session_id: SessionId = None,
+        user_id: UserId = "default",
+    ) -> UnderstandingOut:
+        """Write an understanding; it supersedes the current one of the same kind and subjects."""
+        body = CreateUnderstandingBody(
+            content=content,
+            summary=summary,
+            subject_names=subject_names or [],
+            kind=kind,
+            title=title,
+            source_observation_ids=source_observation_ids or [],
+            session_id=session_id,
+            user_id=user_id,
+        )
+        return self._workspace.create_understanding(body)
+
+    def update_understanding(
+        self,
+        understanding_id: UnderstandingId,
+        new_content: Content,
+        new_summary: UnderstandingSummary,
+        source_observation_ids: MoreIds = None,
+        session_id: SessionId = None,
+        user_id: UserId = "default",
+    ) -> UnderstandingOut:
+        """Revise an active understanding by supersession; answers the new revision."""
+        body = UpdateUnderstandingBody(
+            understanding_id=understanding_id,
+            new_content=new_content,
+            new_summary=new_summary,
+            source_observation_ids=source_observation_ids or [],
+            session_id=session_id,
+            user_id=user_id,
+        )
+        return self._workspace.update_understanding(body)
+
+    def get_understandings(
+        self,
+        subject_names: Names = None,
+        kind: Annotated[UnderstandingKind | None, Field(description="Only this kind.")] = None,
+        user_id: UserId = "default",
+    ) -> UnderstandingList:
+        """The active understandings of the subjects named (none: the workspace's own)."""
+        body = GetUnderstandingsBody(subject_names=subject_names or [], kind=kind, user_id=user_id)
+        return self._workspace.get_understandings(body)
+
+    def understanding_history(
+        self, understanding_id: UnderstandingId, user_id: UserId = "default"
+    ) -> UnderstandingList:
+        """An understanding's revision chain, oldest first."""
+        body = UnderstandingHistoryBody(understanding_id=understanding_id, user_id=user_id)
+        return self._workspace.understanding_history(body)
+
+    def set_structural_understanding(
+        self,
+        subject_name: SubjectName,
+        content: Content,
+        summary: Annotated[
+            str, Field(min_length=1, max_length=MAX_UNDERSTANDING_SUMMARY, description="One or two lines.")
+        ] = STRUCTURAL_SUMMARY,
+        session_id: SessionId = None,
+        user_id: UserId = "default",
+    ) -> UnderstandingOut:
+        """Write a subject's structural understanding, superseding the old one."""
+        body = SetStructuralUnderstandingBody(
+            subject_name=subject_name, content=content, summary=summary, session_id=session_id, user_id=user_id
+        )
+        return self._workspace.set_structural_understanding(body)
+
+    def mark_useful(self, ids: ObjectIds, user_id: UserId = "default") -> MarkedOut:
+        """Count a use of observations, understandings or facts."""
+        return self._workspace.mark_useful(MarkBody(ids=ids, user_id=user_id))
+
+    def mark_questionable(self, ids: ObjectIds, user_id: UserId = "default") -> MarkedOut:
+        """Count a doubt about observations, understandings or facts."""
+        return self._workspace.mark_questionable(MarkBody(ids=ids, user_id=user_id))
+
+    def open_intersection(
+        self,
+        subject_a: SubjectName,
+        subject_b: SubjectName,
+        limit: Annotated[Limit, Field(le=500)] = 50,
+        user_id: UserId = "default",
+    ) -> IntersectionOut:
+        """Everything tagged with both subjects."""
+        body = OpenIntersectionBody(subject_a=subject_a, subject_b=subject_b, limit=limit, user_id=user_id)
+        return self._workspace.open_intersection(body)
+
+    def open_around(
+        self, subject_name: SubjectName, limit: Annotated[Limit, Field(le=100)] = 10, user_id: UserId = "default"
+    ) -> AroundOut:
+        """The subjects sharing the most with this one."""
+        return self._workspace.open_around(OpenAroundBody(subject_name=subject_name, limit=limit, user_id=user_id))
+
+    def stats(self, user_id: UserId = "default") -> WorkspaceStatsOut:
+        """The workspace's counts."""
+        return self._workspace.stats(StatsBody(user_id=user_id))
+
+    @property
+    def _workspace(self) -> WorkspaceVerbs:
+        return WorkspaceVerbs(self.vault)
+
 
 #: Every tool: (method name, description, annotations).  Descriptions are what a model reads.
 TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
@@ -376,6 +646,168 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         "collection's id to recall_context to answer from its documents, or to "
         "upload_document to file a document in it.",
         ToolAnnotations(title="List collections", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "create_subjects",
+        "Make sure subjects exist in the workspace (people, projects, topics): creates the names that do not exist "
+        "yet. Returns every subject and the names created.",
+        ToolAnnotations(
+            title="Create subjects",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "get_subjects",
+        "Look subjects up by name or alias: returns the subjects found (with their summaries and tags) and the "
+        "names no subject answers to.",
+        ToolAnnotations(title="Get subjects", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "update_subject_summary",
+        "Set a subject's short summary (and optionally replace its tags). Returns the subject.",
+        ToolAnnotations(
+            title="Update a subject's summary",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "remember",
+        "Write one observation into the workspace: a piece of evidence tagged with the subjects it is about "
+        "(missing subjects are created). Observations are never edited; writing the same content again is a "
+        "no-op that returns the first one (duplicate: true). Pass your session_id to be able to delete it later.",
+        ToolAnnotations(
+            title="Remember an observation",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "add_observations",
+        "Write several observations at once (at most 100), each as remember writes it, in order. Returns one "
+        "result per observation; sending the same list again is harmless.",
+        ToolAnnotations(
+            title="Add observations",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "delete_observations",
+        "Delete observations this session wrote (session_id is required). Ids written by another session, or "
+        "unknown, are not deleted: each is returned in rejected with the reason.",
+        ToolAnnotations(
+            title="Delete observations",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "search_observations",
+        "Search the workspace's observations by words (every word must appear), optionally only those tagged with "
+        "every subject named. Best matches first.",
+        ToolAnnotations(title="Search observations", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "create_understanding",
+        "Write an understanding: a synthesis of the evidence about one subject (single_subject), a pair "
+        "(relationship) or the workspace itself (soul, protocol, orientation), citing the observation ids it was "
+        "made from. It supersedes the current understanding of the same kind and subjects.",
+        ToolAnnotations(
+            title="Create an understanding",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "update_understanding",
+        "Revise an active understanding: writes a new revision with the new content and summary (its sources are "
+        "the old ones plus any given) and supersedes the old one, which stays in understanding_history.",
+        ToolAnnotations(
+            title="Update an understanding",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "get_understandings",
+        "Read the current understandings tagged with every subject named (none named: the workspace's own soul, "
+        "protocol and orientation), optionally of one kind. Newest first.",
+        ToolAnnotations(title="Get understandings", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "understanding_history",
+        "Walk an understanding's revisions: every version of it, oldest first, the current one last.",
+        ToolAnnotations(title="Understanding history", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "set_structural_understanding",
+        "Write how a subject relates to others by name and containment (other names, what it is part of, what was "
+        "merged into it), superseding its previous structural understanding.",
+        ToolAnnotations(
+            title="Set a structural understanding",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "mark_useful",
+        "Tell Cairn that observations, understandings or facts (by id) were useful. Returns, per id, the kind "
+        "marked or why nothing was.",
+        ToolAnnotations(
+            title="Mark useful",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "mark_questionable",
+        "Tell Cairn that observations, understandings or facts (by id) look wrong or doubtful. Returns, per id, "
+        "the kind marked or why nothing was.",
+        ToolAnnotations(
+            title="Mark questionable",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "open_intersection",
+        "Open the relationship of two subjects: everything tagged with both (observations, current facts, active "
+        "understandings) and the number of conversation turns mentioning both.",
+        ToolAnnotations(title="Open an intersection", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "open_around",
+        "Open a subject's neighbourhood: the subjects it shares the most evidence with, largest first, each with "
+        "their relationship understanding when there is one.",
+        ToolAnnotations(title="Open around a subject", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "stats",
+        "Count the workspace: subjects, observations, active and superseded understandings, observations no "
+        "understanding cites yet, and the consolidation generation.",
+        ToolAnnotations(title="Workspace stats", read_only_hint=True, open_world_hint=False),
     ),
 )
 

@@ -26,7 +26,9 @@ SUMMARY = "The localhost endpoint of a Cairn memory vault."
 DESCRIPTION = (
     "REST v6 of a local-first memory vault: ingest events, recall context for a prompt, add "
     "documents and group them in collections, keep folders in sync, read and correct facts, "
-    "resolve conflicts, forget with receipts, and follow every change as Server-Sent Events "
+    "resolve conflicts, forget with receipts, keep a subject workspace (observations, understandings "
+    "revised by supersession, relationships as intersections: `/v6/workspace/<verb>`), and follow every "
+    "change as Server-Sent Events "
     "(`/v6/events/stream`). The same tools are offered over MCP at `/mcp`.\n\n"
     "Every request needs `Authorization: Bearer <token>` (`cairn token` prints it) except "
     "`GET /v6/health`, must be addressed to the loopback host and port, and may not come from a "
@@ -63,7 +65,9 @@ _MCP_PATH_ITEM: dict[str, Any] = {
         "description": "The Model Context Protocol: JSON-RPC messages of the MCP specification, "
         "answered as JSON or as an event stream. Tools: ingest_event, recall_context, "
         "search_facts, get_object, correct_fact, upload_document, list_collections, forget, "
-        "list_conversations. Send `Accept: application/json, "
+        "list_conversations, and the subject workspace's verbs (create_subjects, remember, "
+        "create_understanding, open_intersection, … : the same names, inputs and answers as "
+        "`POST /v6/workspace/<verb>`). Send `Accept: application/json, "
         "text/event-stream`; the same guard applies as everywhere. The same server runs on "
         "stdio with `cairn mcp`.",
         "operationId": "mcp_post",

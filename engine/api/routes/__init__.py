@@ -27,6 +27,7 @@ def routers() -> list[APIRouter]:
         subjects,
         system,
         watch,
+        workspace,
     )
 
     return [
@@ -40,6 +41,7 @@ def routers() -> list[APIRouter]:
         conflicts.router,
         conversations.router,
         subjects.router,
+        workspace.router,
         forget.router,
         objects.router,
         stream.router,

@@ -66,6 +66,25 @@ def subject_pair(vault: Vault) -> Targets:
     return {"n": keep["n"], "subject_id": keep["subject_id"], "other_id": other["subject_id"]}
 
 
+WORKSPACE_SESSION = "matrix-session"
+
+
+def observation(vault: Vault) -> Targets:
+    """A new observation about two new subjects, written in :data:`WORKSPACE_SESSION`."""
+    n = next(_numbers)
+    a, b = f"Matrix Ana{n}", f"Matrix Bob{n}"
+    made = vault.workspace.remember(f"{a} and {b} share flat {n}.", [a, b], session_id=WORKSPACE_SESSION)
+    return {"n": n, "observation_id": made.observation.id, "a": a, "b": b, "session_id": WORKSPACE_SESSION}
+
+
+def understanding(vault: Vault) -> Targets:
+    """A new, active understanding of a new subject."""
+    n = next(_numbers)
+    name = f"Matrix Carla{n}"
+    made = vault.workspace.create_understanding(f"{name} sings {n}.", summary="sings", subject_names=[name])
+    return {"n": n, "understanding_id": made.id, "name": name}
+
+
 def receipt(vault: Vault) -> Targets:
     """A receipt (of a dry run that touches nobody's data)."""
     made = vault.forget(ForgetScope(user_id="matrix-nobody", dry_run=True))

@@ -212,6 +212,73 @@ ROUTES: list[Route] = [
         lambda t: {"merge_ids": [t["other_id"]]},
         targets=targets.subject_pair,
     ),
+    Route(
+        "POST", "/v6/workspace/create_subjects", lambda t: {"names": [f"Matrix Dora{t['n']}"]}, targets=targets.unique
+    ),
+    Route("POST", "/v6/workspace/get_subjects", {"names": ["user", "Nobody"]}),
+    Route(
+        "POST",
+        "/v6/workspace/update_subject_summary",
+        lambda t: {"subject_name": t["a"], "summary": f"Summary {t['n']}."},
+        targets=targets.observation,
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/remember",
+        lambda t: {"content": f"Matrix note {t['n']}.", "subject_names": ["Matrix Ed"]},
+        targets=targets.unique,
+        headers={"x-session-id": targets.WORKSPACE_SESSION},
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/add_observations",
+        lambda t: {"observations": [{"content": f"Matrix batch {t['n']}.", "subject_names": ["Matrix Ed"]}]},
+        targets=targets.unique,
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/delete_observations",
+        lambda t: {"ids": [t["observation_id"]], "session_id": t["session_id"]},
+        targets=targets.observation,
+    ),
+    Route("POST", "/v6/workspace/search_observations", {"query": "flat"}),
+    Route(
+        "POST",
+        "/v6/workspace/create_understanding",
+        lambda t: {"content": f"Matrix picture {t['n']}.", "summary": "picture", "subject_names": ["Matrix Ed"]},
+        targets=targets.unique,
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/update_understanding",
+        lambda t: {"understanding_id": t["understanding_id"], "new_content": "Revised.", "new_summary": "revised"},
+        targets=targets.understanding,
+    ),
+    Route("POST", "/v6/workspace/get_understandings", {}),
+    Route(
+        "POST",
+        "/v6/workspace/understanding_history",
+        lambda t: {"understanding_id": t["understanding_id"]},
+        targets=targets.understanding,
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/set_structural_understanding",
+        lambda t: {"subject_name": t["a"], "content": f"{t['a']} is also called A{t['n']}."},
+        targets=targets.observation,
+    ),
+    Route("POST", "/v6/workspace/mark_useful", lambda t: {"ids": [t["observation_id"]]}, targets=targets.observation),
+    Route(
+        "POST", "/v6/workspace/mark_questionable", lambda t: {"ids": [t["observation_id"]]}, targets=targets.observation
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/open_intersection",
+        lambda t: {"subject_a": t["a"], "subject_b": t["b"]},
+        targets=targets.observation,
+    ),
+    Route("POST", "/v6/workspace/open_around", lambda t: {"subject_name": t["a"]}, targets=targets.observation),
+    Route("POST", "/v6/workspace/stats"),
     Route("GET", "/v6/objects/{object_id}", targets=targets.fact),
     Route("GET", "/v6/events/stream", stream=True, representative=True),
     Route("POST", "/mcp", MCP_INITIALIZE, headers=MCP_ACCEPT, representative=True),

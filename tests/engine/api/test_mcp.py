@@ -35,6 +35,24 @@ EXPECTED_TOOLS = {
     "list_collections",
     "forget",
     "list_conversations",
+    # the subject workspace (tests/engine/api/test_workspace_api.py)
+    "create_subjects",
+    "get_subjects",
+    "update_subject_summary",
+    "remember",
+    "add_observations",
+    "delete_observations",
+    "search_observations",
+    "create_understanding",
+    "update_understanding",
+    "get_understandings",
+    "understanding_history",
+    "set_structural_understanding",
+    "mark_useful",
+    "mark_questionable",
+    "open_intersection",
+    "open_around",
+    "stats",
 }
 
 INITIALIZE = {
