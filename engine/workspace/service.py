@@ -56,6 +56,12 @@ MAX_CONTENT = 20_000  # characters of one observation or understanding: a note, 
 MAX_SUBJECTS = 32  # subjects one item may be tagged with
 MAX_IDS = 500  # ids one call may name
 _GENERATION_KEY = "workspace.generation:"
+#: Leaves out (and, as ``_SEEN``, keeps only) what a session was shown: parameters user_id, session_id.
+_UNSEEN = (
+    " AND NOT EXISTS (SELECT 1 FROM workspace_seen ws WHERE ws.user_id = ? AND ws.session_id = ? "
+    "AND ws.object_id = u.id)"
+)
+_SEEN = _UNSEEN.replace("NOT EXISTS", "EXISTS")
 _MARKABLE = (("observations", "observation"), ("understandings", "understanding"), ("facts", "fact"))
 
 _OBSERVATION_COLUMNS = (
@@ -219,6 +225,7 @@ class Workspace:
         self._timeout_s = timeout_s
         self._use_model = use_model
         self._notify = notify
+        self._names: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {}  # see _name_index
 
     # -- generations ---------------------------------------------------------------------------------------------
     def generation(self, *, user_id: str = "default") -> int:
@@ -802,27 +809,28 @@ class Workspace:
         limit = max(1, min(int(limit), 50))
         words = _search_words(topic)
 
-        def op(tx: Tx) -> BroughtToMind:
-            heartbeat = sessions.beat(tx, user_id, session, last_token)
-            seen = set() if include_seen else sessions.seen_ids(tx, user_id, session)
-            understandings = self._matching_understandings(tx, topic, words, user_id, limit + len(seen))
-            observations = self._fresh_observations(tx, words, user_id, limit + len(seen))
-            shown_u = [u for u in understandings if u.id not in seen][:limit]
-            shown_o = [o for o in observations if o.id not in seen][:limit]
-            filtered = (len(understandings) - len([u for u in understandings if u.id not in seen])) + (
-                len(observations) - len([o for o in observations if o.id not in seen])
-            )
-            sessions.note_seen(tx, user_id, session, [*(u.id for u in shown_u), *(o.id for o in shown_o)])
-            return BroughtToMind(
-                understandings=tuple(shown_u),
-                observations=tuple(shown_o),
-                heartbeat_token=heartbeat.token,
-                compacted=heartbeat.compacted,
-                already_seen=filtered,
-            )
+        # everything is read from a snapshot, so a busy writer never waits on the search; only the heartbeat and
+        # the seen log are written, in one short transaction at the end
+        with self._store.snapshot() as snap:
+            lost = sessions.compacted(snap, user_id, session, last_token)
+            unseen = None if include_seen or lost else (user_id, session)
+            shown_u, seen_u = self._matching_understandings(snap, topic, words, user_id, limit, unseen)
+            shown_o, seen_o = self._fresh_observations(snap, words, user_id, limit, unseen)
+        filtered = seen_u + seen_o
 
-        result: BroughtToMind = self._store.write(op)
-        return result
+        def op(tx: Tx) -> sessions.Heartbeat:
+            heartbeat = sessions.beat(tx, user_id, session, last_token)
+            sessions.note_seen(tx, user_id, session, [*(u.id for u in shown_u), *(o.id for o in shown_o)])
+            return heartbeat
+
+        heartbeat: sessions.Heartbeat = self._store.write(op)
+        return BroughtToMind(
+            understandings=tuple(shown_u),
+            observations=tuple(shown_o),
+            heartbeat_token=heartbeat.token,
+            compacted=heartbeat.compacted,
+            already_seen=filtered,
+        )
 
     def reset_seen(self, *, session_id: str, user_id: str = "default") -> int:
         """Empty the session's seen log (the next ``bring_to_mind`` may repeat anything); returns its size."""
@@ -1139,49 +1147,123 @@ class Workspace:
         return self._subjects.get(keep_id)
 
     def _matching_understandings(
-        self, q: Any, topic: str, words: list[str], user_id: str, limit: int
-    ) -> list[Understanding]:
-        """Active understandings of the subjects named in ``topic``, then those whose words match it."""
-        found: dict[int, Understanding] = {}
-        low = f" {' '.join(_search_words(topic, keep_short=True))} "
-        for subject_id, name, aliases in (
-            (int(r[0]), str(r[1]), passes.aliases_of(r[2]))
-            for r in q.execute(
-                "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
-            ).fetchall()
-        ):
-            if any(f" {' '.join(_search_words(n, keep_short=True))} " in low for n in (name, *aliases) if n.strip()):
+        self, q: Any, topic: str, words: list[str], user_id: str, limit: int, unseen: tuple[str, str] | None
+    ) -> tuple[list[Understanding], int]:
+        """Active understandings of the subjects named in ``topic``, then those whose words match it, leaving out
+        what the session ``unseen`` (user, session) was shown; and how many were left out so."""
+        index = self._name_index(q, user_id)
+        tokens = _search_words(topic, keep_short=True)
+        named: list[int] = []
+        for size in range(min(4, len(tokens)), 0, -1):  # "Bob Smith" before "Bob"
+            for start in range(len(tokens) - size + 1):
+                subject_id = index.get(" ".join(tokens[start : start + size]))
+                if subject_id is not None and subject_id not in named:
+                    named.append(subject_id)
+        active = "u.user_id = ? AND u.status = 'active' AND u.superseded_by IS NULL"
+        ids: list[int] = []
+        seen: set[int] = set()
+        for subject_id in named[:10]:
+            base = f"FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id WHERE {active} "
+            args: tuple[Any, ...] = (user_id, subject_id)
+            ids += [
+                int(r[0])
                 for r in q.execute(
-                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u JOIN understanding_subjects us "
-                    "ON us.understanding_id = u.id WHERE us.subject_id = ? AND u.status = 'active' "
-                    "AND u.superseded_by IS NULL ORDER BY u.created_at DESC",
-                    (subject_id,),
-                ).fetchall():
-                    found.setdefault(int(r[0]), _understanding(r))
+                    f"SELECT u.id {base} AND us.subject_id = ?{_UNSEEN if unseen else ''} "
+                    "ORDER BY u.created_at DESC LIMIT ?",
+                    (*args, *(unseen or ()), limit),
+                ).fetchall()
+            ]
+            if unseen:
+                rows = q.execute(f"SELECT u.id {base} AND us.subject_id = ?{_SEEN}", (*args, *unseen)).fetchall()
+                seen.update(int(r[0]) for r in rows)
         if words:
             match = " OR ".join(f'"{w}"' for w in words[:32])
-            for r in q.execute(
-                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings_fts f JOIN understandings u ON u.id = f.rowid "
-                "WHERE understandings_fts MATCH ? AND u.user_id = ? AND u.status = 'active' "
-                "AND u.superseded_by IS NULL ORDER BY f.rank LIMIT ?",
-                (match, user_id, limit),
-            ).fetchall():
-                found.setdefault(int(r[0]), _understanding(r))
-        return list(found.values())[:limit]
+            base = (
+                "FROM understandings_fts f JOIN understandings u ON u.id = f.rowid "
+                f"WHERE understandings_fts MATCH ? AND {active}"
+            )
+            ids += [
+                int(r[0])
+                for r in q.execute(
+                    f"SELECT u.id {base}{_UNSEEN if unseen else ''} ORDER BY f.rank LIMIT ?",
+                    (match, user_id, *(unseen or ()), limit),
+                ).fetchall()
+            ]
+            if unseen:
+                rows = q.execute(f"SELECT u.id {base}{_SEEN}", (match, user_id, *unseen)).fetchall()
+                seen.update(int(r[0]) for r in rows)
+        chosen = list(dict.fromkeys(ids))[:limit]
+        return self._understandings_by_id(q, chosen), len(seen)
 
-    def _fresh_observations(self, q: Any, words: list[str], user_id: str, limit: int) -> list[Observation]:
-        """Observations on the topic that no active understanding covers yet, best match first."""
-        if not words:
+    def _understandings_by_id(self, q: Any, ids: Sequence[int]) -> list[Understanding]:
+        """The understandings of ``ids`` in that order, read in one query."""
+        if not ids:
             return []
+        marks = ",".join("?" * len(ids))
+        rows = {
+            int(r[0]): _understanding(r)
+            for r in q.execute(
+                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.id IN ({marks})", tuple(ids)
+            ).fetchall()
+        }
+        return [rows[i] for i in ids if i in rows]
+
+    def _name_index(self, q: Any, user_id: str) -> dict[str, int]:
+        """Names and aliases (as search words joined by spaces) → subject id, rebuilt only when the user's
+        subjects change (their count, newest change or newest id)."""
+        fingerprint = tuple(
+            q.execute("SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,)).first()
+        )
+        cached = self._names.get(user_id)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        index: dict[str, int] = {}
+        for subject_id, name, aliases in q.execute(
+            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
+        ).fetchall():
+            for label in (str(name), *passes.aliases_of(aliases)):
+                key = " ".join(_search_words(label, keep_short=True))
+                if key:
+                    index.setdefault(key, int(subject_id))
+        self._names[user_id] = (fingerprint, index)
+        return index
+
+    def _fresh_observations(
+        self, q: Any, words: list[str], user_id: str, limit: int, unseen: tuple[str, str] | None
+    ) -> tuple[list[Observation], int]:
+        """Observations on the topic that no active understanding covers yet, best match first, leaving out what
+        the session ``unseen`` was shown; and how many were left out so."""
+        if not words:
+            return [], 0
         match = " OR ".join(f'"{w}"' for w in words[:32])
-        rows = q.execute(
-            f"SELECT {_OBSERVATION_COLUMNS} FROM observations_fts f JOIN observations o ON o.id = f.rowid "
-            "WHERE observations_fts MATCH ? AND o.user_id = ? AND NOT EXISTS (SELECT 1 FROM understanding_sources s "
-            "JOIN understandings u ON u.id = s.understanding_id WHERE s.object_id = o.id AND u.superseded_by IS NULL) "
-            "ORDER BY f.rank LIMIT ?",
-            (match, user_id, limit),
-        ).fetchall()
-        return [_observation(r) for r in rows]
+        base = (
+            "FROM observations_fts f JOIN observations o ON o.id = f.rowid WHERE observations_fts MATCH ? "
+            "AND o.user_id = ? AND NOT EXISTS (SELECT 1 FROM understanding_sources s JOIN understandings u "
+            "ON u.id = s.understanding_id WHERE s.object_id = o.id AND u.superseded_by IS NULL)"
+        )
+        unseen_sql = _UNSEEN.replace("u.id", "o.id")
+        ranked = [
+            int(r[0])
+            for r in q.execute(
+                f"SELECT o.id {base}{unseen_sql if unseen else ''} ORDER BY f.rank LIMIT ?",
+                (match, user_id, *(unseen or ()), limit),
+            ).fetchall()
+        ]
+        seen = 0
+        if unseen:
+            seen = int(
+                q.execute(f"SELECT COUNT(*) {base}{_SEEN.replace('u.id', 'o.id')}", (match, user_id, *unseen)).scalar()
+            )
+        if not ranked:
+            return [], seen
+        marks = ",".join("?" * len(ranked))
+        rows = {
+            int(r[0]): _observation(r)
+            for r in q.execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id IN ({marks})", tuple(ranked)
+            ).fetchall()
+        }
+        return [rows[i] for i in ranked if i in rows], seen
 
     # -- helpers -------------------------------------------------------------------------------------------------
     @staticmethod

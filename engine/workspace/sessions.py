@@ -10,6 +10,7 @@ it — so the seen log starts again.  Sessions are provenance only: nothing else
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,16 @@ def beat(tx: Tx, user_id: str, session_id: str, last_token: str | None, *, reset
         (user_id, session_id, token, tx.now),
     )
     return Heartbeat(token, compacted, new_session)
+
+
+def compacted(q: Any, user_id: str, session_id: str, last_token: str | None) -> bool:
+    """Whether the session's context was lost since its last call (a new session has nothing to lose)."""
+    row = q.execute(
+        "SELECT token, last_seen_at FROM workspace_sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+    ).first()
+    if row is None:
+        return False
+    return last_token != str(row[0]) or time.time() - float(row[1]) > COMPACTION_GAP_S
 
 
 def seen_ids(q: Any, user_id: str, session_id: str) -> set[int]:
