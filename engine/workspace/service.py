@@ -532,7 +532,13 @@ class Workspace:
         return self.understanding(self._store.write(op))
 
     def set_structural_understanding(
-        self, subject_name: str, content: str, *, summary: str = "", session_id: str | None = None
+        self,
+        subject_name: str,
+        content: str,
+        *,
+        summary: str = "",
+        session_id: str | None = None,
+        user_id: str = "default",
     ) -> Understanding:
         """Write a subject's structural understanding (aliases, containment, merges in prose), superseding the old."""
         return self.create_understanding(
@@ -541,6 +547,7 @@ class Workspace:
             subject_names=[subject_name],
             kind="structural",
             session_id=session_id,
+            user_id=user_id,
         )
 
     def understanding(self, understanding_id: int) -> Understanding:
