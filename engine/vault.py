@@ -24,11 +24,11 @@ from typing import Any
 import pluggy
 
 from engine import paths
-from engine.ai.embedders import Embedder, EmbedderChoice, embedder_for, resolve_embedder
+from engine.ai.embedders import Embedder, EmbedderChoice
 from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.ai.openai_compat import OpenAICompatClient
-from engine.backups import Backup, backup_due, list_backups, make_backup
+from engine.backups import Backup, list_backups, make_backup
 from engine.changes import ChangeFeed
 from engine.config import Settings, WatchedFolder
 from engine.conversations import ConversationsApi
@@ -39,8 +39,8 @@ from engine.documents.ingest import IngestProgress, collect, ingest as ingest_fi
 from engine.documents.service import DocumentsApi
 from engine.dto import Counts, DoctorReport, VaultInfo
 from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
-from engine.episodes import EpisodeCutter, close_idle
-from engine.errors import ModelUnavailable, NotFound, ValidationError, VaultDamaged, VaultError
+from engine.episodes import EpisodeCutter
+from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
 from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
 from engine.facts.api import FactsApi
 from engine.facts.catalog import Catalog, load_catalog
@@ -59,29 +59,22 @@ from engine.recall.gate import default_slots
 from engine.recall.processes import AUTO_MIN_VECTORS, RankerProcesses
 from engine.recall.service import Recall
 from engine.recall.types import RecallRequest, RecallResult
-from engine.recall.usage import decay_sweep
 from engine.store import PendingChange, Store
 from engine.subjects import SubjectsApi
 from engine.temporal import parse_datetime
 from engine.token import read_or_create_token, rotate_token
+from engine.upkeep import Upkeep, UpkeepTasks
 from engine.vectors import SqliteVecIndex
-from engine.vectors.chroma import ChromaIndex, chroma_target
 from engine.vectors.migration import (
     FILL_JOB,
-    DualEmbedder,
     GuardedEmbedder,
-    MigratingIndex,
-    SpaceRef,
     VectorFiller,
     VectorStatus,
-    migration_info,
-    record_active,
-    recorded_active,
-    start_migration,
     vector_status,
 )
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
+from engine.wiring import VectorWiring, build_openai_client, plan_vectors, probe_ollama, resolve_vault_embedder
 from engine.workspace import CONSOLIDATE_JOB, Workspace
 
 log = logging.getLogger(__name__)
@@ -219,8 +212,17 @@ class Vault:
             batch_size=1,
             patient=True,
         )
-        self._timer_stop = threading.Event()
-        self._timer: threading.Thread | None = None
+        self._upkeep = Upkeep(
+            UpkeepTasks(
+                store=store,
+                settings=lambda: self._settings,
+                notify_jobs=self._wake_runner,
+                maintain_vectors=self._maintain_vectors,
+                workspace=self.workspace,
+                backups_dir=self.paths.backups,
+                backup_now=self.backup_now,
+            )
+        )
         self._starting_helpers = threading.Lock()
 
     # -- lifecycle ------------------------------------------------------------------------------------------------
@@ -275,14 +277,14 @@ class Vault:
             pm = plugins or new_plugin_manager()
             catalog = load_catalog(pm)
             _sync_predicates(store, catalog)
-            ollama, status = _probe_ollama(settings)
-            openai_client = _openai_client(settings, store)
+            ollama, status = probe_ollama(settings)
+            openai_client = build_openai_client(settings, store)
             llm_choice = resolve_llm(settings, ollama, status, openai_client=openai_client)
             if embedder is not None:
                 embedder_choice = EmbedderChoice(embedder, "given by the caller")
             else:
-                embedder_choice = _resolve_embedder(store, settings, ollama, status, openai_client)
-            embedder_choice, vectors, wiring = _plan_vectors(
+                embedder_choice = resolve_vault_embedder(store, settings, ollama, status, openai_client)
+            embedder_choice, vectors, wiring = plan_vectors(
                 store,
                 settings,
                 vault_paths,
@@ -325,8 +327,7 @@ class Vault:
         self._runner.start()
         self.watcher.start()
         threading.Thread(target=self._load_vectors, name="vault-vectors", daemon=True).start()
-        self._timer = threading.Thread(target=self._timer_loop, name="vault-timer", daemon=True)
-        self._timer.start()
+        self._upkeep.start()
 
     def _load_vectors(self) -> None:
         """Ready the search side of the vectors (the in-memory mirror, or the Chroma collection catching up);
@@ -401,35 +402,6 @@ class Vault:
                 stats.vectors,
             )
 
-    def _timer_loop(self) -> None:
-        """Periodic upkeep: close idle episodes so they get summarised; let unused hot facts cool down."""
-        gap_s = self._settings.episodes.idle_gap_minutes * 60
-        ticks = 0
-        while not self._timer_stop.wait(30.0):
-            ticks += 1
-            try:
-                if self.store.write(lambda tx: close_idle(tx, gap_s)):
-                    self._runner.notify()
-                if ticks % 20 == 1:
-                    self.store.write(decay_sweep)
-                if ticks % 120 == 0:
-                    self.store.optimize()
-                if ticks % 10 == 0:
-                    self._maintain_vectors()
-                quiet_min = self._settings.workspace.consolidate_after_quiet_minutes
-                if ticks % 4 == 3 and quiet_min > 0:
-                    for user_id in self.workspace.due_for_consolidation(quiet_min * 60, now=time.time()):
-                        self.workspace.request_consolidation(user_id=user_id)
-                backups = self._settings.backups
-                if (
-                    ticks % 20 == 2
-                    and backups.generations > 0
-                    and backup_due(self.paths.backups, backups.interval_hours)
-                ):
-                    self.backup_now()
-            except Exception:
-                log.exception("periodic upkeep failed")
-
     def _wake_runner(self) -> None:
         """Tell the job runner new work was queued (uploads enqueue distillation jobs)."""
         self._runner.notify()
@@ -443,13 +415,12 @@ class Vault:
         if self._closed:
             return
         self._closed = True
-        self._timer_stop.set()
+        self._upkeep.request_stop()
         self.watcher.stop()
         self._runner.stop()
         self._recall.close()
         self.documents.close()
-        if self._timer is not None:
-            self._timer.join(5)
+        self._upkeep.stop()
         self.vectors.close()
         self.store.close()
         if self.ollama is not None:
@@ -1030,16 +1001,6 @@ def _sync_predicates(store: Store, catalog: Catalog) -> None:
         store.write(op)
 
 
-def _probe_ollama(settings: Settings) -> tuple[OllamaClient | None, OllamaStatus | None]:
-    """Build the Ollama client and probe it once, unless no provider would use it."""
-    if settings.llm.provider in ("simple", "openai") and settings.embedder.provider in ("hashing", "onnx", "openai"):
-        return None, None
-    client = OllamaClient(
-        settings.llm.ollama_host, timeout_s=settings.llm.timeout_s, connect_timeout_s=settings.llm.connect_timeout_s
-    )
-    return client, client.probe()
-
-
 def _sweep_work(work: Path) -> None:
     """Empty the vault's work folder (files a killed process left being parsed)."""
     if work.is_dir():
@@ -1048,151 +1009,3 @@ def _sweep_work(work: Path) -> None:
                 shutil.rmtree(item, ignore_errors=True)
             else:
                 item.unlink(missing_ok=True)
-
-
-def _openai_client(settings: Settings, store: Store) -> OpenAICompatClient | None:
-    """The client of the OpenAI-compatible server, when a provider or the vault's vectors (a space being migrated
-    from, say) use it; built without contacting the server."""
-    spaces = [s.model_id for s in (recorded_active(store),) if s is not None]
-    running = migration_info(store)
-    if running is not None:
-        spaces += [running.from_model, running.to_model]
-    wanted = "openai" in (settings.llm.provider, settings.embedder.provider)
-    if not wanted and not any(model_id.startswith("openai:") for model_id in spaces):
-        return None
-    cfg = settings.llm
-    return OpenAICompatClient(
-        cfg.openai_base_url,
-        api_key=cfg.openai_api_key,
-        timeout_s=cfg.timeout_s,
-        connect_timeout_s=cfg.connect_timeout_s,
-    )
-
-
-def _resolve_embedder(
-    store: Store,
-    settings: Settings,
-    ollama: OllamaClient | None,
-    status: OllamaStatus | None,
-    openai_client: OpenAICompatClient | None,
-) -> EmbedderChoice:
-    """The embedder the settings choose; when that is a server's model that cannot be reached now, the vault keeps
-    the embedder its vectors were made with (an outage is not a reason not to open, nor to switch), and says so.
-
-    Raises:
-        ModelUnavailable: the chosen embedder cannot be used and the vault has no embedder of its own yet.
-    """
-    try:
-        return resolve_embedder(settings, paths.models_dir(), ollama=ollama, status=status, openai_client=openai_client)
-    except ModelUnavailable as exc:
-        running = migration_info(store)
-        current = SpaceRef(running.to_model, 0) if running is not None else recorded_active(store)
-        if current is None:
-            raise
-        dim = current.dim or int(
-            store.scalar("SELECT dim FROM vector_spaces WHERE model_id = ?", (current.model_id,)) or 0
-        )
-        kept = (
-            embedder_for(current.model_id, dim, paths.models_dir(), ollama=ollama, openai_client=openai_client)
-            if dim
-            else None
-        )
-        if kept is None:
-            raise
-        log.warning("the chosen embedder cannot be used now (%s); staying on %s", exc.message, current.model_id)
-        return EmbedderChoice(
-            kept,
-            f"{current.model_id}, the vault's embedder",
-            (f"the chosen embedder cannot be used now: {exc.message}; staying on {current.model_id}",),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class VectorWiring:
-    """The active embedder (guarded) and its own index; during a migration also the index and embedder that search
-    both spaces (what the rest of the vault is given)."""
-
-    embedder: GuardedEmbedder
-    index: SqliteVecIndex
-    migrating: MigratingIndex | None
-    dual: DualEmbedder | None
-
-
-def _plan_vectors(
-    store: Store,
-    settings: Settings,
-    vault_paths: paths.VaultPaths,
-    choice: EmbedderChoice,
-    ollama: OllamaClient | None,
-    status: OllamaStatus | None,
-    openai_client: OpenAICompatClient | None,
-    *,
-    forced: bool,
-) -> tuple[EmbedderChoice, SqliteVecIndex, VectorWiring]:
-    """The embedder and vector index the vault runs with, and a migration started when the embedder changed.
-
-    The vault's recorded space wins over an ``auto`` choice that only differs because Ollama is down now (an outage
-    is not a change: new vectors wait in the backlog until it is back); any other difference starts a migration to
-    the chosen embedder, said in the choice's warnings (``auto`` never switches silently).
-    """
-    backoff = settings.jobs.backoff_s
-    new = GuardedEmbedder(choice.embedder, first_backoff_s=backoff)
-    notes = list(choice.warnings)
-    reason = choice.reason
-    recorded = recorded_active(store)
-    running = migration_info(store)
-    current = SpaceRef(running.to_model, 0) if running is not None else recorded
-    if current is None:
-        record_active(store, SpaceRef(new.model_id, new.dim))
-    elif current.model_id != new.model_id:
-        kept = None
-        if not forced and settings.embedder.provider == "auto" and current.model_id.startswith("ollama:"):
-            model = current.model_id.removeprefix("ollama:")
-            if status is None or not status.reachable or not status.has_model(model):
-                dim = int(store.scalar("SELECT dim FROM vector_spaces WHERE model_id = ?", (current.model_id,)) or 0)
-                kept = embedder_for(current.model_id, dim, paths.models_dir(), ollama=ollama) if dim else None
-        if kept is not None:
-            new = GuardedEmbedder(kept, first_backoff_s=backoff)
-            reason = f"{current.model_id}, the vault's embedder (Ollama is unavailable now: new vectors wait for it)"
-            notes.append(f"{current.model_id} is unavailable; vectors of new items are queued until it is back")
-        else:
-            old = SpaceRef(
-                running.from_model if running is not None else current.model_id,
-                running.from_dim if running is not None else current.dim,
-            )
-            info = start_migration(
-                store, old, SqliteVecIndex(store, new.model_id, new.dim), f"{current.model_id} → {new.model_id}"
-            )
-            notes.append(
-                f"the embedder changed from {current.model_id} to {new.model_id}: re-embedding {info.total} items "
-                "in the background; searches use both until it is done"
-            )
-            log.warning(
-                "embedder changed from %s to %s: re-embedding %s items", current.model_id, new.model_id, info.total
-            )
-    base = _vector_index(store, settings, vault_paths, new)
-    running = migration_info(store)
-    if running is not None and running.to_model == new.model_id:
-        maker = embedder_for(
-            running.from_model, running.from_dim, paths.models_dir(), ollama=ollama, openai_client=openai_client
-        )
-        if maker is None:
-            notes.append(
-                f"{running.from_model} cannot be used here: items not yet re-embedded are found by keyword only"
-            )
-        old_index = SqliteVecIndex(store, running.from_model, running.from_dim)
-        dual = DualEmbedder(new, GuardedEmbedder(maker, first_backoff_s=backoff) if maker is not None else None)
-        migrating = MigratingIndex(store, base, old_index)
-        wiring = VectorWiring(new, base, migrating, dual)
-        return EmbedderChoice(dual, reason, tuple(notes)), migrating, wiring
-    return EmbedderChoice(new, reason, tuple(notes)), base, VectorWiring(new, base, None, None)
-
-
-def _vector_index(
-    store: Store, settings: Settings, vault_paths: paths.VaultPaths, embedder: Embedder
-) -> SqliteVecIndex:
-    """The vector index the settings choose; both record vectors in ``vault.db`` (see :mod:`engine.vectors.chroma`)."""
-    if settings.vectors.backend == "chroma":
-        target = chroma_target(settings.vectors.chroma_url, vault_paths.chroma)
-        return ChromaIndex(store, embedder.model_id, embedder.dim, target)
-    return SqliteVecIndex(store, embedder.model_id, embedder.dim)

@@ -210,3 +210,37 @@ def test_a_quiet_vault_is_due_for_consolidation_once(vault: Vault) -> None:
     assert ws.due_for_consolidation(60, now=time.time() + 120) == ["default"]
     ws.consolidate()
     assert ws.due_for_consolidation(60, now=time.time() + 120) == []
+
+
+def test_upkeep_queues_a_pass_for_a_quiet_user_and_keeps_going_when_a_task_fails(vault: Vault) -> None:
+    """One round of upkeep at the consolidation tick queues the pass the quiet user is due; a failing task is logged
+    and the round goes on."""
+    from engine.upkeep import Upkeep, UpkeepTasks
+
+    vault.workspace.remember("Zanele audits mines in Johannesburg.", ["Zanele"])
+    quiet = vault.settings.updated({"workspace.consolidate_after_quiet_minutes": 0.0001})
+    failures: list[str] = []
+
+    def broken() -> None:
+        failures.append("vectors")
+        raise RuntimeError("vectors unavailable")
+
+    upkeep = Upkeep(
+        UpkeepTasks(
+            store=vault.store,
+            settings=lambda: quiet,
+            notify_jobs=lambda: None,
+            maintain_vectors=broken,
+            workspace=vault.workspace,
+            backups_dir=vault.paths.backups,
+            backup_now=lambda: None,
+        )
+    )
+    time.sleep(0.05)  # the evidence must be older than the (tiny) quiet period
+    for _ in range(3):
+        upkeep.tick()
+    assert vault.wait_idle(30)
+    assert vault.workspace.get_understandings(["Zanele"])  # the third tick queued the pass, a worker ran it
+    for _ in range(8):  # the tenth tick fits the vectors: that task fails, is logged, and upkeep goes on
+        upkeep.tick()
+    assert failures == ["vectors"]
