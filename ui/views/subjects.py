@@ -1,16 +1,24 @@
-"""The People & topics view: the subjects memories are about, what is known of each, and merging.
+"""The People & topics view: the subject workspace — subjects, what is known and understood of each, and how
+they overlap.
 
 The list shows the vault owner first ("You"), then the subjects Cairn knows most about.  The chosen
 subject's current memories (its slot winners, ``vault.facts.truth``), the recent chat turns that
-mention it, the documents that mention it (``vault.subjects.documents``) and its neighbours
-(subjects sharing memories or turns with it) load on the reader pool.  Renaming keeps the old name
-as an alias; merging folds several subjects into one.
+mention it, the documents that mention it (``vault.subjects.documents``), its neighbours (subjects
+sharing memories or turns with it) and its workspace — its summary and tags, its active
+understandings (``vault.workspace.get_understandings``), its newest observations and its
+neighbourhood (``open_around``, drawn as overlapping circles) — load on the reader pool.
+
+What the view writes goes through the runner's writer: the summary and tags, revisions of an
+understanding (which supersede it; its history shows the chain), marks, new observations and new
+subjects.  Renaming keeps the old name as an alias; merging folds several subjects into one.  The
+Consolidation tab shows what a consolidation pass should look at and runs one; "Workspace
+documents…" edits the soul, protocol and orientation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -18,9 +26,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFormLayout,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -31,21 +41,39 @@ from PySide6.QtWidgets import (
 from engine import Vault
 from engine.changes import Change
 from engine.dto import DocumentMention
-from engine.events import Event
+from engine.errors import ValidationError, VaultError
+from engine.events import DEFAULT_USER, Event
 from engine.facts.api import TruthEntry
 from engine.subjects import Subject
+from engine.workspace.model import Intersection, Neighbour, Observation, Remembered, Understanding
 from ui.context import ViewContext
 from ui.format import local_time, one_line, percent, plural, subject_label
 from ui.models.rows import Column, RowTableModel
 from ui.throttle import Throttle
+from ui.widgets.consolidation_panel import ConsolidationPanel
 from ui.widgets.evidence import speaker_label
+from ui.widgets.intersection_dialog import IntersectionDialog
 from ui.widgets.labels import heading_label, secondary_label
 from ui.widgets.tables import EmptyAware, select_only_row, simple_table
+from ui.widgets.understandings_pane import UnderstandingsPane
+from ui.widgets.venn import VennWidget
+from ui.widgets.workspace_documents import WorkspaceDocumentsDialog
+from ui.widgets.workspace_items import (
+    OBSERVATION_COLUMNS,
+    NewSubjectDialog,
+    RememberDialog,
+    error_label,
+    show_refusal,
+    split_tags,
+)
 
 LIST_LIMIT = 500
 MENTIONS = 30
 DOCUMENTS = 50
+OBSERVATIONS = 50
+NEIGHBOURHOOD = 10
 REFRESH_INTERVAL_MS = 800
+WORKSPACE_CHANGES = ("observation.", "understanding.")
 
 SUBJECT_COLUMNS: tuple[Column[Subject], ...] = (
     Column(
@@ -100,10 +128,13 @@ class SubjectDetail:
     mentions: tuple[Event, ...]
     neighbours: tuple[tuple[Subject, int], ...]
     documents: tuple[DocumentMention, ...] = ()
+    understandings: tuple[Understanding, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    around: tuple[Neighbour, ...] = ()
 
 
 def load_detail(vault: Vault, subject_id: int) -> SubjectDetail:
-    """A subject with its current memories, recent mentions, documents and neighbours (reader pool)."""
+    """A subject with its current memories, recent mentions, documents, neighbours and workspace (reader pool)."""
     subject = vault.subjects.get(subject_id)
     truth = vault.facts.truth(subject=subject.name, user_id=subject.user_id)
     mentions = [
@@ -111,7 +142,29 @@ def load_detail(vault: Vault, subject_id: int) -> SubjectDetail:
     ]
     neighbours = vault.subjects.neighbours(subject_id)
     documents = vault.subjects.documents(subject_id, limit=DOCUMENTS)
-    return SubjectDetail(subject, tuple(truth), tuple(mentions), tuple(neighbours), tuple(documents))
+    ws = vault.workspace
+    names, user = [subject.name], subject.user_id
+    try:
+        understandings = ws.get_understandings(names, user_id=user)
+        observations = ws.observations_of(names, limit=OBSERVATIONS, user_id=user)
+        around = ws.open_around(subject.name, limit=NEIGHBOURHOOD, user_id=user)
+    except ValidationError:  # a name the workspace does not take (too long): show the rest of the subject
+        understandings, observations, around = [], [], []
+    return SubjectDetail(
+        subject,
+        tuple(truth),
+        tuple(mentions),
+        tuple(neighbours),
+        tuple(documents),
+        tuple(understandings),
+        tuple(observations),
+        tuple(around),
+    )
+
+
+def profile_text(subject: Subject) -> tuple[str, str]:
+    """A subject's summary and its tags as edited (comma-separated)."""
+    return subject.summary, ", ".join(subject.tags)
 
 
 class MergeDialog(QDialog):
@@ -148,7 +201,8 @@ class MergeDialog(QDialog):
 
 
 class SubjectsView(QWidget):
-    """Subjects on the left (multi-select), the chosen one's memories, mentions, documents and neighbours.
+    """Subjects on the left (multi-select); the chosen one's summary, memories, mentions, documents, neighbours,
+    understandings, observations and overlaps on the right; the consolidation report in its own tab.
 
     Signals:
         navigate_requested(str, object): open a memory (``"fact"``), a chat turn (``"event"``), or a
@@ -169,11 +223,16 @@ class SubjectsView(QWidget):
         self._pending_subject: int | None = None
         self.detail: SubjectDetail | None = None
         self.dialog: QDialog | None = None
+        self.intersection_dialog: IntersectionDialog | None = None
+        self.documents_dialog: WorkspaceDocumentsDialog | None = None
+        self._profile_shown: tuple[int, str, str] | None = None  # subject id, summary, tags as last filled in
+        self._profile_saving = False
         self.model = RowTableModel(SUBJECT_COLUMNS, key=lambda s: s.id, parent=self)
         self.truth_model = RowTableModel(TRUTH_COLUMNS, key=lambda t: t.fact.id, parent=self)
         self.mentions_model = RowTableModel(EVENT_COLUMNS, key=lambda e: e.id, parent=self)
         self.neighbours_model = RowTableModel(NEIGHBOUR_COLUMNS, key=lambda n: n[0].id, parent=self)
         self.documents_model = RowTableModel(DOCUMENT_COLUMNS, key=lambda d: d.document_id, parent=self)
+        self.observations_model = RowTableModel(OBSERVATION_COLUMNS, key=lambda o: o.id, parent=self)
         self._list_throttle = Throttle(REFRESH_INTERVAL_MS, self.refresh, self)
         self._detail_throttle = Throttle(REFRESH_INTERVAL_MS, self._reload_detail, self)
 
@@ -190,6 +249,27 @@ class SubjectsView(QWidget):
         self.merge_button = QPushButton("Merge…")
         self.merge_button.setToolTip("Select two or more subjects that are the same, then merge")
         self.merge_button.clicked.connect(self.open_merge_dialog)
+        self.new_button = QPushButton("New subject…")
+        self.new_button.setToolTip("Add a person, project, place or topic to the workspace")
+        self.new_button.clicked.connect(self.open_new_subject_dialog)
+        self.documents_button = QPushButton("Workspace documents…")
+        self.documents_button.setToolTip("Edit the soul, protocol and orientation an assistant reads first")
+        self.documents_button.clicked.connect(self.open_documents_dialog)
+
+        self.summary_edit = QPlainTextEdit()
+        self.summary_edit.setPlaceholderText("What this subject is, in a sentence or two")
+        self.summary_edit.setAccessibleName("Summary")
+        self.summary_edit.setTabChangesFocus(True)
+        self.summary_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
+        self.summary_edit.textChanged.connect(self._update_profile_button)
+        self.tags_edit = QLineEdit()
+        self.tags_edit.setPlaceholderText("Tags, separated by commas")
+        self.tags_edit.setAccessibleName("Tags")
+        self.tags_edit.textChanged.connect(self._update_profile_button)
+        self.save_profile_button = QPushButton("Save")
+        self.save_profile_button.setToolTip("Save the summary and tags")
+        self.save_profile_button.clicked.connect(self.save_profile)
+        self.profile_error = error_label()
 
         self.name_label = heading_label("", scale=1.3)
         self.about_label = secondary_label("")
@@ -201,6 +281,32 @@ class SubjectsView(QWidget):
         self.neighbours_view.doubleClicked.connect(self._open_neighbour)
         self.documents_view = simple_table(self.documents_model, stretch=3, name="Documents", fit=(0, 1, 2))
         self.documents_view.doubleClicked.connect(self._open_document)
+        self.understandings = UnderstandingsPane(context.runner, context.show_status)
+        self.understandings.changed.connect(self._reload_detail)
+        self.observations_view = simple_table(self.observations_model, stretch=1, name="Observations", fit=(0, 2, 3, 4))
+        self.remember_button = QPushButton("Remember…")
+        self.remember_button.setToolTip("Write down an observation about this subject")
+        self.remember_button.clicked.connect(self.open_remember_dialog)
+        observations_page = QWidget()
+        observations_box = QVBoxLayout(observations_page)
+        observations_box.setContentsMargins(0, 0, 0, 0)
+        observations_box.addWidget(EmptyAware(self.observations_view, "No observation about this subject yet."), 1)
+        observations_row = QHBoxLayout()
+        observations_row.addWidget(secondary_label("Newest first. Observations are evidence: never edited."), 1)
+        observations_row.addWidget(self.remember_button)
+        observations_box.addLayout(observations_row)
+        self.venn = VennWidget()
+        self.venn.intersection_requested.connect(self._open_overlap)
+        overlaps_page = QWidget()
+        overlaps_box = QVBoxLayout(overlaps_page)
+        overlaps_box.setContentsMargins(0, 0, 0, 0)
+        overlaps_box.addWidget(self.venn, 1)
+        overlaps_box.addWidget(
+            secondary_label(
+                "Each circle is a subject sharing evidence with this one; the more they share, the more they "
+                "overlap. Click an overlap to open what the two share."
+            )
+        )
         self.tabs = QTabWidget()
         self.tabs.addTab(
             EmptyAware(self.truth_view, "No current memories about this subject."),
@@ -218,6 +324,9 @@ class SubjectsView(QWidget):
             EmptyAware(self.neighbours_view, "No other subject shares memories or turns with it."),
             "Neighbours",
         )
+        self.understandings_tab = self.tabs.addTab(self.understandings, "Understandings")
+        self.observations_tab = self.tabs.addTab(observations_page, "Observations")
+        self.overlaps_tab = self.tabs.addTab(overlaps_page, "Overlaps")
 
         left = QWidget()
         left_box = QVBoxLayout(left)
@@ -225,6 +334,7 @@ class SubjectsView(QWidget):
         left_box.addWidget(self.filter_edit)
         left_box.addWidget(self.table, 1)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
         buttons.addWidget(self.rename_button)
         buttons.addWidget(self.merge_button)
         buttons.addStretch(1)
@@ -234,6 +344,15 @@ class SubjectsView(QWidget):
         right_box.setContentsMargins(8, 0, 0, 0)
         right_box.addWidget(self.name_label)
         right_box.addWidget(self.about_label)
+        profile = QFormLayout()
+        profile.setContentsMargins(0, 4, 0, 4)
+        profile.addRow("Summary", self.summary_edit)
+        tags_row = QHBoxLayout()
+        tags_row.addWidget(self.tags_edit, 1)
+        tags_row.addWidget(self.save_profile_button)
+        profile.addRow("Tags", tags_row)
+        right_box.addLayout(profile)
+        right_box.addWidget(self.profile_error)
         right_box.addWidget(self.tabs, 1)
         right_box.addWidget(secondary_label("Double-click a memory, a mention, a document or a neighbour to open it."))
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -242,13 +361,23 @@ class SubjectsView(QWidget):
         splitter.addWidget(right)
         splitter.setSizes([360, 560])
 
+        self.consolidation = ConsolidationPanel(context.runner, context.show_status)
+        self.consolidation.subject_requested.connect(self.show_subject_named)
+        self.consolidation.intersection_requested.connect(self.open_intersection)
+        self.consolidation.consolidated.connect(lambda _result: self._reload_detail())
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.subjects_page = self.pages.addTab(splitter, "Subjects")
+        self.consolidation_page = self.pages.addTab(self.consolidation, "Consolidation")
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         header = QHBoxLayout()
         header.addWidget(heading_label("People & topics", scale=1.45))
         header.addWidget(self.count_label, 1, Qt.AlignmentFlag.AlignBottom)
+        header.addWidget(self.documents_button, 0, Qt.AlignmentFlag.AlignBottom)
         layout.addLayout(header)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.pages, 1)
         context.runner.changes_arrived.connect(self._on_changes)
         self._show_detail(None)
         self._update_buttons()
@@ -279,8 +408,12 @@ class SubjectsView(QWidget):
     def _list_arrived(self, subjects: list[Subject]) -> None:
         self._list_loading = False
         keep = self.selected_ids()
-        wanted, self._pending_subject = self._pending_subject, None
+        wanted = self._pending_subject
         self.model.set_rows(subjects)  # the same subjects in the same order keep the selection
+        if wanted is not None and self.model.row_of(wanted) is None and self._list_stale:
+            wanted = None  # not in this list yet: the newer one on its way will have it
+        else:
+            self._pending_subject = None
         self.count_label.setText(plural(len(subjects), "subject"))
         if wanted is not None:
             keep = [wanted]
@@ -317,14 +450,16 @@ class SubjectsView(QWidget):
         memories_changed = any(c.type.startswith(("memory.", "event.created", "forget.")) for c in changes)
         # A document read, re-read or deleted changes who it mentions, not the list of subjects.
         documents_changed = any(c.type.startswith("document.") for c in changes)
-        if not (subjects_changed or memories_changed or documents_changed):
+        # Observations, understandings and marks change the workspace of the subject shown, not the list.
+        workspace_changed = any(c.type.startswith(WORKSPACE_CHANGES) for c in changes)
+        if not (subjects_changed or memories_changed or documents_changed or workspace_changed):
             return
         if not self.isVisible():
             self._list_stale = self._list_stale or self._started
             return
         if subjects_changed or memories_changed:
             self._list_throttle.trigger()
-        if (memories_changed or documents_changed) and self.detail is not None:
+        if self.detail is not None and (subjects_changed or memories_changed or documents_changed or workspace_changed):
             self._detail_throttle.trigger()
 
     # -- selection and detail ----------------------------------------------------------------------
@@ -385,32 +520,60 @@ class SubjectsView(QWidget):
             self._show_detail(detail)
 
     def _show_detail(self, detail: SubjectDetail | None) -> None:
+        previous = self.detail.subject.id if self.detail is not None else None
         self.detail = detail
         if detail is None:
             self._detail_wanted = None
             self.name_label.setText("Nobody chosen")
             self.about_label.setText("People, projects and topics appear here as memories mention them.")
-            for model in (self.truth_model, self.mentions_model, self.documents_model, self.neighbours_model):
+            for model in (
+                self.truth_model,
+                self.mentions_model,
+                self.documents_model,
+                self.neighbours_model,
+                self.observations_model,
+            ):
                 model.set_rows([])
+            self.understandings.set_understandings([], subject_changed=True)
+            self.venn.set_neighbourhood("", [])
+            self._fill_profile(None)
+            self._update_workspace_buttons()
             return
         subject = detail.subject
         self.name_label.setText(subject_label(subject.name))
+        self._show_about(subject)
+        self._fill_profile(subject)
+        self.truth_model.set_rows(detail.truth)
+        self.mentions_model.set_rows(detail.mentions)
+        self.neighbours_model.set_rows(detail.neighbours)
+        self.documents_model.set_rows(detail.documents)
+        self.understandings.set_understandings(detail.understandings, subject_changed=previous != subject.id)
+        self.observations_model.set_rows(detail.observations)
+        self.venn.set_neighbourhood(subject.name, detail.around)
+        self.tabs.setTabText(0, f"What Cairn knows ({len(detail.truth)})")
+        self.tabs.setTabText(1, f"Recent mentions ({len(detail.mentions)})")
+        self.tabs.setTabText(2, f"Documents ({len(detail.documents)})")
+        self.tabs.setTabText(3, f"Neighbours ({len(detail.neighbours)})")
+        self.tabs.setTabText(self.understandings_tab, f"Understandings ({len(detail.understandings)})")
+        self.tabs.setTabText(self.observations_tab, f"Observations ({len(detail.observations)})")
+        self.tabs.setTabText(self.overlaps_tab, f"Overlaps ({len(detail.around)})")
+        self._update_workspace_buttons()
+
+    def _show_about(self, subject: Subject) -> None:
         parts = ["the vault owner" if subject.kind == "owner" else subject.kind]
         if subject.aliases:
             parts.append("also called " + ", ".join(subject.aliases))
         parts.append(plural(subject.fact_count, "current memory", "current memories"))
         parts.append(plural(subject.event_count, "mention"))
+        if subject.tags:
+            parts.append("tags: " + ", ".join(subject.tags))
         if subject.summary:
             parts.append(subject.summary)
         self.about_label.setText(" · ".join(parts))
-        self.truth_model.set_rows(detail.truth)
-        self.mentions_model.set_rows(detail.mentions)
-        self.neighbours_model.set_rows(detail.neighbours)
-        self.documents_model.set_rows(detail.documents)
-        self.tabs.setTabText(0, f"What Cairn knows ({len(detail.truth)})")
-        self.tabs.setTabText(1, f"Recent mentions ({len(detail.mentions)})")
-        self.tabs.setTabText(2, f"Documents ({len(detail.documents)})")
-        self.tabs.setTabText(3, f"Neighbours ({len(detail.neighbours)})")
+
+    def _update_workspace_buttons(self) -> None:
+        self.remember_button.setEnabled(self.detail is not None)
+        self._update_profile_button()
 
     def _update_buttons(self) -> None:
         subjects = self.selected_subjects()
@@ -504,3 +667,165 @@ class SubjectsView(QWidget):
         self.table.clearSelection()
         self.detail = None
         self.refresh()
+
+    # -- summary and tags --------------------------------------------------------------------------
+    def _fill_profile(self, subject: Subject | None) -> None:
+        """Show the subject's summary and tags; what is being edited for the same subject is kept."""
+        if subject is None:
+            self._profile_shown = None
+            self.summary_edit.setPlainText("")
+            self.tags_edit.setText("")
+            show_refusal(self.profile_error, "")
+            return
+        summary, tags = profile_text(subject)
+        shown = self._profile_shown
+        if shown is None or shown[0] != subject.id:
+            show_refusal(self.profile_error, "")
+            untouched = True
+        else:
+            untouched = (self.summary_edit.toPlainText(), self.tags_edit.text()) == shown[1:]
+        self._profile_shown = (subject.id, summary, tags)
+        if untouched:
+            if self.summary_edit.toPlainText() != summary:
+                self.summary_edit.setPlainText(summary)
+            if self.tags_edit.text() != tags:
+                self.tags_edit.setText(tags)
+        self._update_profile_button()
+
+    def profile_edited(self) -> bool:
+        """True when the summary or tags differ from what is saved."""
+        shown = self._profile_shown
+        return shown is not None and (self.summary_edit.toPlainText(), self.tags_edit.text()) != shown[1:]
+
+    def _update_profile_button(self) -> None:
+        self.save_profile_button.setEnabled(
+            self.detail is not None and not self._profile_saving and self.profile_edited()
+        )
+
+    def save_profile(self) -> None:
+        """Save the chosen subject's summary and tags (``update_subject_summary``)."""
+        if self.detail is None or self._profile_saving:
+            return
+        subject = self.detail.subject
+        name, user_id = subject.name, subject.user_id
+        summary = self.summary_edit.toPlainText()
+        tags_text = self.tags_edit.text()
+        tags = split_tags(tags_text)
+        self._profile_saving = True
+        self._update_profile_button()
+        show_refusal(self.profile_error, "")
+        self._runner.write(
+            lambda vault: vault.workspace.update_subject_summary(name, summary, tags=tags, user_id=user_id),
+            lambda saved: self._profile_saved(saved, (summary, tags_text)),
+            on_error=self._profile_failed,
+        )
+
+    def _profile_saved(self, subject: Subject, sent: tuple[str, str]) -> None:
+        self._profile_saving = False
+        self.model.replace(subject)
+        self._show_status(f"Saved the summary and tags of {subject_label(subject.name)}.")
+        if self.detail is not None and self.detail.subject.id == subject.id:
+            typed = (self.summary_edit.toPlainText(), self.tags_edit.text())
+            self.detail = replace(self.detail, subject=subject)
+            self._show_about(subject)
+            summary, tags = profile_text(subject)
+            self._profile_shown = (subject.id, summary, tags)
+            if typed == sent:  # nothing typed since: show it as stored (trimmed, tags cleaned)
+                self.summary_edit.setPlainText(summary)
+                self.tags_edit.setText(tags)
+        self._update_profile_button()
+
+    def _profile_failed(self, error: BaseException) -> None:
+        self._profile_saving = False
+        self._update_profile_button()
+        if isinstance(error, VaultError):
+            show_refusal(self.profile_error, error.message, error.fix)
+        else:
+            self._runner.report(error)
+
+    # -- new subjects and observations -------------------------------------------------------------
+    def open_new_subject_dialog(self) -> NewSubjectDialog:
+        """Ask for the name of a new subject (non-blocking); returns the dialog."""
+        dialog = NewSubjectDialog(self._runner, self)
+        dialog.saved.connect(self._subject_created)
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _subject_created(self, result: tuple[list[Subject], list[str]]) -> None:
+        subjects, created = result
+        if not subjects:
+            return
+        subject = subjects[0]
+        label = subject_label(subject.name)
+        self._show_status(f"Created {label}." if created else f"{label} exists already; it is opened.")
+        self.pages.setCurrentIndex(self.subjects_page)
+        self.show_subject(subject.id)
+
+    def open_remember_dialog(self) -> RememberDialog | None:
+        """Ask for an observation about the chosen subject (non-blocking); returns the dialog."""
+        if self.detail is None:
+            return None
+        dialog = RememberDialog(self._runner, self.detail.subject, self)
+        dialog.saved.connect(self._remembered)
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _remembered(self, result: Remembered) -> None:
+        note = result.observation
+        if result.duplicate:
+            text = f"Already remembered: the same observation is #{note.id}."
+        else:
+            text = f"Remembered (#{note.id})."
+        if result.subjects_created:
+            text += " New subjects: " + ", ".join(result.subjects_created) + "."
+        self._show_status(text)
+        self._reload_detail()
+
+    # -- intersections, consolidation, workspace documents -----------------------------------------
+    def _open_overlap(self, neighbour: str) -> None:
+        if self.detail is not None:
+            subject = self.detail.subject
+            self.open_intersection(subject.name, neighbour, subject.user_id)
+
+    def open_intersection(self, subject_a: str, subject_b: str, user_id: str = DEFAULT_USER) -> None:
+        """Open what two subjects share in the intersection dialog."""
+        self._runner.read(
+            lambda vault: vault.workspace.open_intersection(subject_a, subject_b, user_id=user_id),
+            lambda found: self._intersection_arrived(found, user_id),
+        )
+
+    def _intersection_arrived(self, found: Intersection, user_id: str) -> None:
+        dialog = self.intersection_dialog
+        if dialog is None:
+            dialog = IntersectionDialog(self)
+            dialog.subject_requested.connect(lambda name: self.show_subject_named(name, dialog.property("user")))
+            dialog.fact_requested.connect(lambda fact_id: self.navigate_requested.emit("fact", fact_id))
+            self.intersection_dialog = dialog
+        dialog.setProperty("user", user_id)
+        dialog.set_intersection(found)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+
+    def show_subject_named(self, name: str, user_id: str = DEFAULT_USER) -> None:
+        """Find the subject called ``name`` and show it on the Subjects tab."""
+        self.pages.setCurrentIndex(self.subjects_page)
+        self._runner.read(
+            lambda vault: vault.subjects.find(name, user_id=user_id),
+            lambda subject: self.show_subject(subject.id),
+        )
+
+    def open_documents_dialog(self) -> WorkspaceDocumentsDialog:
+        """Show the soul, protocol and orientation for editing (not modal); returns the dialog."""
+        dialog = self.documents_dialog
+        if dialog is None:
+            dialog = WorkspaceDocumentsDialog(self._runner, self._show_status, parent=self)
+            self.documents_dialog = dialog
+        else:
+            dialog.reload()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
