@@ -119,6 +119,16 @@ def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
             "understanding_history",
             "update_subject_summary",
             "update_understanding",
+            # the workspace's sessions, recall, consolidation and merges
+            "bring_to_mind",
+            "consolidate",
+            "consolidation_report",
+            "find_similar_subjects",
+            "merge_subjects",
+            "orient",
+            "pending_consolidation",
+            "recall",
+            "reset_seen",
         ]
     )
     assert out["ingest"]["status"] == "queued"

@@ -56,34 +56,50 @@ from engine.api.models.workspace import (
     MAX_SESSION_CHARS,
     MAX_SUBJECT_SUMMARY,
     MAX_TITLE_CHARS,
+    MAX_TOKEN_CHARS,
+    MAX_TOPIC_CHARS,
     MAX_UNDERSTANDING_SUMMARY,
     STRUCTURAL_SUMMARY,
     AddObservationsBody,
     AddObservationsOut,
     AroundOut,
+    BringToMindBody,
+    BroughtToMindOut,
     Confidence,
+    ConsolidatedOut,
+    ConsolidationReportBody,
+    ConsolidationReportOut,
     Content,
     CreateSubjectsBody,
     CreateUnderstandingBody,
     DeletedOut,
     DeleteObservationsBody,
+    FindSimilarSubjectsBody,
     GetSubjectsBody,
     GetUnderstandingsBody,
     IntersectionOut,
     MarkBody,
     MarkedOut,
+    MergeSubjectsBody,
     ObjectIds,
     ObservationIn,
     ObservationKind,
     ObservationList,
     OpenAroundBody,
     OpenIntersectionBody,
+    OrientBody,
+    OrientedOut,
+    PendingConsolidationBody,
+    PendingConsolidationOut,
     RelatedTo,
     RememberBody,
     RememberOut,
+    ResetSeenBody,
+    ResetSeenOut,
     SearchObservationsBody,
     SessionId,
     SetStructuralUnderstandingBody,
+    SimilarSubjectsOut,
     SourceIds,
     StatsBody,
     SubjectName,
@@ -98,6 +114,8 @@ from engine.api.models.workspace import (
     UnderstandingSummary,
     UpdateSubjectSummaryBody,
     UpdateUnderstandingBody,
+    WorkspaceRecallBody,
+    WorkspaceRecallOut,
     WorkspaceStatsOut,
 )
 from engine.api.uploads import Upload, upload_out
@@ -127,7 +145,10 @@ INSTRUCTIONS = (
     "own notebook about the people, projects and topics of this user: write evidence with remember (tagged with "
     "the subjects it is about; pass a session_id so you can delete your own notes later), read it with "
     "search_observations, open_intersection and open_around, and keep one current synthesis per subject or pair "
-    "with create_understanding and update_understanding."
+    "with create_understanding and update_understanding. Start each session with orient (keep the summaries of "
+    "soul, protocol and orientation through a context compaction), call bring_to_mind with the topic at hand "
+    "(sending back the last heartbeat_token) to see what is new to you, and recall a subject by name or ask a "
+    "question."
 )
 
 P = ParamSpec("P")
@@ -147,6 +168,14 @@ Names = Annotated[SubjectNames | None, Field(description="Subject names or alias
 MoreIds = Annotated[SourceIds | None, Field(description="Ids of what it was made from: observations, facts, …")]
 Related = Annotated[RelatedTo | None, Field(description="Ids of understandings this observation bears on.")]
 Limit = Annotated[int, Field(ge=1, description="At most this many.")]
+Session = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_SESSION_CHARS,
+        description="Your session (one run of yours): what it was shown is remembered per session.",
+    ),
+]
 
 
 class CairnTools:
@@ -556,6 +585,99 @@ class CairnTools:
         """The workspace's counts."""
         return self._workspace.stats(StatsBody(user_id=user_id))
 
+    def orient(
+        self,
+        session_id: Session,
+        recent: Annotated[Limit, Field(le=50, description="How many of the newest items.")] = 10,
+        user_id: UserId = "default",
+    ) -> OrientedOut:
+        """Start a session: soul, protocol, orientation, pending consolidation and the newest activity."""
+        return self._workspace.orient(OrientBody(session_id=session_id, recent=recent, user_id=user_id))
+
+    def bring_to_mind(
+        self,
+        topic_or_context: Annotated[
+            str, Field(min_length=1, max_length=MAX_TOPIC_CHARS, description="The topic or the latest context.")
+        ],
+        session_id: Session,
+        last_token: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=MAX_TOKEN_CHARS,
+                description="The heartbeat_token of your previous orient or bring_to_mind.",
+            ),
+        ] = None,
+        include_seen: Annotated[bool, Field(description="Also what this session was already shown.")] = False,
+        limit: Annotated[Limit, Field(le=50)] = 8,
+        user_id: UserId = "default",
+    ) -> BroughtToMindOut:
+        """Understandings and fresh observations on a topic that this session has not seen yet."""
+        body = BringToMindBody(
+            topic_or_context=topic_or_context,
+            session_id=session_id,
+            last_token=last_token,
+            include_seen=include_seen,
+            limit=limit,
+            user_id=user_id,
+        )
+        return self._workspace.bring_to_mind(body)
+
+    def reset_seen(self, session_id: Session, user_id: UserId = "default") -> ResetSeenOut:
+        """Forget what this session was shown."""
+        return self._workspace.reset_seen(ResetSeenBody(session_id=session_id, user_id=user_id))
+
+    def recall(
+        self,
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_QUERY_CHARS,
+                description="A subject's exact name or alias, or a question.",
+            ),
+        ],
+        limit: Annotated[Limit, Field(le=MAX_LIMIT)] = 10,
+        user_id: UserId = "default",
+    ) -> WorkspaceRecallOut:
+        """A subject's picture (subject mode) or the vault's answer to a question (question mode)."""
+        return self._workspace.recall(WorkspaceRecallBody(query=query, limit=limit, user_id=user_id))
+
+    def consolidate(self, user_id: UserId = "default") -> ConsolidatedOut:
+        """Run one consolidation pass now; answers what it wrote."""
+        return self._workspace.consolidate_now(user_id)
+
+    def consolidation_report(
+        self, limit: Annotated[Limit, Field(le=500)] = 50, user_id: UserId = "default"
+    ) -> ConsolidationReportOut:
+        """What consolidation should look at next."""
+        return self._workspace.consolidation_report(ConsolidationReportBody(limit=limit, user_id=user_id))
+
+    def pending_consolidation(self, user_id: UserId = "default") -> PendingConsolidationOut:
+        """How many subjects wait for consolidation."""
+        return self._workspace.pending_consolidation(PendingConsolidationBody(user_id=user_id))
+
+    def find_similar_subjects(
+        self,
+        subject_name: SubjectName,
+        threshold: Annotated[float, Field(ge=0.0, le=1.0, description="The least similarity, 0–1.")] = 0.75,
+        limit: Annotated[Limit, Field(le=100)] = 10,
+        user_id: UserId = "default",
+    ) -> SimilarSubjectsOut:
+        """Subjects whose names look like this one: merge candidates."""
+        body = FindSimilarSubjectsBody(subject_name=subject_name, threshold=threshold, limit=limit, user_id=user_id)
+        return self._workspace.find_similar_subjects(body)
+
+    def merge_subjects(
+        self,
+        subject_name: Annotated[SubjectName, Field(description="The subject to keep.")],
+        names: Annotated[RequiredNames, Field(description="The subjects merged into it.")],
+        user_id: UserId = "default",
+    ) -> SubjectOut:
+        """Fold subjects into one; answers the subject kept."""
+        body = MergeSubjectsBody(subject_name=subject_name, names=names, user_id=user_id)
+        return self._workspace.merge_subjects(body)
+
     @property
     def _workspace(self) -> WorkspaceVerbs:
         return WorkspaceVerbs(self.vault)
@@ -808,6 +930,99 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         "Count the workspace: subjects, observations, active and superseded understandings, observations no "
         "understanding cites yet, and the consolidation generation.",
         ToolAnnotations(title="Workspace stats", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "orient",
+        "Start a session (session_id is required): returns the workspace's soul, protocol and orientation (each an "
+        "understanding or null; keep each one's summary as your note through a context compaction), how many "
+        "subjects wait for consolidation, the newest observations and understandings, and a heartbeat_token to "
+        "send to bring_to_mind. Starts the session's seen log afresh.",
+        ToolAnnotations(
+            title="Orient",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "bring_to_mind",
+        "Bring to mind what the workspace holds on a topic that this session has not seen yet: understandings of "
+        "the subjects it names (then those matching its words) and observations not consolidated yet. Send the "
+        "last heartbeat_token as last_token; compacted: true means your context was taken as lost and everything "
+        "may be shown again. Asking twice brings only what is new.",
+        ToolAnnotations(
+            title="Bring to mind",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "reset_seen",
+        "Forget what this session was shown, so bring_to_mind may repeat anything. Returns how many items the "
+        "seen log held.",
+        ToolAnnotations(
+            title="Reset seen",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "recall",
+        "Recall from the workspace: a query that is exactly a subject's name or alias returns the subject, its "
+        "understandings and newest observations (mode subject); anything else is asked as a question of the whole "
+        "vault and returns the best answering fact, the supporting facts, their provenance and the understandings "
+        "of the subjects named (mode question).",
+        ToolAnnotations(title="Recall", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "consolidate",
+        "Run one consolidation pass now: writes or revises an understanding for each subject (and each pair "
+        "sharing enough) whose evidence changed since the last pass, with the configured model when there is one. "
+        "Returns the generation, the subjects and pairs written, and any warnings. Cairn also does this by itself "
+        "after a quiet period.",
+        ToolAnnotations(
+            title="Consolidate",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "consolidation_report",
+        "Report what consolidation should look at: subjects without an understanding, stale understandings, pairs "
+        "sharing much with no relationship written, pairs whose summaries overlap, observations no understanding "
+        "cites, and items marked questionable more often than useful.",
+        ToolAnnotations(title="Consolidation report", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "pending_consolidation",
+        "Count the subjects whose evidence is newer than the last consolidation pass (what the next pass would touch).",
+        ToolAnnotations(title="Pending consolidation", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "find_similar_subjects",
+        "Find subjects whose name or alias looks like the one given (Bob and Bob Smith, Mel and Mell): merge "
+        "candidates with a similarity score, best first.",
+        ToolAnnotations(title="Find similar subjects", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "merge_subjects",
+        "Merge subjects into the one named subject_name: their facts, turns, observations and understandings move "
+        "to it, their names become its aliases, and the merge is noted in its structural understanding. Returns "
+        "the subject kept. Cannot be undone.",
+        ToolAnnotations(
+            title="Merge subjects",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
     ),
 )
 

@@ -9,31 +9,57 @@ refusals (``ValidationError`` naming the field, ``NotFound``) pass through to th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from engine.api.models.recall import BlockOut
 from engine.api.models.subjects import SubjectOut
 from engine.api.models.workspace import (
+    RECALL_CONVERSATION,
     AddObservationsBody,
     AddObservationsOut,
     AroundOut,
+    BringToMindBody,
+    BroughtToMindOut,
+    ConsolidateBody,
+    ConsolidatedOut,
+    ConsolidationQueuedOut,
+    ConsolidationReportBody,
+    ConsolidationReportOut,
     CreateSubjectsBody,
     CreateUnderstandingBody,
     DeletedOut,
     DeleteObservationsBody,
+    DenseIntersectionOut,
+    FindSimilarSubjectsBody,
     GetSubjectsBody,
     GetUnderstandingsBody,
+    IntersectionNeedingOut,
     IntersectionOut,
     MarkBody,
     MarkedOut,
+    MergeSubjectsBody,
     NeighbourOut,
     ObservationIn,
     ObservationList,
     ObservationOut,
     OpenAroundBody,
     OpenIntersectionBody,
+    OrientBody,
+    OrientedOut,
+    PendingConsolidationBody,
+    PendingConsolidationOut,
+    ProvenanceOut,
+    QuestionableOut,
     RememberBody,
     RememberOut,
+    ResetSeenBody,
+    ResetSeenOut,
     SearchObservationsBody,
     SetStructuralUnderstandingBody,
+    SimilarSubjectOut,
+    SimilarSubjectsOut,
     StatsBody,
+    SubjectNeedingOut,
     SubjectsCreatedOut,
     SubjectsFoundOut,
     UnderstandingHistoryBody,
@@ -41,19 +67,36 @@ from engine.api.models.workspace import (
     UnderstandingOut,
     UpdateSubjectSummaryBody,
     UpdateUnderstandingBody,
+    WorkspaceRecallBody,
+    WorkspaceRecallOut,
     WorkspaceStatsOut,
 )
 from engine.errors import NotFound, ValidationError
+from engine.recall.types import RecallRequest
 from engine.vault import Vault
 from engine.workspace import Understanding, Workspace
 
 #: The header a REST client may name its session in (a request's body wins over it).
 SESSION_HEADER = "X-Session-Id"
+#: How recall's routing writes the vault owner among the subjects a question names (the subject is ``user``).
+_OWNER_LABEL = " (vault owner)"
 
 
 def session_of(given: str | None, header: str | None) -> str | None:
     """The session of a request: the body's ``session_id``, else the header's, else none."""
     return given if given is not None else header
+
+
+def _required_session(given: str | None, header: str | None, why: str, whose: str = "the session's") -> str:
+    """The request's session; refused (400 naming ``session_id``) when neither the body nor the header names one."""
+    session = session_of(given, header)
+    if session is None:
+        raise ValidationError(
+            "session_id",
+            f"is required: {why}",
+            fix=f"Send {whose} id as session_id (or, over REST, the {SESSION_HEADER} header).",
+        )
+    return session
 
 
 class WorkspaceVerbs:
@@ -99,13 +142,12 @@ class WorkspaceVerbs:
         return AddObservationsOut(results=results)
 
     def delete_observations(self, body: DeleteObservationsBody, header_session: str | None = None) -> DeletedOut:
-        session = session_of(body.session_id, header_session)
-        if session is None:
-            raise ValidationError(
-                "session_id",
-                "is required: only the session that wrote an observation may delete it",
-                fix=f"Send the writing session's id as session_id (or, over REST, the {SESSION_HEADER} header).",
-            )
+        session = _required_session(
+            body.session_id,
+            header_session,
+            "only the session that wrote an observation may delete it",
+            whose="the writing session's",
+        )
         done = self._ws.delete_observations(body.ids, session_id=session, user_id=body.user_id)
         return DeletedOut(deleted=list(done.deleted), rejected=dict(done.rejected))
 
@@ -187,7 +229,135 @@ class WorkspaceVerbs:
     def stats(self, body: StatsBody) -> WorkspaceStatsOut:
         return WorkspaceStatsOut.of(self._ws.stats(user_id=body.user_id))
 
+    # -- sessions ----------------------------------------------------------------------------------------------
+    def orient(self, body: OrientBody, header_session: str | None = None) -> OrientedOut:
+        session = _required_session(body.session_id, header_session, "orient starts this session afresh")
+        return OrientedOut.of(self._ws.orient(session_id=session, recent=body.recent, user_id=body.user_id))
+
+    def bring_to_mind(self, body: BringToMindBody, header_session: str | None = None) -> BroughtToMindOut:
+        session = _required_session(
+            body.session_id, header_session, "what a session was already shown is remembered per session"
+        )
+        brought = self._ws.bring_to_mind(
+            body.topic_or_context,
+            session_id=session,
+            last_token=body.last_token,
+            include_seen=body.include_seen,
+            limit=body.limit,
+            user_id=body.user_id,
+        )
+        return BroughtToMindOut.of(brought)
+
+    def reset_seen(self, body: ResetSeenBody, header_session: str | None = None) -> ResetSeenOut:
+        session = _required_session(body.session_id, header_session, "each session has its own seen log")
+        return ResetSeenOut(cleared=self._ws.reset_seen(session_id=session, user_id=body.user_id))
+
+    # -- recall ------------------------------------------------------------------------------------------------
+    def recall(self, body: WorkspaceRecallBody) -> WorkspaceRecallOut:
+        """Subject mode when the query is exactly a subject's name or alias; otherwise the vault's recall answers
+        it as a question, with the active understandings of the subjects the question names."""
+        found = self._ws.recall_subject(body.query, limit=body.limit, user_id=body.user_id)
+        if found is not None:
+            return WorkspaceRecallOut(
+                mode="subject",
+                subject=SubjectOut.of(found.subject),
+                understandings=[UnderstandingOut.of(u) for u in found.understandings],
+                observations=[ObservationOut.of(o) for o in found.observations],
+                best_answer=None,
+                supporting=[],
+                provenance=[],
+            )
+        result = self._vault.recall(
+            RecallRequest(conversation_id=RECALL_CONVERSATION, query=body.query, user_id=body.user_id, limit=body.limit)
+        )
+        answers = [BlockOut.of(b) for b in result.answer_facts]
+        supporting = [*answers[1:], *(BlockOut.of(b) for b in result.supporting_facts)]
+        best = answers[0] if answers else None
+        returned = [best, *supporting] if best is not None else supporting
+        return WorkspaceRecallOut(
+            mode="question",
+            subject=None,
+            understandings=self._understandings_of(result.routing.subjects, body.user_id),
+            observations=[],
+            best_answer=best,
+            supporting=supporting,
+            provenance=[
+                ProvenanceOut(id=b.id, kind=b.kind, source_ids=b.source_ids, evidence=b.evidence) for b in returned
+            ],
+        )
+
+    # -- consolidation -----------------------------------------------------------------------------------------
+    def consolidate(self, body: ConsolidateBody) -> ConsolidatedOut | ConsolidationQueuedOut:
+        """A pass run now (the configured model writes when there is one), or queued with ``background``."""
+        if body.background:
+            job_id = self._ws.request_consolidation(user_id=body.user_id)
+            return ConsolidationQueuedOut(queued=job_id is not None, job_id=job_id)
+        return self.consolidate_now(body.user_id)
+
+    def consolidate_now(self, user_id: str) -> ConsolidatedOut:
+        done = self._ws.consolidate(user_id=user_id)
+        return ConsolidatedOut(
+            generation=done.generation,
+            subjects_written=list(done.subjects_written),
+            relationships_written=[[a, b] for a, b in done.relationships_written],
+            unchanged=done.unchanged,
+            writer=done.writer,
+            warnings=list(done.warnings),
+        )
+
+    def consolidation_report(self, body: ConsolidationReportBody) -> ConsolidationReportOut:
+        report = self._ws.consolidation_report(limit=body.limit, user_id=body.user_id)
+        return ConsolidationReportOut(
+            generation=report.generation,
+            pending_subjects=report.pending_subjects,
+            subjects_needing_understanding=[
+                SubjectNeedingOut(name=name, items=items) for name, items in report.subjects_needing_understanding
+            ],
+            stale_understandings=list(report.stale_understandings),
+            intersections_needing_synthesis=[
+                IntersectionNeedingOut(subject_a=a, subject_b=b, shared=n)
+                for a, b, n in report.intersections_needing_synthesis
+            ],
+            dense_intersections=[
+                DenseIntersectionOut(subject_a=a, subject_b=b, similarity=s) for a, b, s in report.dense_intersections
+            ],
+            unlinked_observations=list(report.unlinked_observations),
+            questionable=[QuestionableOut(id=i, kind=kind) for i, kind in report.questionable],
+        )
+
+    def pending_consolidation(self, body: PendingConsolidationBody) -> PendingConsolidationOut:
+        return PendingConsolidationOut(pending_subjects=self._ws.pending_consolidation(user_id=body.user_id))
+
+    # -- merging subjects --------------------------------------------------------------------------------------
+    def find_similar_subjects(self, body: FindSimilarSubjectsBody) -> SimilarSubjectsOut:
+        found = self._ws.find_similar_subjects(
+            body.subject_name, threshold=body.threshold, limit=body.limit, user_id=body.user_id
+        )
+        return SimilarSubjectsOut(subjects=[SimilarSubjectOut.of(s) for s in found])
+
+    def merge_subjects(self, body: MergeSubjectsBody) -> SubjectOut:
+        """Fold ``names`` into ``subject_name``; merging a subject into itself is a ``Conflict`` (409)."""
+        try:
+            kept = self._ws.merge_subjects(body.subject_name, body.names, user_id=body.user_id)
+        except ValidationError as exc:
+            if exc.field != "merge":  # the engine's name for the request's `names`
+                raise
+            raise ValidationError("names", exc.message.removeprefix(f"{exc.field}: "), fix=exc.fix) from exc
+        return SubjectOut.of(kept)
+
     # -- helpers -----------------------------------------------------------------------------------------------
+    def _understandings_of(self, subjects: Iterable[str], user_id: str) -> list[UnderstandingOut]:
+        """The active understandings of the subjects named, each once; names no subject answers to are skipped."""
+        found: dict[int, UnderstandingOut] = {}
+        for name in subjects:
+            try:
+                understandings = self._ws.get_understandings([name.removesuffix(_OWNER_LABEL)], user_id=user_id)
+            except NotFound:
+                continue
+            for understanding in understandings:
+                found.setdefault(understanding.id, UnderstandingOut.of(understanding))
+        return list(found.values())
+
     def _remember(self, item: ObservationIn, session: str | None, user_id: str) -> RememberOut:
         done = self._ws.remember(
             item.content,

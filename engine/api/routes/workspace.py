@@ -21,22 +21,38 @@ from engine.api.models.workspace import (
     AddObservationsBody,
     AddObservationsOut,
     AroundOut,
+    BringToMindBody,
+    BroughtToMindOut,
+    ConsolidateBody,
+    ConsolidatedOut,
+    ConsolidationQueuedOut,
+    ConsolidationReportBody,
+    ConsolidationReportOut,
     CreateSubjectsBody,
     CreateUnderstandingBody,
     DeletedOut,
     DeleteObservationsBody,
+    FindSimilarSubjectsBody,
     GetSubjectsBody,
     GetUnderstandingsBody,
     IntersectionOut,
     MarkBody,
     MarkedOut,
+    MergeSubjectsBody,
     ObservationList,
     OpenAroundBody,
     OpenIntersectionBody,
+    OrientBody,
+    OrientedOut,
+    PendingConsolidationBody,
+    PendingConsolidationOut,
     RememberBody,
     RememberOut,
+    ResetSeenBody,
+    ResetSeenOut,
     SearchObservationsBody,
     SetStructuralUnderstandingBody,
+    SimilarSubjectsOut,
     StatsBody,
     SubjectsCreatedOut,
     SubjectsFoundOut,
@@ -45,6 +61,8 @@ from engine.api.models.workspace import (
     UnderstandingOut,
     UpdateSubjectSummaryBody,
     UpdateUnderstandingBody,
+    WorkspaceRecallBody,
+    WorkspaceRecallOut,
     WorkspaceStatsOut,
 )
 from engine.api.workspace import SESSION_HEADER, WorkspaceVerbs
@@ -216,3 +234,99 @@ def stats(vault: VaultDep, body: StatsBody | None = None) -> WorkspaceStatsOut:
     """Counts of the workspace: subjects, observations, understandings (active and superseded), observations no
     understanding cites yet, and the consolidation generation."""
     return WorkspaceVerbs(vault).stats(body if body is not None else StatsBody())
+
+
+# -- sessions --------------------------------------------------------------------------------------------------
+@router.post("/orient", summary="Start a session: soul, protocol, orientation")
+def orient(vault: VaultDep, body: OrientBody | None = None, x_session_id: HeaderSession = None) -> OrientedOut:
+    """What an assistant reads first: the workspace's soul, protocol and orientation (each an understanding or
+    null; each one's `summary` is the note to keep through a context compaction), how many subjects wait for
+    consolidation, the newest observations and understandings, and a heartbeat token for `bring_to_mind`.
+
+    It starts the session afresh (its seen log is emptied).  The session is required, in the body or as
+    `X-Session-Id` (then the body may be left out): without one the answer is a 400 naming `session_id`.
+    """
+    return WorkspaceVerbs(vault).orient(body if body is not None else OrientBody(), x_session_id)
+
+
+@router.post("/bring_to_mind", summary="What the workspace holds on a topic, new to this session")
+def bring_to_mind(body: BringToMindBody, vault: VaultDep, x_session_id: HeaderSession = None) -> BroughtToMindOut:
+    """Active understandings of the subjects the topic names (then those whose words match it) and observations no
+    consolidation has taken in yet, leaving out what this session was already shown (unless `include_seen`); what
+    is returned joins the session's seen log, so asking again brings only what is new.
+
+    Send the previous answer's `heartbeat_token` as `last_token`: a different one (or none, for a session seen
+    before) or a quiet spell of more than 30 minutes means the context was compacted, so the seen log starts again
+    and the answer says `compacted`.  The session is required (body or `X-Session-Id`).
+    """
+    return WorkspaceVerbs(vault).bring_to_mind(body, x_session_id)
+
+
+@router.post("/reset_seen", summary="Forget what this session was shown")
+def reset_seen(vault: VaultDep, body: ResetSeenBody | None = None, x_session_id: HeaderSession = None) -> ResetSeenOut:
+    """Empty the session's seen log, so the next `bring_to_mind` may repeat anything; answers how many items it
+    held.  The session is required (body or `X-Session-Id`; then the body may be left out)."""
+    return WorkspaceVerbs(vault).reset_seen(body if body is not None else ResetSeenBody(), x_session_id)
+
+
+# -- recall ----------------------------------------------------------------------------------------------------
+@router.post("/recall", summary="A subject's picture, or the answer to a question")
+def recall(body: WorkspaceRecallBody, vault: VaultDep) -> WorkspaceRecallOut:
+    """Subject mode, when the query is exactly a subject's name or alias: the subject, its active understandings
+    and its newest observations.
+
+    Question mode, otherwise: the vault's recall answers it (as `POST /v6/recall` would): the best answering fact,
+    the supporting facts, each one's provenance (its evidence), and the active understandings of the subjects the
+    question names.
+    """
+    return WorkspaceVerbs(vault).recall(body)
+
+
+# -- consolidation ---------------------------------------------------------------------------------------------
+@router.post("/consolidate", summary="Run (or queue) a consolidation pass")
+def consolidate(vault: VaultDep, body: ConsolidateBody | None = None) -> ConsolidatedOut | ConsolidationQueuedOut:
+    """Run one consolidation pass now: an understanding is written for each subject (and each pair of subjects
+    sharing enough) whose evidence changed since the last pass, by the configured model when there is one (the
+    cited extractive draft otherwise, or when the model fails).  Answers what the pass wrote.
+
+    With `{"background": true}` the pass is queued as a background job instead, and the answer says whether it
+    was (`queued: false` when one is queued already).
+    """
+    return WorkspaceVerbs(vault).consolidate(body if body is not None else ConsolidateBody())
+
+
+@router.post("/consolidation_report", summary="What consolidation should look at")
+def consolidation_report(vault: VaultDep, body: ConsolidationReportBody | None = None) -> ConsolidationReportOut:
+    """Subjects without an understanding, stale understandings, pairs sharing much with no relationship written,
+    pairs whose summaries overlap although they share little, observations no understanding cites, and items
+    marked questionable more often than useful."""
+    return WorkspaceVerbs(vault).consolidation_report(body if body is not None else ConsolidationReportBody())
+
+
+@router.post("/pending_consolidation", summary="How much waits for consolidation")
+def pending_consolidation(vault: VaultDep, body: PendingConsolidationBody | None = None) -> PendingConsolidationOut:
+    """How many subjects have evidence newer than the last consolidation pass."""
+    return WorkspaceVerbs(vault).pending_consolidation(body if body is not None else PendingConsolidationBody())
+
+
+# -- merging subjects ------------------------------------------------------------------------------------------
+@router.post("/find_similar_subjects", summary="Subjects whose names look alike")
+def find_similar_subjects(body: FindSimilarSubjectsBody, vault: VaultDep) -> SimilarSubjectsOut:
+    """Subjects whose name or an alias looks like the one given ("Bob" and "Bob Smith", "Mel" and "Mell"): merge
+    candidates, best first."""
+    return WorkspaceVerbs(vault).find_similar_subjects(body)
+
+
+@router.post(
+    "/merge_subjects",
+    summary="Merge subjects into one",
+    responses={
+        **_SUBJECT_NOT_FOUND,
+        409: {"description": "The subject kept is among those named to merge into it."},
+    },
+)
+def merge_subjects(body: MergeSubjectsBody, vault: VaultDep) -> SubjectOut:
+    """Fold the subjects named into the one kept: their facts, turns, observations and understandings move to it,
+    their names become its aliases, and the merge is noted in its structural understanding.  Answers the subject
+    kept."""
+    return WorkspaceVerbs(vault).merge_subjects(body)

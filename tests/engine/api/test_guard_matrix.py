@@ -279,6 +279,26 @@ ROUTES: list[Route] = [
     ),
     Route("POST", "/v6/workspace/open_around", lambda t: {"subject_name": t["a"]}, targets=targets.observation),
     Route("POST", "/v6/workspace/stats"),
+    Route("POST", "/v6/workspace/orient", {"session_id": targets.WORKSPACE_SESSION}),
+    Route(
+        "POST",
+        "/v6/workspace/bring_to_mind",
+        {"topic_or_context": "Who shares a flat?", "session_id": targets.WORKSPACE_SESSION},
+    ),
+    Route("POST", "/v6/workspace/reset_seen", headers={"x-session-id": targets.WORKSPACE_SESSION}),
+    Route("POST", "/v6/workspace/recall", lambda t: {"query": t["a"]}, targets=targets.observation),
+    Route("POST", "/v6/workspace/consolidate", {}),
+    Route("POST", "/v6/workspace/consolidation_report", {"limit": 10}),
+    Route("POST", "/v6/workspace/pending_consolidation"),
+    Route(
+        "POST", "/v6/workspace/find_similar_subjects", lambda t: {"subject_name": t["a"]}, targets=targets.observation
+    ),
+    Route(
+        "POST",
+        "/v6/workspace/merge_subjects",
+        lambda t: {"subject_name": t["a"], "names": [t["b"]]},
+        targets=targets.observation,
+    ),
     Route("GET", "/v6/objects/{object_id}", targets=targets.fact),
     Route("GET", "/v6/events/stream", stream=True, representative=True),
     Route("POST", "/mcp", MCP_INITIALIZE, headers=MCP_ACCEPT, representative=True),

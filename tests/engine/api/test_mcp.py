@@ -53,6 +53,15 @@ EXPECTED_TOOLS = {
     "open_intersection",
     "open_around",
     "stats",
+    "orient",
+    "bring_to_mind",
+    "reset_seen",
+    "recall",
+    "consolidate",
+    "consolidation_report",
+    "pending_consolidation",
+    "find_similar_subjects",
+    "merge_subjects",
 }
 
 INITIALIZE = {

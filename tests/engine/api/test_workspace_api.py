@@ -35,6 +35,16 @@ WORKSPACE_TOOLS = {
     "open_intersection",
     "open_around",
     "stats",
+    # sessions, recall, consolidation and merges (tests/engine/api/test_workspace_sessions_api.py)
+    "orient",
+    "bring_to_mind",
+    "reset_seen",
+    "recall",
+    "consolidate",
+    "consolidation_report",
+    "pending_consolidation",
+    "find_similar_subjects",
+    "merge_subjects",
 }
 
 
