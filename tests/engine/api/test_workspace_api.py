@@ -11,7 +11,10 @@ import httpx
 import pytest
 from mcp import Client
 
-from engine.api.models.workspace import MAX_BATCH_OBSERVATIONS, UnderstandingKind
+from engine.api.models.workspace import (
+    MAX_BATCH_OBSERVATIONS,
+    UnderstandingKind,
+)
 from engine.workspace import UNDERSTANDING_KINDS
 from engine.workspace.service import MAX_CONTENT, MAX_IDS, MAX_SUBJECTS
 from tests.engine.api.conftest import Served, assert_error, table_counts
