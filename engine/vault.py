@@ -43,7 +43,7 @@ from engine.episodes import EpisodeCutter
 from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
 from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
 from engine.facts.api import FactsApi
-from engine.facts.catalog import Catalog, load_catalog
+from engine.facts.catalog import Catalog, load_catalog, sync_predicates
 from engine.facts.conflicts import ConflictsApi, ConflictView
 from engine.facts.decide import Decider
 from engine.facts.pipeline import Analysis, Pipeline
@@ -276,7 +276,7 @@ class Vault:
             store = Store(vault_paths.db, publish=publish, backup_dir=vault_paths.backups)
             pm = plugins or new_plugin_manager()
             catalog = load_catalog(pm)
-            _sync_predicates(store, catalog)
+            sync_predicates(store, catalog)
             ollama, status = probe_ollama(settings)
             openai_client = build_openai_client(settings, store)
             llm_choice = resolve_llm(settings, ollama, status, openai_client=openai_client)
@@ -963,42 +963,6 @@ class Vault:
 def _folder_key(folder: WatchedFolder) -> str:
     """A watched folder's path as the watcher keys it (``~`` expanded, normalised, links kept)."""
     return os.path.normpath(os.path.expanduser(folder.path.strip()))
-
-
-def _sync_predicates(store: Store, catalog: Catalog) -> None:
-    """Mirror the catalog (resource file + plugins) into the ``predicates`` table."""
-    import json
-
-    rows = [
-        (
-            s.name,
-            s.label,
-            s.description,
-            s.kind,
-            s.cardinality,
-            s.importance,
-            s.decay,
-            s.tier_hint,
-            json.dumps(list(s.cues)),
-            json.dumps(list(s.examples)),
-        )
-        for s in catalog
-    ]
-
-    def op(tx: Any) -> None:
-        tx.execute("DELETE FROM predicates WHERE origin = 'catalog'")
-        tx.executemany(
-            "INSERT INTO predicates(name, label, description, kind, cardinality, importance, decay, tier_hint, "
-            "cues, examples, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'catalog') "
-            "ON CONFLICT(name) DO UPDATE SET label = excluded.label, description = excluded.description, "
-            "kind = excluded.kind, cardinality = excluded.cardinality, importance = excluded.importance, "
-            "decay = excluded.decay, tier_hint = excluded.tier_hint, cues = excluded.cues, "
-            "examples = excluded.examples, origin = 'catalog'",
-            rows,
-        )
-
-    if store.writer is not None:
-        store.write(op)
 
 
 def _sweep_work(work: Path) -> None:

@@ -18,18 +18,22 @@ from one run to the next.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pluggy
 
 from engine.errors import ValidationError
 from engine.plugin_api import PredicateSpec
+
+if TYPE_CHECKING:
+    from engine.store import Store
 
 MatchMethod = Literal["exact", "synonym", "cue"]
 Kind = Literal["identity", "occupational", "preference", "behavioral", "temporal", "relational"]
@@ -423,3 +427,37 @@ def load_catalog(pm: pluggy.PluginManager | None = None) -> Catalog:
         pm.hook.register_predicates(register=register)
         specs.extend(registered)
     return Catalog(specs)
+
+
+def sync_predicates(store: Store, catalog: Catalog) -> None:
+    """Mirror the catalog (resource file + plugins) into the ``predicates`` table."""
+    rows = [
+        (
+            s.name,
+            s.label,
+            s.description,
+            s.kind,
+            s.cardinality,
+            s.importance,
+            s.decay,
+            s.tier_hint,
+            json.dumps(list(s.cues)),
+            json.dumps(list(s.examples)),
+        )
+        for s in catalog
+    ]
+
+    def op(tx: Any) -> None:
+        tx.execute("DELETE FROM predicates WHERE origin = 'catalog'")
+        tx.executemany(
+            "INSERT INTO predicates(name, label, description, kind, cardinality, importance, decay, tier_hint, "
+            "cues, examples, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'catalog') "
+            "ON CONFLICT(name) DO UPDATE SET label = excluded.label, description = excluded.description, "
+            "kind = excluded.kind, cardinality = excluded.cardinality, importance = excluded.importance, "
+            "decay = excluded.decay, tier_hint = excluded.tier_hint, cues = excluded.cues, "
+            "examples = excluded.examples, origin = 'catalog'",
+            rows,
+        )
+
+    if store.writer is not None:
+        store.write(op)

@@ -17,7 +17,8 @@ from engine.workspace.model import (
     Understanding,
     WorkspaceStats,
 )
-from engine.workspace.service import CONSOLIDATE_JOB, Workspace, content_hash, current_generation, next_generation
+from engine.workspace.rows import content_hash, current_generation, next_generation
+from engine.workspace.service import CONSOLIDATE_JOB, Workspace
 
 __all__ = [
     "CONSOLIDATE_JOB",

@@ -22,8 +22,12 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from engine.ai.llm import LLM
+from engine.prompts import load_prompt
 from engine.store import Tx
 from engine.store.writer import chunked
+from engine.workspace.model import ConsolidationReport
+from engine.workspace.rows import current_generation
 
 log = logging.getLogger(__name__)
 
@@ -225,3 +229,143 @@ def jaccard(a: set[str], b: set[str]) -> float:
 def aliases_of(raw: str | None) -> list[str]:
     """A subject's aliases from its JSON column."""
     return [str(a) for a in json.loads(raw or "[]")]
+
+
+def report(snap: Any, user_id: str, limit: int) -> ConsolidationReport:
+    """What consolidation should look at (see :meth:`engine.workspace.Workspace.consolidation_report`), read from
+    ``snap``."""
+    limit = max(1, min(int(limit), 500))
+    needing = [
+        (str(r[0]), int(r[1]))
+        for r in snap.execute(
+            "SELECT s.name, (SELECT COUNT(*) FROM facts f WHERE f.subject_id = s.id AND f.status = 'active') "
+            "+ (SELECT COUNT(*) FROM observation_subjects os WHERE os.subject_id = s.id) AS n "
+            "FROM subjects s WHERE s.user_id = ? AND s.merged_into IS NULL AND NOT EXISTS ("
+            "SELECT 1 FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id "
+            "WHERE us.subject_id = s.id AND u.kind = 'single_subject' AND u.superseded_by IS NULL) "
+            "AND n >= ? ORDER BY n DESC, s.name LIMIT ?",
+            (user_id, 2, limit),
+        ).fetchall()
+    ]
+    stale = [
+        int(r[0])
+        for r in snap.execute(
+            "SELECT u.id FROM understandings u WHERE u.user_id = ?1 AND u.superseded_by IS NULL "
+            "AND u.status = 'active' AND u.kind IN ('single_subject', 'relationship') AND EXISTS ("
+            "SELECT 1 FROM understanding_subjects us "
+            "JOIN observation_subjects os ON os.subject_id = us.subject_id "
+            "JOIN observations o ON o.id = os.observation_id WHERE us.understanding_id = u.id "
+            "AND o.created_at > u.created_at "
+            "UNION ALL SELECT 1 FROM understanding_subjects us JOIN facts f ON f.subject_id = us.subject_id "
+            "WHERE us.understanding_id = u.id AND f.updated_at > u.created_at) ORDER BY u.id LIMIT ?2",
+            (user_id, limit),
+        ).fetchall()
+    ]
+    shared: dict[tuple[int, int], int] = {}
+    for table, column in (("observation_subjects", "observation_id"), ("fact_subjects", "fact_id")):
+        for a, b, n in snap.execute(
+            f"SELECT x.subject_id, y.subject_id, COUNT(*) FROM {table} x JOIN {table} y "
+            f"ON y.{column} = x.{column} AND y.subject_id > x.subject_id "
+            "JOIN subjects s ON s.id = x.subject_id "
+            "WHERE s.user_id = ? GROUP BY x.subject_id, y.subject_id",
+            (user_id,),
+        ).fetchall():
+            shared[(int(a), int(b))] = shared.get((int(a), int(b)), 0) + int(n)
+    written = {
+        tuple(sorted(int(x) for x in json.loads(r[0])))
+        for r in snap.execute(
+            "SELECT (SELECT json_group_array(subject_id) FROM understanding_subjects us "
+            "WHERE us.understanding_id = u.id) FROM understandings u WHERE u.user_id = ? "
+            "AND u.kind = 'relationship' AND u.superseded_by IS NULL",
+            (user_id,),
+        ).fetchall()
+    }
+    names = {
+        int(r[0]): (str(r[1]), str(r[2]), aliases_of(r[3]))
+        for r in snap.execute(
+            "SELECT id, name, summary, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL",
+            (user_id,),
+        ).fetchall()
+    }
+    intersections = [
+        (names[a][0], names[b][0], n)
+        for (a, b), n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))
+        if n >= MIN_PAIR_SHARED and (a, b) not in written and a in names and b in names
+    ][:limit]
+    with_summary = [(i, summary_words(v[1])) for i, v in names.items() if v[1].strip()]
+    dense = []
+    for (a, wa), (b, wb) in combinations(with_summary, 2):
+        pair = (min(a, b), max(a, b))
+        similarity = jaccard(wa, wb)
+        if similarity >= 0.3 and shared.get(pair, 0) < MIN_PAIR_SHARED:
+            dense.append((names[pair[0]][0], names[pair[1]][0], round(similarity, 3)))
+    dense.sort(key=lambda t: -t[2])
+    unlinked = [
+        int(r[0])
+        for r in snap.execute(
+            "SELECT o.id FROM observations o WHERE o.user_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM understanding_sources s WHERE s.object_id = o.id) ORDER BY o.id DESC LIMIT ?",
+            (user_id, limit),
+        ).fetchall()
+    ]
+    questionable = [
+        (int(r[0]), str(r[1]))
+        for r in snap.execute(
+            "SELECT id, 'observation' FROM observations WHERE user_id = ?1 AND questionable_count > "
+            "useful_count UNION ALL SELECT id, 'understanding' FROM understandings WHERE user_id = ?1 "
+            "AND superseded_by IS NULL AND questionable_count > useful_count UNION ALL SELECT id, 'fact' "
+            "FROM facts WHERE user_id = ?1 AND status = 'active' AND questionable_count > useful_count "
+            "LIMIT ?2",
+            (user_id, limit),
+        ).fetchall()
+    ]
+    pending = len(changed_subjects(snap, user_id, last_pass_at(snap, user_id)))
+    generation = current_generation(snap, user_id)
+    return ConsolidationReport(
+        generation=generation,
+        pending_subjects=pending,
+        subjects_needing_understanding=tuple(needing),
+        stale_understandings=tuple(stale),
+        intersections_needing_synthesis=tuple(intersections),
+        dense_intersections=tuple(dense[:limit]),
+        unlinked_observations=tuple(unlinked),
+        questionable=tuple(questionable),
+    )
+
+
+def model_rewriter(llm: LLM, timeout_s: float) -> tuple[Rewriter, str]:
+    """A rewriter asking ``llm`` to turn a draft into prose (the ``consolidate_understanding`` prompt), and the name
+    the understandings record as their writer."""
+    prompt = load_prompt("consolidate_understanding")
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+    def rewrite(kind: str, title: str, draft: str) -> str:
+        answer = llm.complete_json(
+            prompt.render(kind=kind.replace("_", " "), title=title, draft=draft[:12000]),
+            "Answer as JSON.",
+            schema,
+            timeout_s=timeout_s,
+        )
+        if not isinstance(answer, dict) or not isinstance(answer.get("text"), str) or not answer["text"].strip():
+            raise ValueError("the model's text is missing or empty")
+        return str(answer["text"])
+
+    return rewrite, f"{llm.name}@{prompt.hash}"
+
+
+def due_users(snap: Any, quiet_s: float, now: float) -> list[str]:
+    """Users whose newest evidence (an observation, a fact stored or changed) is older than ``quiet_s`` and newer
+    than their last pass."""
+    due: list[str] = []
+    users = [
+        str(r[0]) for r in snap.execute("SELECT user_id FROM observations UNION SELECT user_id FROM facts").fetchall()
+    ]
+    for user_id in users:
+        newest = snap.execute(
+            "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM observations WHERE user_id = ?1 "
+            "UNION ALL SELECT MAX(updated_at) FROM facts WHERE user_id = ?1)",
+            (user_id,),
+        ).scalar()
+        if newest is not None and float(newest) > last_pass_at(snap, user_id) and now - float(newest) >= quiet_s:
+            due.append(user_id)
+    return due

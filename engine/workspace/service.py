@@ -18,21 +18,18 @@ Why it is shaped so:
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from itertools import combinations
 from typing import Any
 
 from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
-from engine.prompts import load_prompt
 from engine.store import Store, Tx
 from engine.store.writer import chunked
 from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id, merge_subjects
-from engine.temporal import from_epoch, parse_datetime, to_epoch
+from engine.temporal import parse_datetime, to_epoch
 from engine.workspace import consolidate as passes, sessions
 from engine.workspace.model import (
     UNDERSTANDING_KINDS,
@@ -51,153 +48,21 @@ from engine.workspace.model import (
     Understanding,
     WorkspaceStats,
 )
-
-MAX_CONTENT = 20_000  # characters of one observation or understanding: a note, not a document
-MAX_SUBJECTS = 32  # subjects one item may be tagged with
-MAX_IDS = 500  # ids one call may name
-_GENERATION_KEY = "workspace.generation:"
-#: Leaves out (and, as ``_SEEN``, keeps only) what a session was shown: parameters user_id, session_id.
-_UNSEEN = (
-    " AND NOT EXISTS (SELECT 1 FROM workspace_seen ws WHERE ws.user_id = ? AND ws.session_id = ? "
-    "AND ws.object_id = u.id)"
+from engine.workspace.retrieval import Retrieval
+from engine.workspace.rows import (
+    OBSERVATION_COLUMNS,
+    UNDERSTANDING_COLUMNS,
+    confidence_field,
+    content_hash,
+    current_generation,
+    ids_field,
+    names_field,
+    next_generation,
+    observation_from_row,
+    search_words,
+    text_field,
+    understanding_from_row,
 )
-_SEEN = _UNSEEN.replace("NOT EXISTS", "EXISTS")
-_MARKABLE = (("observations", "observation"), ("understandings", "understanding"), ("facts", "fact"))
-
-_OBSERVATION_COLUMNS = (
-    "o.id, o.user_id, o.kind, o.content, o.confidence, o.observed_at, o.session_id, o.generation, "
-    "(SELECT json_group_array(s.name) FROM observation_subjects os JOIN subjects s ON s.id = os.subject_id "
-    "WHERE os.observation_id = o.id), o.useful_count, o.questionable_count"
-)
-_UNDERSTANDING_COLUMNS = (
-    "u.id, u.user_id, u.kind, u.title, u.summary, u.content, "
-    "(SELECT json_group_array(s.name) FROM understanding_subjects us JOIN subjects s ON s.id = us.subject_id "
-    "WHERE us.understanding_id = u.id), "
-    "(SELECT json_group_array(src.object_id) FROM understanding_sources src WHERE src.understanding_id = u.id), "
-    "u.status, u.supersedes, u.superseded_by, u.generation, u.source, u.session_id, u.created_at, "
-    "u.useful_count, u.questionable_count"
-)
-
-
-def _observation(row: Sequence[Any]) -> Observation:
-    return Observation(
-        id=int(row[0]),
-        user_id=str(row[1]),
-        kind=str(row[2]),
-        content=str(row[3]),
-        confidence=float(row[4]),
-        observed_at=from_epoch(float(row[5])),
-        session_id=None if row[6] is None else str(row[6]),
-        generation=int(row[7]),
-        subjects=tuple(sorted(json.loads(row[8] or "[]"), key=str.casefold)),
-        useful_count=int(row[9]),
-        questionable_count=int(row[10]),
-    )
-
-
-def _understanding(row: Sequence[Any]) -> Understanding:
-    return Understanding(
-        id=int(row[0]),
-        user_id=str(row[1]),
-        kind=str(row[2]),
-        title=str(row[3]),
-        summary=str(row[4]),
-        content=str(row[5]),
-        subjects=tuple(sorted(json.loads(row[6] or "[]"), key=str.casefold)),
-        sources=tuple(sorted(int(i) for i in json.loads(row[7] or "[]"))),
-        status=str(row[8]),
-        supersedes=None if row[9] is None else int(row[9]),
-        superseded_by=None if row[10] is None else int(row[10]),
-        generation=int(row[11]),
-        source=str(row[12]),
-        session_id=None if row[13] is None else str(row[13]),
-        created_at=from_epoch(float(row[14])),
-        useful_count=int(row[15]),
-        questionable_count=int(row[16]),
-    )
-
-
-_STOPWORDS = frozenset(
-    "the and for with that this from what when where which who whom about into over your their there have has had "
-    "was were are is be been being does did how why can could would should will shall than then them they she him "
-    "her his its our ours you yours mine".split()
-)
-
-
-def _search_words(text: str, *, keep_short: bool = False) -> list[str]:
-    """The words of ``text`` worth searching for (lower case, no punctuation; short and common words dropped)."""
-    words = "".join(c if c.isalnum() else " " for c in text.casefold()).split()
-    if keep_short:
-        return words
-    return list(dict.fromkeys(w for w in words if len(w) > 2 and w not in _STOPWORDS))
-
-
-def content_hash(content: str) -> str:
-    """The identity of an observation's content: whitespace runs count as one space, case counts."""
-    return hashlib.sha256(" ".join(content.split()).encode("utf-8")).hexdigest()
-
-
-def current_generation(q: Any, user_id: str) -> int:
-    """The workspace's consolidation generation for ``user_id`` (0 before the first pass)."""
-    value = q.execute("SELECT value FROM meta WHERE key = ?", (_GENERATION_KEY + user_id,)).first()
-    return int(value[0]) if value is not None else 0
-
-
-def next_generation(tx: Tx, user_id: str) -> int:
-    """Start a new consolidation generation and return its number."""
-    new = current_generation(tx, user_id) + 1
-    tx.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (_GENERATION_KEY + user_id, str(new)),
-    )
-    return new
-
-
-# -- validation --------------------------------------------------------------------------------------------------
-def _text(field: str, value: object, *, limit: int = MAX_CONTENT, required: bool = True) -> str:
-    if not isinstance(value, str):
-        raise ValidationError(field, "must be text")
-    clean = value.strip()
-    if required and not clean:
-        raise ValidationError(field, "must not be empty")
-    if len(clean) > limit:
-        raise ValidationError(field, f"is {len(clean)} characters long; at most {limit} are kept in one item")
-    return clean
-
-
-def _names(field: str, names: Iterable[object], *, required: bool = False) -> list[str]:
-    if isinstance(names, str):
-        names = [names]
-    out: list[str] = []
-    seen: set[str] = set()
-    for name in names:
-        clean = " ".join(_text(field, name, limit=200).split())
-        if clean.casefold() not in seen:
-            seen.add(clean.casefold())
-            out.append(clean)
-    if required and not out:
-        raise ValidationError(field, "name at least one subject")
-    if len(out) > MAX_SUBJECTS:
-        raise ValidationError(field, f"names {len(out)} subjects; at most {MAX_SUBJECTS}")
-    return out
-
-
-def _ids(field: str, ids: Iterable[object]) -> list[int]:
-    out: list[int] = []
-    for value in ids:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-            raise ValidationError(field, f"{value!r} is not an id")
-        out.append(value)
-    if len(out) > MAX_IDS:
-        raise ValidationError(field, f"names {len(out)} ids; at most {MAX_IDS} in one call")
-    return list(dict.fromkeys(out))
-
-
-def _confidence(value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-        raise ValidationError("confidence", "must be a number from 0 to 1")
-    return float(value)
-
 
 CONSOLIDATE_JOB = "consolidate"
 
@@ -225,7 +90,7 @@ class Workspace:
         self._timeout_s = timeout_s
         self._use_model = use_model
         self._notify = notify
-        self._names: dict[str, tuple[tuple[Any, ...], dict[str, int]]] = {}  # see _name_index
+        self._retrieval = Retrieval()
 
     # -- generations ---------------------------------------------------------------------------------------------
     def generation(self, *, user_id: str = "default") -> int:
@@ -238,8 +103,8 @@ class Workspace:
         self, names: Sequence[str], *, kind: str = "entity", user_id: str = "default"
     ) -> tuple[list[Subject], list[str]]:
         """The subjects called ``names``, creating those that do not exist; returns them and the names created."""
-        wanted = _names("names", names, required=True)
-        kind = _text("kind", kind, limit=40)
+        wanted = names_field("names", names, required=True)
+        kind = text_field("kind", kind, limit=40)
 
         def op(tx: Tx) -> tuple[list[int], list[str]]:
             created = [n for n in wanted if find_subject_id(tx, user_id, n) is None]
@@ -253,7 +118,7 @@ class Workspace:
         found: list[Subject] = []
         missing: list[str] = []
         with self._store.snapshot() as snap:
-            ids = [(n, find_subject_id(snap, user_id, n)) for n in _names("names", names, required=True)]
+            ids = [(n, find_subject_id(snap, user_id, n)) for n in names_field("names", names, required=True)]
         for name, subject_id in ids:
             if subject_id is None:
                 missing.append(name)
@@ -265,8 +130,8 @@ class Workspace:
         self, name: str, summary: str, *, tags: Sequence[str] | None = None, user_id: str = "default"
     ) -> Subject:
         """Set a subject's summary (and, when given, its tags)."""
-        text = _text("summary", summary, limit=4000, required=False)
-        clean_tags = None if tags is None else _names("tags", tags)
+        text = text_field("summary", summary, limit=4000, required=False)
+        clean_tags = None if tags is None else names_field("tags", tags)
 
         def op(tx: Tx) -> int:
             subject_id = self._subject_id(tx, name, user_id)
@@ -297,12 +162,12 @@ class Workspace:
         ``related_to`` names understandings the observation bears on: it joins their sources, so the
         consolidation report can tell which understandings have new evidence.
         """
-        text = _text("content", content)
-        names = _names("subject_names", subject_names, required=True)
-        kind = _text("kind", kind, limit=40)
-        conf = _confidence(confidence)
-        related = _ids("related_to", related_to)
-        session = None if session_id is None else _text("session_id", session_id, limit=200)
+        text = text_field("content", content)
+        names = names_field("subject_names", subject_names, required=True)
+        kind = text_field("kind", kind, limit=40)
+        conf = confidence_field(confidence)
+        related = ids_field("related_to", related_to)
+        session = None if session_id is None else text_field("session_id", session_id, limit=200)
         when = to_epoch(parse_datetime(observed_at)) if observed_at is not None else None
         digest = content_hash(text)
 
@@ -349,15 +214,15 @@ class Workspace:
 
     def observation(self, observation_id: int) -> Observation:
         """One observation by id."""
-        rows = self._store.query(f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id = ?", (observation_id,))
+        rows = self._store.query(f"SELECT {OBSERVATION_COLUMNS} FROM observations o WHERE o.id = ?", (observation_id,))
         if not rows:
             raise NotFound("observation", observation_id)
-        return _observation(rows[0])
+        return observation_from_row(rows[0])
 
     def delete_observations(self, ids: Sequence[int], *, session_id: str, user_id: str = "default") -> Deleted:
         """Delete the observations of ``ids`` this session wrote; every other id is rejected with its reason."""
-        wanted = _ids("ids", ids)
-        session = _text("session_id", session_id, limit=200)
+        wanted = ids_field("ids", ids)
+        session = text_field("session_id", session_id, limit=200)
 
         def op(tx: Tx) -> Deleted:
             rejected: dict[int, str] = {}
@@ -392,7 +257,7 @@ class Workspace:
     ) -> list[Observation]:
         """Observations matching ``query`` (full-text, every word), optionally only those tagged with every one of
         ``subject_names``; best matches first."""
-        words = "".join(c if c.isalnum() else " " for c in _text("query", query, limit=1000)).split()
+        words = "".join(c if c.isalnum() else " " for c in text_field("query", query, limit=1000)).split()
         if not words:
             return []
         match = " ".join(f'"{w}"' for w in words[:32])
@@ -405,11 +270,11 @@ class Workspace:
                 for _ in subject_ids
             )
             rows = snap.execute(
-                f"SELECT {_OBSERVATION_COLUMNS} FROM observations_fts f JOIN observations o ON o.id = f.rowid "
+                f"SELECT {OBSERVATION_COLUMNS} FROM observations_fts f JOIN observations o ON o.id = f.rowid "
                 f"WHERE observations_fts MATCH ? AND o.user_id = ?{tagged} ORDER BY f.rank LIMIT ?",
                 (match, user_id, *subject_ids, limit),
             ).fetchall()
-        return [_observation(r) for r in rows]
+        return [observation_from_row(r) for r in rows]
 
     def observations_of(
         self, subject_names: Sequence[str], *, limit: int = 20, user_id: str = "default"
@@ -419,7 +284,7 @@ class Workspace:
         with self._store.snapshot() as snap:
             subject_ids = self._subject_ids(snap, subject_names, user_id)
             rows = snap.execute(
-                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ?"
+                f"SELECT {OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ?"
                 + "".join(
                     " AND EXISTS (SELECT 1 FROM observation_subjects os WHERE os.observation_id = o.id "
                     "AND os.subject_id = ?)"
@@ -428,7 +293,7 @@ class Workspace:
                 + " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
                 (user_id, *subject_ids, limit),
             ).fetchall()
-        return [_observation(r) for r in rows]
+        return [observation_from_row(r) for r in rows]
 
     # -- understandings ------------------------------------------------------------------------------------------
     def create_understanding(
@@ -451,9 +316,9 @@ class Workspace:
         single-subject or structural understanding of a subject that already has an active one supersedes it too,
         so each subject has one current picture.
         """
-        text = _text("content", content)
-        short = _text("summary", summary, limit=1000)
-        names = _names("subject_names", subject_names)
+        text = text_field("content", content)
+        short = text_field("summary", summary, limit=1000)
+        names = names_field("subject_names", subject_names)
         chosen = kind if kind is not None else {1: "single_subject", 2: "relationship"}.get(len(names))
         if chosen is None:
             raise ValidationError("kind", f"{len(names)} subjects named: say which kind of understanding this is")
@@ -465,9 +330,9 @@ class Workspace:
             raise ValidationError("subject_names", f"a {chosen} understanding is about exactly one subject")
         if chosen == "relationship" and len(names) != 2:
             raise ValidationError("subject_names", "a relationship understanding is about exactly two subjects")
-        cited = _ids("source_observation_ids", sources)
-        session = None if session_id is None else _text("session_id", session_id, limit=200)
-        heading = _text("title", title, limit=300, required=False)
+        cited = ids_field("source_observation_ids", sources)
+        session = None if session_id is None else text_field("session_id", session_id, limit=200)
+        heading = text_field("title", title, limit=300, required=False)
 
         def op(tx: Tx) -> int:
             subject_ids = [ensure_subject(tx, user_id, n) for n in names]
@@ -502,10 +367,10 @@ class Workspace:
         Its sources are the old ones plus ``sources``.  Revising one that was superseded already is refused (revise
         the current one: ``understanding_history`` shows it).
         """
-        text = _text("new_content", new_content)
-        short = _text("new_summary", new_summary, limit=1000)
-        more = _ids("source_observation_ids", sources or ())
-        session = None if session_id is None else _text("session_id", session_id, limit=200)
+        text = text_field("new_content", new_content)
+        short = text_field("new_summary", new_summary, limit=1000)
+        more = ids_field("source_observation_ids", sources or ())
+        session = None if session_id is None else text_field("session_id", session_id, limit=200)
 
         def op(tx: Tx) -> int:
             old = self._understanding_row(tx, understanding_id)
@@ -576,11 +441,11 @@ class Workspace:
                 tagged += " AND u.kind = ?"
                 args = (*args, kind)
             rows = snap.execute(
-                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
+                f"SELECT {UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
                 f"AND u.status = 'active' AND u.superseded_by IS NULL{tagged} ORDER BY u.created_at DESC, u.id DESC",
                 args,
             ).fetchall()
-        return [_understanding(r) for r in rows]
+        return [understanding_from_row(r) for r in rows]
 
     def understanding_history(self, understanding_id: int) -> list[Understanding]:
         """The revision chain ``understanding_id`` belongs to, oldest first (the current one last)."""
@@ -607,7 +472,7 @@ class Workspace:
     def mark(self, ids: Sequence[int], *, useful: bool, user_id: str = "default") -> dict[int, str]:
         """Count a use (``useful``) or a doubt against observations, understandings and facts; returns, per id,
         the kind marked or why not."""
-        wanted = _ids("ids", ids)
+        wanted = ids_field("ids", ids)
         column = "useful_count" if useful else "questionable_count"
 
         def op(tx: Tx) -> dict[int, str]:
@@ -645,7 +510,7 @@ class Workspace:
             if a == b:
                 raise ValidationError("subject_b", "name two different subjects")
             observations = snap.execute(
-                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id IN ("
+                f"SELECT {OBSERVATION_COLUMNS} FROM observations o WHERE o.id IN ("
                 "SELECT x.observation_id FROM observation_subjects x JOIN observation_subjects y "
                 "ON y.observation_id = x.observation_id WHERE x.subject_id = ? AND y.subject_id = ?) "
                 "ORDER BY o.observed_at DESC, o.id DESC LIMIT ?",
@@ -659,7 +524,7 @@ class Workspace:
                 (a, b, limit),
             ).fetchall()
             understandings = snap.execute(
-                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.status = 'active' "
+                f"SELECT {UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.status = 'active' "
                 "AND u.superseded_by IS NULL AND u.id IN (SELECT x.understanding_id FROM understanding_subjects x "
                 "JOIN understanding_subjects y ON y.understanding_id = x.understanding_id "
                 "WHERE x.subject_id = ? AND y.subject_id = ?) ORDER BY u.created_at DESC",
@@ -677,9 +542,9 @@ class Workspace:
         return Intersection(
             subject_a=name_a,
             subject_b=name_b,
-            observations=tuple(_observation(r) for r in observations),
+            observations=tuple(observation_from_row(r) for r in observations),
             facts=tuple(TaggedFact(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in facts),
-            understandings=tuple(_understanding(r) for r in understandings),
+            understandings=tuple(understanding_from_row(r) for r in understandings),
             events=events,
         )
 
@@ -711,7 +576,7 @@ class Workspace:
                 if row is None or row[2] is not None or str(row[3]) != user_id:
                     continue
                 relationship = snap.execute(
-                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.kind = 'relationship' "
+                    f"SELECT {UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.kind = 'relationship' "
                     "AND u.status = 'active' AND u.superseded_by IS NULL AND u.id IN ("
                     "SELECT x.understanding_id FROM understanding_subjects x JOIN understanding_subjects y "
                     "ON y.understanding_id = x.understanding_id WHERE x.subject_id = ? AND y.subject_id = ?) "
@@ -724,7 +589,7 @@ class Workspace:
                         subject_id=other,
                         shared=count,
                         summary=str(row[1]),
-                        relationship=_understanding(relationship) if relationship is not None else None,
+                        relationship=understanding_from_row(relationship) if relationship is not None else None,
                     )
                 )
                 if len(out) >= limit:
@@ -761,24 +626,24 @@ class Workspace:
 
         Starts the session afresh: its seen log is emptied and a new heartbeat token issued.
         """
-        session = _text("session_id", session_id, limit=200)
+        session = text_field("session_id", session_id, limit=200)
         recent = max(1, min(int(recent), 50))
         heartbeat = self._store.write(lambda tx: sessions.beat(tx, user_id, session, None, reset=True))
         pointed = {u.kind: u for u in self.get_understandings(user_id=user_id)}
         with self._store.snapshot() as snap:
             pending = len(passes.changed_subjects(snap, user_id, passes.last_pass_at(snap, user_id)))
             latest_observations = [
-                _observation(r)
+                observation_from_row(r)
                 for r in snap.execute(
-                    f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ? "
+                    f"SELECT {OBSERVATION_COLUMNS} FROM observations o WHERE o.user_id = ? "
                     "ORDER BY o.created_at DESC, o.id DESC LIMIT ?",
                     (user_id, recent),
                 ).fetchall()
             ]
             latest_understandings = [
-                _understanding(r)
+                understanding_from_row(r)
                 for r in snap.execute(
-                    f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
+                    f"SELECT {UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.user_id = ? "
                     "AND u.status = 'active' AND u.superseded_by IS NULL ORDER BY u.created_at DESC, u.id DESC "
                     "LIMIT ?",
                     (user_id, recent),
@@ -811,18 +676,18 @@ class Workspace:
         gap of more than 30 minutes, means the client's context was compacted: the seen log starts again and the
         answer says ``compacted``.
         """
-        topic = _text("topic_or_context", topic_or_context, limit=4000)
-        session = _text("session_id", session_id, limit=200)
+        topic = text_field("topic_or_context", topic_or_context, limit=4000)
+        session = text_field("session_id", session_id, limit=200)
         limit = max(1, min(int(limit), 50))
-        words = _search_words(topic)
+        words = search_words(topic)
 
         # everything is read from a snapshot, so a busy writer never waits on the search; only the heartbeat and
         # the seen log are written, in one short transaction at the end
         with self._store.snapshot() as snap:
             lost = sessions.compacted(snap, user_id, session, last_token)
             unseen = None if include_seen or lost else (user_id, session)
-            shown_u, seen_u = self._matching_understandings(snap, topic, words, user_id, limit, unseen)
-            shown_o, seen_o = self._fresh_observations(snap, words, user_id, limit, unseen)
+            shown_u, seen_u = self._retrieval.understandings(snap, topic, words, user_id, limit, unseen)
+            shown_o, seen_o = self._retrieval.fresh_observations(snap, words, user_id, limit, unseen)
         filtered = seen_u + seen_o
 
         def op(tx: Tx) -> sessions.Heartbeat:
@@ -841,7 +706,7 @@ class Workspace:
 
     def reset_seen(self, *, session_id: str, user_id: str = "default") -> int:
         """Empty the session's seen log (the next ``bring_to_mind`` may repeat anything); returns its size."""
-        session = _text("session_id", session_id, limit=200)
+        session = text_field("session_id", session_id, limit=200)
         cleared: int = self._store.write(lambda tx: sessions.reset(tx, user_id, session))
         return cleared
 
@@ -864,24 +729,7 @@ class Workspace:
         """A rewriter that asks the configured model to turn a draft into prose, and the model's name; None without
         a model (or with ``workspace.use_model`` off)."""
         llm = self._llm() if (self._llm is not None and self._use_model) else None
-        if llm is None:
-            return None
-        prompt = load_prompt("consolidate_understanding")
-        schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-        timeout_s = self._timeout_s
-
-        def rewrite(kind: str, title: str, draft: str) -> str:
-            answer = llm.complete_json(
-                prompt.render(kind=kind.replace("_", " "), title=title, draft=draft[:12000]),
-                "Answer as JSON.",
-                schema,
-                timeout_s=timeout_s,
-            )
-            if not isinstance(answer, dict) or not isinstance(answer.get("text"), str) or not answer["text"].strip():
-                raise ValueError("the model's text is missing or empty")
-            return str(answer["text"])
-
-        return rewrite, f"{llm.name}@{prompt.hash}"
+        return None if llm is None else passes.model_rewriter(llm, self._timeout_s)
 
     def request_consolidation(self, *, user_id: str = "default") -> int | None:
         """Queue a consolidation pass as a background job (one at a time per user); returns the job id, or None
@@ -912,23 +760,8 @@ class Workspace:
 
     def due_for_consolidation(self, quiet_s: float, *, now: float) -> list[str]:
         """Users whose newest evidence is older than ``quiet_s`` and newer than their last pass."""
-        due: list[str] = []
         with self._store.snapshot() as snap:
-            users = [
-                str(r[0])
-                for r in snap.execute("SELECT user_id FROM observations UNION SELECT user_id FROM facts").fetchall()
-            ]
-            for user_id in users:
-                newest = snap.execute(
-                    "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM observations WHERE user_id = ?1 "
-                    "UNION ALL SELECT MAX(updated_at) FROM facts WHERE user_id = ?1)",
-                    (user_id,),
-                ).scalar()
-                if newest is None:
-                    continue
-                if float(newest) > passes.last_pass_at(snap, user_id) and now - float(newest) >= quiet_s:
-                    due.append(user_id)
-        return due
+            return passes.due_users(snap, quiet_s, now)
 
     def consolidate(
         self,
@@ -1007,109 +840,14 @@ class Workspace:
         observations no understanding cites, and items marked questionable more often than useful."""
         limit = max(1, min(int(limit), 500))
         with self._store.snapshot() as snap:
-            needing = [
-                (str(r[0]), int(r[1]))
-                for r in snap.execute(
-                    "SELECT s.name, (SELECT COUNT(*) FROM facts f WHERE f.subject_id = s.id AND f.status = 'active') "
-                    "+ (SELECT COUNT(*) FROM observation_subjects os WHERE os.subject_id = s.id) AS n "
-                    "FROM subjects s WHERE s.user_id = ? AND s.merged_into IS NULL AND NOT EXISTS ("
-                    "SELECT 1 FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id "
-                    "WHERE us.subject_id = s.id AND u.kind = 'single_subject' AND u.superseded_by IS NULL) "
-                    "AND n >= ? ORDER BY n DESC, s.name LIMIT ?",
-                    (user_id, 2, limit),
-                ).fetchall()
-            ]
-            stale = [
-                int(r[0])
-                for r in snap.execute(
-                    "SELECT u.id FROM understandings u WHERE u.user_id = ?1 AND u.superseded_by IS NULL "
-                    "AND u.status = 'active' AND u.kind IN ('single_subject', 'relationship') AND EXISTS ("
-                    "SELECT 1 FROM understanding_subjects us "
-                    "JOIN observation_subjects os ON os.subject_id = us.subject_id "
-                    "JOIN observations o ON o.id = os.observation_id WHERE us.understanding_id = u.id "
-                    "AND o.created_at > u.created_at "
-                    "UNION ALL SELECT 1 FROM understanding_subjects us JOIN facts f ON f.subject_id = us.subject_id "
-                    "WHERE us.understanding_id = u.id AND f.updated_at > u.created_at) ORDER BY u.id LIMIT ?2",
-                    (user_id, limit),
-                ).fetchall()
-            ]
-            shared: dict[tuple[int, int], int] = {}
-            for table, column in (("observation_subjects", "observation_id"), ("fact_subjects", "fact_id")):
-                for a, b, n in snap.execute(
-                    f"SELECT x.subject_id, y.subject_id, COUNT(*) FROM {table} x JOIN {table} y "
-                    f"ON y.{column} = x.{column} AND y.subject_id > x.subject_id "
-                    "JOIN subjects s ON s.id = x.subject_id "
-                    "WHERE s.user_id = ? GROUP BY x.subject_id, y.subject_id",
-                    (user_id,),
-                ).fetchall():
-                    shared[(int(a), int(b))] = shared.get((int(a), int(b)), 0) + int(n)
-            written = {
-                tuple(sorted(int(x) for x in json.loads(r[0])))
-                for r in snap.execute(
-                    "SELECT (SELECT json_group_array(subject_id) FROM understanding_subjects us "
-                    "WHERE us.understanding_id = u.id) FROM understandings u WHERE u.user_id = ? "
-                    "AND u.kind = 'relationship' AND u.superseded_by IS NULL",
-                    (user_id,),
-                ).fetchall()
-            }
-            names = {
-                int(r[0]): (str(r[1]), str(r[2]), passes.aliases_of(r[3]))
-                for r in snap.execute(
-                    "SELECT id, name, summary, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL",
-                    (user_id,),
-                ).fetchall()
-            }
-            intersections = [
-                (names[a][0], names[b][0], n)
-                for (a, b), n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))
-                if n >= passes.MIN_PAIR_SHARED and (a, b) not in written and a in names and b in names
-            ][:limit]
-            with_summary = [(i, passes.summary_words(v[1])) for i, v in names.items() if v[1].strip()]
-            dense = []
-            for (a, wa), (b, wb) in combinations(with_summary, 2):
-                pair = (min(a, b), max(a, b))
-                similarity = passes.jaccard(wa, wb)
-                if similarity >= 0.3 and shared.get(pair, 0) < passes.MIN_PAIR_SHARED:
-                    dense.append((names[pair[0]][0], names[pair[1]][0], round(similarity, 3)))
-            dense.sort(key=lambda t: -t[2])
-            unlinked = [
-                int(r[0])
-                for r in snap.execute(
-                    "SELECT o.id FROM observations o WHERE o.user_id = ? AND NOT EXISTS "
-                    "(SELECT 1 FROM understanding_sources s WHERE s.object_id = o.id) ORDER BY o.id DESC LIMIT ?",
-                    (user_id, limit),
-                ).fetchall()
-            ]
-            questionable = [
-                (int(r[0]), str(r[1]))
-                for r in snap.execute(
-                    "SELECT id, 'observation' FROM observations WHERE user_id = ?1 AND questionable_count > "
-                    "useful_count UNION ALL SELECT id, 'understanding' FROM understandings WHERE user_id = ?1 "
-                    "AND superseded_by IS NULL AND questionable_count > useful_count UNION ALL SELECT id, 'fact' "
-                    "FROM facts WHERE user_id = ?1 AND status = 'active' AND questionable_count > useful_count "
-                    "LIMIT ?2",
-                    (user_id, limit),
-                ).fetchall()
-            ]
-            pending = len(passes.changed_subjects(snap, user_id, passes.last_pass_at(snap, user_id)))
-            generation = current_generation(snap, user_id)
-        return ConsolidationReport(
-            generation=generation,
-            pending_subjects=pending,
-            subjects_needing_understanding=tuple(needing),
-            stale_understandings=tuple(stale),
-            intersections_needing_synthesis=tuple(intersections),
-            dense_intersections=tuple(dense[:limit]),
-            unlinked_observations=tuple(unlinked),
-            questionable=tuple(questionable),
-        )
+            return passes.report(snap, user_id, limit)
 
     def find_similar_subjects(
         self, name: str, *, threshold: float = 0.75, limit: int = 10, user_id: str = "default"
     ) -> list[SimilarSubject]:
         """Subjects whose name or an alias looks like ``name`` ("Bob" and "Bob Smith", "Mel" and "Mell"): merge
         candidates, best first."""
-        wanted = " ".join(_text("subject_name", name, limit=200).split())
+        wanted = " ".join(text_field("subject_name", name, limit=200).split())
         rows = self._store.query(
             "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
         )
@@ -1121,7 +859,7 @@ class Workspace:
         """Fold the subjects called ``merge`` into ``keep``: every tag (facts, turns, observations,
         understandings) moves to the keeper, the merged names become its aliases, and the merge is noted in the
         keeper's structural understanding."""
-        merging = _names("merge", merge, required=True)
+        merging = names_field("merge", merge, required=True)
 
         def op(tx: Tx) -> int:
             keep_id = self._subject_id(tx, keep, user_id)
@@ -1153,136 +891,17 @@ class Workspace:
         keep_id: int = self._store.write(op)
         return self._subjects.get(keep_id)
 
-    def _matching_understandings(
-        self, q: Any, topic: str, words: list[str], user_id: str, limit: int, unseen: tuple[str, str] | None
-    ) -> tuple[list[Understanding], int]:
-        """Active understandings of the subjects named in ``topic``, then those whose words match it, leaving out
-        what the session ``unseen`` (user, session) was shown; and how many were left out so."""
-        index = self._name_index(q, user_id)
-        tokens = _search_words(topic, keep_short=True)
-        named: list[int] = []
-        for size in range(min(4, len(tokens)), 0, -1):  # "Bob Smith" before "Bob"
-            for start in range(len(tokens) - size + 1):
-                subject_id = index.get(" ".join(tokens[start : start + size]))
-                if subject_id is not None and subject_id not in named:
-                    named.append(subject_id)
-        active = "u.user_id = ? AND u.status = 'active' AND u.superseded_by IS NULL"
-        ids: list[int] = []
-        seen: set[int] = set()
-        for subject_id in named[:10]:
-            base = f"FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id WHERE {active} "
-            args: tuple[Any, ...] = (user_id, subject_id)
-            ids += [
-                int(r[0])
-                for r in q.execute(
-                    f"SELECT u.id {base} AND us.subject_id = ?{_UNSEEN if unseen else ''} "
-                    "ORDER BY u.created_at DESC LIMIT ?",
-                    (*args, *(unseen or ()), limit),
-                ).fetchall()
-            ]
-            if unseen:
-                rows = q.execute(f"SELECT u.id {base} AND us.subject_id = ?{_SEEN}", (*args, *unseen)).fetchall()
-                seen.update(int(r[0]) for r in rows)
-        if words:
-            match = " OR ".join(f'"{w}"' for w in words[:32])
-            base = (
-                "FROM understandings_fts f JOIN understandings u ON u.id = f.rowid "
-                f"WHERE understandings_fts MATCH ? AND {active}"
-            )
-            ids += [
-                int(r[0])
-                for r in q.execute(
-                    f"SELECT u.id {base}{_UNSEEN if unseen else ''} ORDER BY f.rank LIMIT ?",
-                    (match, user_id, *(unseen or ()), limit),
-                ).fetchall()
-            ]
-            if unseen:
-                rows = q.execute(f"SELECT u.id {base}{_SEEN}", (match, user_id, *unseen)).fetchall()
-                seen.update(int(r[0]) for r in rows)
-        chosen = list(dict.fromkeys(ids))[:limit]
-        return self._understandings_by_id(q, chosen), len(seen)
-
-    def _understandings_by_id(self, q: Any, ids: Sequence[int]) -> list[Understanding]:
-        """The understandings of ``ids`` in that order, read in one query."""
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        rows = {
-            int(r[0]): _understanding(r)
-            for r in q.execute(
-                f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.id IN ({marks})", tuple(ids)
-            ).fetchall()
-        }
-        return [rows[i] for i in ids if i in rows]
-
-    def _name_index(self, q: Any, user_id: str) -> dict[str, int]:
-        """Names and aliases (as search words joined by spaces) → subject id, rebuilt only when the user's
-        subjects change (their count, newest change or newest id)."""
-        fingerprint = tuple(
-            q.execute("SELECT COUNT(*), MAX(updated_at), MAX(id) FROM subjects WHERE user_id = ?", (user_id,)).first()
-        )
-        cached = self._names.get(user_id)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        index: dict[str, int] = {}
-        for subject_id, name, aliases in q.execute(
-            "SELECT id, name, aliases FROM subjects WHERE user_id = ? AND merged_into IS NULL", (user_id,)
-        ).fetchall():
-            for label in (str(name), *passes.aliases_of(aliases)):
-                key = " ".join(_search_words(label, keep_short=True))
-                if key:
-                    index.setdefault(key, int(subject_id))
-        self._names[user_id] = (fingerprint, index)
-        return index
-
-    def _fresh_observations(
-        self, q: Any, words: list[str], user_id: str, limit: int, unseen: tuple[str, str] | None
-    ) -> tuple[list[Observation], int]:
-        """Observations on the topic that no active understanding covers yet, best match first, leaving out what
-        the session ``unseen`` was shown; and how many were left out so."""
-        if not words:
-            return [], 0
-        match = " OR ".join(f'"{w}"' for w in words[:32])
-        base = (
-            "FROM observations_fts f JOIN observations o ON o.id = f.rowid WHERE observations_fts MATCH ? "
-            "AND o.user_id = ? AND NOT EXISTS (SELECT 1 FROM understanding_sources s JOIN understandings u "
-            "ON u.id = s.understanding_id WHERE s.object_id = o.id AND u.superseded_by IS NULL)"
-        )
-        unseen_sql = _UNSEEN.replace("u.id", "o.id")
-        ranked = [
-            int(r[0])
-            for r in q.execute(
-                f"SELECT o.id {base}{unseen_sql if unseen else ''} ORDER BY f.rank LIMIT ?",
-                (match, user_id, *(unseen or ()), limit),
-            ).fetchall()
-        ]
-        seen = 0
-        if unseen:
-            seen = int(
-                q.execute(f"SELECT COUNT(*) {base}{_SEEN.replace('u.id', 'o.id')}", (match, user_id, *unseen)).scalar()
-            )
-        if not ranked:
-            return [], seen
-        marks = ",".join("?" * len(ranked))
-        rows = {
-            int(r[0]): _observation(r)
-            for r in q.execute(
-                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o WHERE o.id IN ({marks})", tuple(ranked)
-            ).fetchall()
-        }
-        return [rows[i] for i in ranked if i in rows], seen
-
     # -- helpers -------------------------------------------------------------------------------------------------
     @staticmethod
     def _subject_id(q: Any, name: str, user_id: str) -> int:
-        clean = " ".join(_text("subject_name", name, limit=200).split())
+        clean = " ".join(text_field("subject_name", name, limit=200).split())
         found = find_subject_id(q, user_id, clean)
         if found is None:
             raise NotFound("subject", clean)
         return found
 
     def _subject_ids(self, q: Any, names: Sequence[str], user_id: str) -> list[int]:
-        return list(dict.fromkeys(self._subject_id(q, n, user_id) for n in _names("subject_names", names)))
+        return list(dict.fromkeys(self._subject_id(q, n, user_id) for n in names_field("subject_names", names)))
 
     @staticmethod
     def _name(q: Any, subject_id: int) -> str:
@@ -1290,11 +909,11 @@ class Workspace:
 
     @staticmethod
     def _understanding_row(q: Any, understanding_id: int) -> Understanding:
-        row = q.execute(f"SELECT {_UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.id = ?", (understanding_id,))
+        row = q.execute(f"SELECT {UNDERSTANDING_COLUMNS} FROM understandings u WHERE u.id = ?", (understanding_id,))
         found = row.first()
         if found is None:
             raise NotFound("understanding", understanding_id)
-        return _understanding(found)
+        return understanding_from_row(found)
 
     @staticmethod
     def _active_of_slot(tx: Tx, user_id: str, kind: str, subject_ids: Sequence[int]) -> int | None:

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from engine.api.models.common import Id, RequestModel, ResponseModel, UserId
 from engine.api.models.subjects import SubjectOut
-from engine.workspace.service import MAX_CONTENT, MAX_IDS, MAX_SUBJECTS
+from engine.workspace.rows import MAX_CONTENT, MAX_IDS, MAX_SUBJECTS
 
 #: The kinds of understanding (the engine's ``UNDERSTANDING_KINDS``; a test keeps the two in step).
 UnderstandingKind = Literal["single_subject", "relationship", "structural", "soul", "protocol", "orientation"]

@@ -29,7 +29,7 @@ from engine.api.models.workspace import (
     SubjectNames,
     UnderstandingOut,
 )
-from engine.workspace.service import MAX_SUBJECTS
+from engine.workspace.rows import MAX_SUBJECTS
 
 # -- sessions: orient, bring_to_mind, reset_seen -------------------------------------------------------------------
 #: Characters of a ``bring_to_mind`` topic and of a heartbeat token (the engine's limits).

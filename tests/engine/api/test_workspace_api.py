@@ -16,7 +16,7 @@ from engine.api.models.workspace import (
     UnderstandingKind,
 )
 from engine.workspace import UNDERSTANDING_KINDS
-from engine.workspace.service import MAX_CONTENT, MAX_IDS, MAX_SUBJECTS
+from engine.workspace.rows import MAX_CONTENT, MAX_IDS, MAX_SUBJECTS
 from tests.engine.api.conftest import Served, assert_error, table_counts
 from tests.engine.api.test_mcp import run, text_of
 
