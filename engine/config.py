@@ -28,9 +28,9 @@ PiiPolicy = Literal["block", "redact", "keep"]
 
 #: Sections whose changes take effect at once (the running vault reads them at each use, or
 #: ``Vault.update_settings`` hands them over); the others apply when the vault is opened next.
-LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch", "backups"})
+LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch", "backups", "workspace"})
 #: Settings of live sections that the running parts only read when the vault opens.
-STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_interval_s"})
+STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_interval_s", "workspace.use_model"})
 #: Settings of the other sections that are read at each use, so they apply at once too.
 LIVE_SETTINGS: frozenset[str] = frozenset(
     {

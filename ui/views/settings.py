@@ -64,7 +64,7 @@ PAGES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("endpoint", "Endpoint", ("endpoint",)),
     ("folders", "Watched folders", ("watch",)),
     ("vault", "Vault & storage", ("backups", "vectors")),
-    ("advanced", "Advanced", ("jobs", "episodes", "facts", "documents", "recall")),
+    ("advanced", "Advanced", ("jobs", "episodes", "facts", "documents", "recall", "workspace")),
 )
 SECTION_TITLES = {
     "llm": "Language model",
@@ -79,6 +79,7 @@ SECTION_TITLES = {
     "watch": "Watched folders",
     "backups": "Backups",
     "recall": "Recall",
+    "workspace": "Subject workspace",
 }
 MODEL_FIELDS = ("llm.model", "embedder.ollama_model")
 PRIVACY_NOTE = (
