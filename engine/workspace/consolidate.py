@@ -162,16 +162,21 @@ def _draft(
     lines: list[str] = []
     sources: list[int] = []
     seen: set[str] = set()
-    for object_id, text in [*facts, *observations]:
-        clean = " ".join(str(text).split())
-        key = clean.casefold().rstrip(".")
-        if not clean or key in seen:
-            continue
-        if len(sources) >= MAX_FACT_LINES + MAX_OBSERVATION_LINES:
-            break
-        seen.add(key)
-        lines.append(f"- {clean} [#{int(object_id)}]")
-        sources.append(int(object_id))
+    # each kind of evidence has its own share of lines: a subject with many facts still shows its newest
+    # observations (and a new observation changes the text, so the pass revises the understanding)
+    for rows, cap in ((facts, MAX_FACT_LINES), (observations, MAX_OBSERVATION_LINES)):
+        taken = 0
+        for object_id, text in rows:
+            clean = " ".join(str(text).split())
+            key = clean.casefold().rstrip(".")
+            if not clean or key in seen:
+                continue
+            if taken >= cap:
+                break
+            seen.add(key)
+            taken += 1
+            lines.append(f"- {clean} [#{int(object_id)}]")
+            sources.append(int(object_id))
     if len(sources) < MIN_SUBJECT_ITEMS:
         return None
     headline = "; ".join(line[2:].rsplit(" [#", 1)[0].rstrip(".") for line in lines[:3])

@@ -244,3 +244,24 @@ def test_upkeep_queues_a_pass_for_a_quiet_user_and_keeps_going_when_a_task_fails
     for _ in range(8):  # the tenth tick fits the vectors: that task fails, is logged, and upkeep goes on
         upkeep.tick()
     assert failures == ["vectors"]
+
+
+def test_a_subject_with_many_facts_still_shows_its_new_observations(vault: Vault) -> None:
+    """Facts have their own share of the draft's lines: a new observation about a subject rich in facts revises its
+    understanding."""
+    vault.ingest_events(
+        [
+            EventIn(conversation_id="c", content=f"My friend Omar likes {thing}.", occurred_at=f"2024-03-01T10:{i:02d}Z")
+            for i, thing in enumerate(
+                "tea coffee chess jazz hiking cycling sushi pasta tennis poetry films opera sailing baking maps "
+                "birds trains rugby".split()
+            )
+        ]
+    )
+    assert vault.wait_idle(60)
+    ws = vault.workspace
+    ws.consolidate()
+    ws.remember("Omar moved to Rabat in May.", ["Omar"])
+    again = ws.consolidate()
+    assert again.subjects_written == ["Omar"]
+    assert "Omar moved to Rabat in May." in ws.get_understandings(["Omar"], kind="single_subject")[0].content
