@@ -24,6 +24,9 @@ from engine.workspace.rows import (
     understanding_from_row,
 )
 
+#: Full-text matches considered per search (best ranked first); ``already_seen`` counts among these.
+CANDIDATES = 200
+
 
 class Retrieval:
     """The searches of ``bring_to_mind`` (one per workspace: it keeps each user's name index)."""
@@ -48,7 +51,11 @@ class Retrieval:
         ids: list[int] = []
         seen: set[int] = set()
         for subject_id in named[:10]:
-            base = f"FROM understandings u JOIN understanding_subjects us ON us.understanding_id = u.id WHERE {active} "
+            # from the subject's tags to its understandings (CROSS JOIN keeps that order: the other way scans them all)
+            base = (
+                "FROM understanding_subjects us CROSS JOIN understandings u ON u.id = us.understanding_id "
+                f"WHERE {active} "
+            )
             args: tuple[Any, ...] = (user_id, subject_id)
             ids += [
                 int(r[0])
@@ -63,9 +70,11 @@ class Retrieval:
                 seen.update(int(r[0]) for r in rows)
         if words:
             match = " OR ".join(f'"{w}"' for w in words[:32])
+            # the best CANDIDATES matches by rank, then the filters: a common word matching every understanding of a
+            # large vault must not make each call filter (and count) them all
             base = (
-                "FROM understandings_fts f JOIN understandings u ON u.id = f.rowid "
-                f"WHERE understandings_fts MATCH ? AND {active}"
+                "FROM (SELECT rowid AS id, rank FROM understandings_fts WHERE understandings_fts MATCH ? "
+                f"ORDER BY rank LIMIT {CANDIDATES}) f JOIN understandings u ON u.id = f.id WHERE {active}"
             )
             ids += [
                 int(r[0])
@@ -122,8 +131,9 @@ class Retrieval:
             return [], 0
         match = " OR ".join(f'"{w}"' for w in words[:32])
         base = (
-            "FROM observations_fts f JOIN observations o ON o.id = f.rowid WHERE observations_fts MATCH ? "
-            "AND o.user_id = ? AND NOT EXISTS (SELECT 1 FROM understanding_sources s JOIN understandings u "
+            "FROM (SELECT rowid AS id, rank FROM observations_fts WHERE observations_fts MATCH ? "
+            f"ORDER BY rank LIMIT {CANDIDATES}) f JOIN observations o ON o.id = f.id WHERE o.user_id = ? "
+            "AND NOT EXISTS (SELECT 1 FROM understanding_sources s JOIN understandings u "
             "ON u.id = s.understanding_id WHERE s.object_id = o.id AND u.superseded_by IS NULL)"
         )
         unseen_sql = UNSEEN.replace("u.id", "o.id")
