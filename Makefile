@@ -12,7 +12,7 @@ TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-documents \
+.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-workspace bench-documents \
         bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -76,6 +76,10 @@ bench-migration: $(STAMP_TEST)
 
 bench-enrich: $(STAMP_TEST)
 	$(BIN)/python -m bench.enrich --data "$(DATA)"
+
+# consolidation over the 100k-fact synthetic vault, an incremental pass, bring_to_mind latency
+bench-workspace: $(STAMP_TEST)
+	$(BIN)/python -m bench.workspace
 
 bench-documents: $(STAMP_TEST)
 	$(BIN)/python -m bench.documents
