@@ -251,7 +251,9 @@ def test_a_subject_with_many_facts_still_shows_its_new_observations(vault: Vault
     understanding."""
     vault.ingest_events(
         [
-            EventIn(conversation_id="c", content=f"My friend Omar likes {thing}.", occurred_at=f"2024-03-01T10:{i:02d}Z")
+            EventIn(
+                conversation_id="c", content=f"My friend Omar likes {thing}.", occurred_at=f"2024-03-01T10:{i:02d}Z"
+            )
             for i, thing in enumerate(
                 "tea coffee chess jazz hiking cycling sushi pasta tennis poetry films opera sailing baking maps "
                 "birds trains rugby".split()
