@@ -318,7 +318,7 @@ class RecallSettings(_Section):
 
 
 class WorkspaceSettings(_Section):
-    """The subject workspace: when consolidation runs by itself."""
+    """The subject workspace: when consolidation runs by itself, and how its items are embedded."""
 
     consolidate_after_quiet_minutes: float = Field(
         60.0,
@@ -328,6 +328,12 @@ class WorkspaceSettings(_Section):
     )
     use_model: bool = Field(
         True, description="Let the configured model write understandings (the extractive synthesis is the draft)."
+    )
+    perspective_instructions: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Embed workspace items once per perspective with its instruction prefix: auto when the "
+        "embedder is instruction-tuned (nomic-embed, e5, bge, gte, mxbai, arctic-embed, Qwen3 and Gemma "
+        "embeddings); off gives one vector per item.",
     )
 
 

@@ -549,6 +549,8 @@ def _delete(tx: Tx, t: _Targets) -> None:
     if t.whole_user is not None:
         tx.execute("DELETE FROM workspace_seen WHERE user_id = ?", (t.whole_user,))
         tx.execute("DELETE FROM workspace_sessions WHERE user_id = ?", (t.whole_user,))
+        tx.execute("DELETE FROM perspectives WHERE user_id = ?", (t.whole_user,))
+        tx.execute("DELETE FROM workspace_vector_versions WHERE user_id = ?", (t.whole_user,))
         tx.execute("DELETE FROM meta WHERE key = ?", (f"workspace.generation:{t.whole_user}",))
     # a conversation's title goes with its last event
     tx.execute(

@@ -75,7 +75,7 @@ from engine.vectors.migration import (
 from engine.version import __version__
 from engine.watcher import FolderWatcher, RootStatus, ScanResult
 from engine.wiring import VectorWiring, build_openai_client, plan_vectors, probe_ollama, resolve_vault_embedder
-from engine.workspace import CONSOLIDATE_JOB, Workspace
+from engine.workspace import CONSOLIDATE_JOB, PERSPECTIVES_JOB, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +162,8 @@ class Vault:
             timeout_s=settings.llm.timeout_s,
             use_model=settings.workspace.use_model,
             notify=self._wake_runner,
+            embedder=lambda: self.embedder,
+            perspective_instructions=lambda: self.settings.workspace.perspective_instructions,
         )
         self.conversations = ConversationsApi(
             store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
@@ -200,6 +202,7 @@ class Vault:
             batch_size=2,
         )
         self._runner.register(CONSOLIDATE_JOB, self.workspace.run_jobs, batch_size=1)
+        self._runner.register(PERSPECTIVES_JOB, self.workspace.searcher.run_jobs, batch_size=1)
         self._runner.register(
             FILL_JOB,
             VectorFiller(

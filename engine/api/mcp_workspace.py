@@ -69,6 +69,14 @@ from engine.api.models.workspace import (
     UpdateUnderstandingBody,
     WorkspaceStatsOut,
 )
+from engine.api.models.workspace_search import (
+    AddPerspectiveBody,
+    ListPerspectivesBody,
+    PerspectivesOut,
+    RemovePerspectiveBody,
+    SearchBody,
+    SearchOut,
+)
 from engine.api.models.workspace_sessions import (
     MAX_TOKEN_CHARS,
     MAX_TOPIC_CHARS,
@@ -91,6 +99,7 @@ from engine.api.models.workspace_sessions import (
 )
 from engine.api.workspace import WorkspaceVerbs
 from engine.vault import Vault
+from engine.workspace.perspectives import MAX_INSTRUCTION_CHARS
 
 UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose memory.")]
 RequiredNames = Annotated[SubjectNames, Field(min_length=1)]
@@ -205,6 +214,57 @@ class WorkspaceTools:
         """Full-text search of observations."""
         body = SearchObservationsBody(query=query, subject_names=subject_names or [], limit=limit, user_id=user_id)
         return self._workspace.search_observations(body)
+
+    def search(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=MAX_SEARCH_CHARS, description="A question or words.")],
+        subject_names: Names = None,
+        include_observations: Annotated[
+            bool, Field(description="Also search observations (false: understandings only).")
+        ] = True,
+        limit: Annotated[Limit, Field(le=100)] = 10,
+        user_id: UserId = "default",
+    ) -> SearchOut:
+        """Understandings and observations on a question, across the perspectives."""
+        body = SearchBody(
+            query=query,
+            subject_names=subject_names or [],
+            include_observations=include_observations,
+            limit=limit,
+            user_id=user_id,
+        )
+        return self._workspace.search(body)
+
+    def list_perspectives(self, user_id: UserId = "default") -> PerspectivesOut:
+        """The perspectives and whether they collapse."""
+        return self._workspace.list_perspectives(ListPerspectivesBody(user_id=user_id))
+
+    def add_perspective(
+        self,
+        name: Annotated[
+            str, Field(min_length=1, max_length=40, description="Lowercase letters, digits, - or _ (e.g. health).")
+        ],
+        instruction: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_INSTRUCTION_CHARS,
+                description="What to represent, e.g. 'Represent the health matters in this note:'.",
+            ),
+        ],
+        user_id: UserId = "default",
+    ) -> PerspectivesOut:
+        """Add (or re-word) a perspective of the user's own."""
+        body = AddPerspectiveBody(name=name, instruction=instruction, user_id=user_id)
+        return self._workspace.add_perspective(body)
+
+    def remove_perspective(
+        self,
+        name: Annotated[str, Field(min_length=1, max_length=40, description="The perspective's name.")],
+        user_id: UserId = "default",
+    ) -> PerspectivesOut:
+        """Remove a perspective of the user's own."""
+        return self._workspace.remove_perspective(RemovePerspectiveBody(name=name, user_id=user_id))
 
     def create_understanding(
         self,
@@ -486,6 +546,45 @@ WORKSPACE_TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
         "Search the workspace's observations by words (every word must appear), optionally only those tagged with "
         "every subject named. Best matches first.",
         ToolAnnotations(title="Search observations", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "search",
+        "Search the workspace for a question: understandings and observations by their words and by their meaning "
+        "under every perspective (general, technical, relational, temporal, project and the user's own), best "
+        "first — understandings before the observations they already cover, recent and useful items before "
+        "others. Each result names the perspective that matched; the notes say when the perspectives collapse "
+        "to one (an embedder that ignores instructions) or the embedder is down.",
+        ToolAnnotations(title="Search the workspace", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "list_perspectives",
+        "List the perspectives the workspace is searched under (the five built in, then the user's own) and "
+        "whether the embedder keeps them apart.",
+        ToolAnnotations(title="List perspectives", read_only_hint=True, open_world_hint=False),
+    ),
+    (
+        "add_perspective",
+        "Add a perspective of the user's own (or re-word one): a name and an instruction the embedder reads in "
+        "front of each item and question, e.g. health → 'Represent the health matters in this note:'. The items "
+        "are embedded under it in the background. Returns the perspectives.",
+        ToolAnnotations(
+            title="Add a perspective",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    ),
+    (
+        "remove_perspective",
+        "Remove a perspective of the user's own and its vectors (the five built in stay). Returns the rest.",
+        ToolAnnotations(
+            title="Remove a perspective",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
     ),
     (
         "create_understanding",

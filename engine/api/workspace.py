@@ -46,6 +46,16 @@ from engine.api.models.workspace import (
     UpdateUnderstandingBody,
     WorkspaceStatsOut,
 )
+from engine.api.models.workspace_search import (
+    AddPerspectiveBody,
+    ListPerspectivesBody,
+    PerspectiveOut,
+    PerspectivesOut,
+    RemovePerspectiveBody,
+    SearchBody,
+    SearchHitOut,
+    SearchOut,
+)
 from engine.api.models.workspace_sessions import (
     RECALL_CONVERSATION,
     BringToMindBody,
@@ -158,6 +168,56 @@ class WorkspaceVerbs:
             body.query, subject_names=body.subject_names, limit=body.limit, user_id=body.user_id
         )
         return ObservationList(observations=[ObservationOut.of(o) for o in found])
+
+    def search(self, body: SearchBody) -> SearchOut:
+        found = self._ws.search(
+            body.query,
+            subject_names=body.subject_names,
+            include_observations=body.include_observations,
+            limit=body.limit,
+            user_id=body.user_id,
+        )
+        return SearchOut(
+            results=[
+                SearchHitOut(
+                    kind="understanding" if h.kind == "understanding" else "observation",
+                    id=h.id,
+                    score=h.score,
+                    matched_perspective=h.matched_perspective,
+                    covered=h.covered,
+                    understanding=None if h.understanding is None else UnderstandingOut.of(h.understanding),
+                    observation=None if h.observation is None else ObservationOut.of(h.observation),
+                )
+                for h in found.hits
+            ],
+            perspectives=list(found.perspectives),
+            perspectives_collapsed=found.collapsed,
+            embedder=found.embedder,
+            notes=list(found.notes),
+        )
+
+    # -- perspectives ------------------------------------------------------------------------------------------
+    def list_perspectives(self, body: ListPerspectivesBody) -> PerspectivesOut:
+        found, instructed, model_id = self._ws.searcher.perspectives(body.user_id)
+        collapsed = not instructed
+        return PerspectivesOut(
+            perspectives=[PerspectiveOut(name=p.name, instruction=p.instruction, builtin=p.builtin) for p in found],
+            collapsed=collapsed,
+            embedder=model_id,
+            note=(
+                f"The embedder {model_id or '(none)'} ignores instructions: the perspectives are one vector per item."
+                if collapsed
+                else None
+            ),
+        )
+
+    def add_perspective(self, body: AddPerspectiveBody) -> PerspectivesOut:
+        self._ws.searcher.add_perspective(body.name, body.instruction, user_id=body.user_id)
+        return self.list_perspectives(ListPerspectivesBody(user_id=body.user_id))
+
+    def remove_perspective(self, body: RemovePerspectiveBody) -> PerspectivesOut:
+        self._ws.searcher.remove_perspective(body.name, user_id=body.user_id)
+        return self.list_perspectives(ListPerspectivesBody(user_id=body.user_id))
 
     # -- understandings ----------------------------------------------------------------------------------------
     def create_understanding(

@@ -631,6 +631,52 @@ def m007_workspace(conn: Connection) -> None:
     _script(conn, _fts("observations", ("content",)))
 
 
+M008_SQL = """
+CREATE TABLE perspectives (
+  user_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  instruction TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  PRIMARY KEY (user_id, name)
+) WITHOUT ROWID;
+
+CREATE TABLE workspace_vectors (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  perspective TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  model_id TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (object_id, perspective)
+) WITHOUT ROWID;
+CREATE INDEX workspace_vectors_user ON workspace_vectors(user_id, model_id, perspective);
+
+CREATE TABLE workspace_vector_versions (
+  user_id TEXT PRIMARY KEY,
+  version INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER workspace_vectors_ai AFTER INSERT ON workspace_vectors BEGIN
+  INSERT INTO workspace_vector_versions(user_id, version) VALUES (new.user_id, random())
+    ON CONFLICT(user_id) DO UPDATE SET version = random();
+END;
+CREATE TRIGGER workspace_vectors_ad AFTER DELETE ON workspace_vectors BEGIN
+  INSERT INTO workspace_vector_versions(user_id, version) VALUES (old.user_id, random())
+    ON CONFLICT(user_id) DO UPDATE SET version = random();
+END;
+CREATE TRIGGER workspace_vectors_au AFTER UPDATE ON workspace_vectors BEGIN
+  INSERT INTO workspace_vector_versions(user_id, version) VALUES (new.user_id, random())
+    ON CONFLICT(user_id) DO UPDATE SET version = random();
+END;
+"""
+
+
+def m008_perspectives(conn: Connection) -> None:
+    """Perspectives (DESIGN §3a): a user's own perspectives beside the five built in, the workspace items' vectors
+    under each (an instruction-blind embedder gets one shared vector per item), and a per-user version that every
+    vector write draws anew (at random, so a version forgotten with its user never comes back and matches an old
+    cache), so a search's in-memory matrix knows when it is stale without reading the vectors."""
+    _script(conn, M008_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
@@ -639,6 +685,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "m005_vector_backlog", m005_vector_backlog),
     Migration(6, "m006_jobs_claim_index", m006_jobs_claim_index),
     Migration(7, "m007_workspace", m007_workspace),
+    Migration(8, "m008_perspectives", m008_perspectives),
 )
 
 #: The schema version this code writes and understands.

@@ -17,11 +17,13 @@ from engine.workspace.model import (
     Understanding,
     WorkspaceStats,
 )
+from engine.workspace.perspectives import PERSPECTIVES_JOB
 from engine.workspace.rows import content_hash, current_generation, next_generation
 from engine.workspace.service import CONSOLIDATE_JOB, Workspace
 
 __all__ = [
     "CONSOLIDATE_JOB",
+    "PERSPECTIVES_JOB",
     "UNDERSTANDING_KINDS",
     "WORKSPACE_KINDS",
     "BroughtToMind",

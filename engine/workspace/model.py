@@ -186,3 +186,29 @@ class ConsolidationReport:
     dense_intersections: tuple[tuple[str, str, float], ...]
     unlinked_observations: tuple[int, ...]
     questionable: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One item ``search`` found: its score, the perspective whose vector matched best (None: found by its words
+    alone), and whether an active understanding already covers it (observations only)."""
+
+    kind: str
+    id: int
+    score: float
+    matched_perspective: str | None
+    covered: bool
+    understanding: Understanding | None = None
+    observation: Observation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """What ``search`` answers: the hits, the perspectives searched, and whether they collapsed to one vector (the
+    embedder ignores instructions) — with a note saying so, or saying what was left out."""
+
+    hits: tuple[SearchHit, ...]
+    perspectives: tuple[str, ...]
+    collapsed: bool
+    embedder: str
+    notes: tuple[str, ...] = ()

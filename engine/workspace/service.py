@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
@@ -42,6 +43,7 @@ from engine.workspace.model import (
     Observation,
     Oriented,
     Remembered,
+    Searched,
     SimilarSubject,
     SubjectRecall,
     TaggedFact,
@@ -63,6 +65,8 @@ from engine.workspace.rows import (
     text_field,
     understanding_from_row,
 )
+from engine.workspace.searcher import Searcher, queue_embedding
+from engine.workspace.writes import active_of_slot, insert_understanding
 
 CONSOLIDATE_JOB = "consolidate"
 
@@ -83,8 +87,11 @@ class Workspace:
         timeout_s: float = 60.0,
         use_model: bool = True,
         notify: Callable[[], None] | None = None,
+        embedder: Callable[[], Embedder | None] | None = None,
+        perspective_instructions: Callable[[], str] = lambda: "auto",
     ) -> None:
         self._store = store
+        self.searcher = Searcher(store, embedder, perspective_instructions)
         self._subjects = subjects
         self._llm = llm
         self._timeout_s = timeout_s
@@ -207,6 +214,7 @@ class Workspace:
                 [(u, observation_id) for u in related],
             )
             tx.emit("observation.created", observation_id, user_id=user_id)
+            queue_embedding(tx, user_id)
             return observation_id, False, created
 
         observation_id, duplicate, created = self._store.write(op)
@@ -276,6 +284,27 @@ class Workspace:
             ).fetchall()
         return [observation_from_row(r) for r in rows]
 
+    def search(
+        self,
+        query: str,
+        *,
+        subject_names: Sequence[str] = (),
+        include_observations: bool = True,
+        limit: int = 10,
+        user_id: str = "default",
+    ) -> Searched:
+        """Understandings and observations on ``query``, by words and across the perspectives (see
+        :mod:`engine.workspace.search`), optionally only those tagged with every one of ``subject_names``."""
+        text = text_field("query", query, limit=1000)
+        names = names_field("subject_names", subject_names)
+        return self.searcher.search(
+            text,
+            subject_ids=lambda snap: self._subject_ids(snap, names, user_id) if names else [],
+            include_observations=include_observations,
+            limit=max(1, min(int(limit), 100)),
+            user_id=user_id,
+        )
+
     def observations_of(
         self, subject_names: Sequence[str], *, limit: int = 20, user_id: str = "default"
     ) -> list[Observation]:
@@ -336,8 +365,8 @@ class Workspace:
 
         def op(tx: Tx) -> int:
             subject_ids = [ensure_subject(tx, user_id, n) for n in names]
-            previous = self._active_of_slot(tx, user_id, chosen, subject_ids)
-            return self._insert_understanding(
+            previous = active_of_slot(tx, user_id, chosen, subject_ids)
+            return insert_understanding(
                 tx,
                 user_id=user_id,
                 kind=chosen,
@@ -380,7 +409,7 @@ class Workspace:
                     f"understanding {understanding_id} was superseded by {old.superseded_by}; revise the current one",
                 )
             subject_ids = self._subject_ids(tx, old.subjects, old.user_id)
-            return self._insert_understanding(
+            return insert_understanding(
                 tx,
                 user_id=old.user_id,
                 kind=old.kind,
@@ -800,12 +829,12 @@ class Workspace:
             text = passes.rewrite(draft, rewriter, result)
 
             def write(tx: Tx, draft: passes.Draft = draft, text: str = text) -> bool:
-                previous = self._active_of_slot(tx, user_id, draft.kind, draft.subject_ids)
+                previous = active_of_slot(tx, user_id, draft.kind, draft.subject_ids)
                 if previous is not None:
                     old = self._understanding_row(tx, previous)
                     if old.content == text:
                         return False
-                self._insert_understanding(
+                insert_understanding(
                     tx,
                     user_id=user_id,
                     kind=draft.kind,
@@ -869,11 +898,11 @@ class Workspace:
             merged_names = [self._name(tx, i) for i in ids]
             merge_subjects(tx, keep_id, ids)
             self._subjects.restate_in(tx, keep_id)
-            previous = self._active_of_slot(tx, user_id, "structural", [keep_id])
+            previous = active_of_slot(tx, user_id, "structural", [keep_id])
             before = self._understanding_row(tx, previous).content + "\n" if previous is not None else ""
             when = datetime.fromtimestamp(tx.now).date().isoformat()
             note = f"- {', '.join(merged_names)} merged into {self._name(tx, keep_id)} on {when}."
-            self._insert_understanding(
+            insert_understanding(
                 tx,
                 user_id=user_id,
                 kind="structural",
@@ -914,87 +943,6 @@ class Workspace:
         if found is None:
             raise NotFound("understanding", understanding_id)
         return understanding_from_row(found)
-
-    @staticmethod
-    def _active_of_slot(tx: Tx, user_id: str, kind: str, subject_ids: Sequence[int]) -> int | None:
-        """The active understanding a new one of ``kind`` about ``subject_ids`` replaces: one per workspace kind,
-        one single-subject and one structural per subject, one relationship per pair."""
-        if kind in WORKSPACE_KINDS:
-            row = tx.execute(
-                "SELECT id FROM understandings WHERE user_id = ? AND kind = ? AND status = 'active' "
-                "AND superseded_by IS NULL ORDER BY created_at DESC, id DESC LIMIT 1",
-                (user_id, kind),
-            ).first()
-            return None if row is None else int(row[0])
-        tagged = "".join(
-            " AND EXISTS (SELECT 1 FROM understanding_subjects us WHERE us.understanding_id = u.id "
-            "AND us.subject_id = ?)"
-            for _ in subject_ids
-        )
-        row = tx.execute(
-            f"SELECT u.id FROM understandings u WHERE u.user_id = ? AND u.kind = ? AND u.status = 'active' "
-            f"AND u.superseded_by IS NULL{tagged} AND (SELECT COUNT(*) FROM understanding_subjects us "
-            "WHERE us.understanding_id = u.id) = ? ORDER BY u.created_at DESC, u.id DESC LIMIT 1",
-            (user_id, kind, *subject_ids, len(subject_ids)),
-        ).first()
-        return None if row is None else int(row[0])
-
-    @staticmethod
-    def _insert_understanding(
-        tx: Tx,
-        *,
-        user_id: str,
-        kind: str,
-        title: str,
-        summary: str,
-        content: str,
-        subject_ids: Sequence[int],
-        sources: Sequence[int],
-        session_id: str | None,
-        source: str,
-        previous: int | None,
-    ) -> int:
-        cited = list(dict.fromkeys(sources))
-        for chunk in chunked(cited):
-            marks = ",".join("?" * len(chunk))
-            found = tx.execute(f"SELECT id FROM objects WHERE id IN ({marks})", tuple(chunk)).fetchall()
-            known = {int(r[0]) for r in found}
-            unknown = [i for i in chunk if i not in known]
-            if unknown:
-                raise ValidationError("source_observation_ids", f"no object with id {unknown[0]}")
-        new_id = tx.new_id("understanding")
-        tx.execute(
-            "INSERT INTO understandings(id, user_id, kind, title, summary, content, supersedes, status, source, "
-            "generation, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
-            (
-                new_id,
-                user_id,
-                kind,
-                title,
-                summary,
-                content,
-                previous,
-                source,
-                current_generation(tx, user_id),
-                session_id,
-                tx.now,
-            ),
-        )
-        tx.executemany(
-            "INSERT OR IGNORE INTO understanding_subjects(understanding_id, subject_id) VALUES (?, ?)",
-            [(new_id, s) for s in dict.fromkeys(subject_ids)],
-        )
-        tx.executemany(
-            "INSERT OR IGNORE INTO understanding_sources(understanding_id, object_id) VALUES (?, ?)",
-            [(new_id, o) for o in cited],
-        )
-        if previous is not None:
-            tx.execute(
-                "UPDATE understandings SET superseded_by = ?, status = 'superseded' WHERE id = ?", (new_id, previous)
-            )
-            tx.emit("understanding.superseded", previous, by=new_id)
-        tx.emit("understanding.created", new_id, kind=kind, user_id=user_id)
-        return new_id
 
 
 __all__ = ["Workspace", "content_hash", "current_generation", "next_generation"]

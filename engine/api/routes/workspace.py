@@ -47,6 +47,14 @@ from engine.api.models.workspace import (
     UpdateUnderstandingBody,
     WorkspaceStatsOut,
 )
+from engine.api.models.workspace_search import (
+    AddPerspectiveBody,
+    ListPerspectivesBody,
+    PerspectivesOut,
+    RemovePerspectiveBody,
+    SearchBody,
+    SearchOut,
+)
 from engine.api.models.workspace_sessions import (
     BringToMindBody,
     BroughtToMindOut,
@@ -332,3 +340,40 @@ def merge_subjects(body: MergeSubjectsBody, vault: VaultDep) -> SubjectOut:
     their names become its aliases, and the merge is noted in its structural understanding.  Answers the subject
     kept."""
     return WorkspaceVerbs(vault).merge_subjects(body)
+
+
+# -- search and perspectives -----------------------------------------------------------------------------------
+@router.post("/search", summary="Search understandings and observations across perspectives")
+def search(body: SearchBody, vault: VaultDep) -> SearchOut:
+    """Understandings and observations on a question, by their words and by their vectors under every perspective,
+    best first: understandings before the observations they cover, recent and useful items before others.
+
+    Each result names the perspective whose vector matched best (`matched_perspective`). With an embedder that
+    ignores instructions the perspectives are one vector (`perspectives_collapsed`, and a note says so); with the
+    embedder down, the search answers by words alone and says that too.
+    """
+    return WorkspaceVerbs(vault).search(body)
+
+
+@router.post("/list_perspectives", summary="List the perspectives")
+def list_perspectives(body: ListPerspectivesBody, vault: VaultDep) -> PerspectivesOut:
+    """The five built-in perspectives (general, technical, relational, temporal, project) and the user's own, and
+    whether the embedder keeps them apart."""
+    return WorkspaceVerbs(vault).list_perspectives(body)
+
+
+@router.post("/add_perspective", summary="Add a perspective of your own")
+def add_perspective(body: AddPerspectiveBody, vault: VaultDep) -> PerspectivesOut:
+    """Add (or re-word) a perspective: its instruction goes in front of each item and question; the items are
+    embedded under it in the background. Answers the perspectives."""
+    return WorkspaceVerbs(vault).add_perspective(body)
+
+
+@router.post(
+    "/remove_perspective",
+    summary="Remove a perspective of your own",
+    responses={404: {"description": "No perspective of the user's own has this name."}},
+)
+def remove_perspective(body: RemovePerspectiveBody, vault: VaultDep) -> PerspectivesOut:
+    """Remove one of the user's own perspectives and its vectors (the five built in stay). Answers the rest."""
+    return WorkspaceVerbs(vault).remove_perspective(body)

@@ -77,6 +77,13 @@ def observation(vault: Vault) -> Targets:
     return {"n": n, "observation_id": made.observation.id, "a": a, "b": b, "session_id": WORKSPACE_SESSION}
 
 
+def perspective(vault: Vault) -> Targets:
+    """A new perspective of the user's own."""
+    name = f"matrix-{next(_numbers)}"
+    vault.workspace.searcher.add_perspective(name, f"Represent what {name} asks about:", user_id="default")
+    return {"perspective": name}
+
+
 def understanding(vault: Vault) -> Targets:
     """A new, active understanding of a new subject."""
     n = next(_numbers)

@@ -243,6 +243,15 @@ ROUTES: list[Route] = [
         targets=targets.observation,
     ),
     Route("POST", "/v6/workspace/search_observations", {"query": "flat"}),
+    Route("POST", "/v6/workspace/search", {"query": "who shares a flat"}),
+    Route("POST", "/v6/workspace/list_perspectives", {}),
+    Route("POST", "/v6/workspace/add_perspective", {"name": "matrix", "instruction": "Represent the matrix:"}),
+    Route(
+        "POST",
+        "/v6/workspace/remove_perspective",
+        lambda t: {"name": t["perspective"]},
+        targets=targets.perspective,
+    ),
     Route(
         "POST",
         "/v6/workspace/create_understanding",
