@@ -65,7 +65,7 @@ class Serve:
     def stderr(self) -> str:
         return "".join(self._lines)
 
-    def wait_for_port(self, timeout: float = 30.0) -> int:
+    def wait_for_port(self, timeout: float = 120.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             match = ADDRESS.search(self.stderr)

@@ -27,7 +27,7 @@ def _open(window_for: WindowFor, vault: Vault, qtbot: QtBot) -> tuple[MainWindow
     window.show_view("activity")
     view = window.view("activity")
     assert isinstance(view, ActivityView)
-    qtbot.waitUntil(lambda: view.stats is not None, timeout=5000)
+    qtbot.waitUntil(lambda: view.stats is not None, timeout=60_000)
     return window, view
 
 
@@ -55,13 +55,13 @@ def test_a_failing_job_is_listed_with_its_error_and_retry_runs_it_again(
     assert view.model_labels["llm"].text() == "simple"
     assert view.model_labels["embedder"].text() == vault.embedder.model_id
     job_id = _park_a_broken_job(vault)
-    qtbot.waitUntil(lambda: view.failures.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: view.failures.rowCount() == 1, timeout=60_000)
     failure = view.failures.row_item(0)
     assert failure.id == job_id and failure.kind == "enrich"
     assert failure.last_error is not None and failure.last_error.startswith("ValueError")
     assert view.failures.data(view.failures.index(0, 1)) == kind_name("enrich")
     assert view.summary_label.text() == "1 failed"
-    qtbot.waitUntil(lambda: view.notices.rowCount() == 1, timeout=5000)
+    qtbot.waitUntil(lambda: view.notices.rowCount() == 1, timeout=60_000)
     notice = view.notices.row_item(0)
     assert notice.level == "failed" and "parked after 1 attempts: ValueError" in notice.text
     assert view.retry_all_button.isEnabled() and not view.retry_button.isEnabled()
@@ -69,9 +69,9 @@ def test_a_failing_job_is_listed_with_its_error_and_retry_runs_it_again(
     view.failures_view.selectRow(0)
     assert view.retry_button.isEnabled()
     view.retry_button.click()
-    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "1 job back in the queue.", timeout=5000)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "1 job back in the queue.", timeout=60_000)
     # it runs again and fails again: a second notice for the same job
-    qtbot.waitUntil(lambda: view.notices.rowCount() == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: view.notices.rowCount() == 2, timeout=60_000)
     assert {n.text.split(":")[0] for n in view.notices.rows()} == {"parked after 1 attempts"}
 
 
@@ -90,7 +90,7 @@ def test_retry_puts_parked_jobs_back_in_the_queue_and_the_view_polls_while_work_
     assert view.failures.row_item(0).last_error == "RuntimeError: disk full"
     assert not view.poll_timer.isActive()  # nothing waiting: no polling
     view.retry_all()
-    qtbot.waitUntil(lambda: view.failures.rowCount() == 0, timeout=5000)
+    qtbot.waitUntil(lambda: view.failures.rowCount() == 0, timeout=60_000)
     assert idle_vault.jobs().queued == 1 and idle_vault.jobs().parked == 0
     assert view.summary_label.text() == "1 waiting"
     assert [view.kinds.data(view.kinds.index(0, c)) for c in (0, 1)] == [
@@ -128,7 +128,7 @@ def test_a_model_that_goes_away_shows_up_as_a_warning(
     assert view.model_labels["llm"].text() == "ollama:llama3.2"
     fake_ollama.stop()
     model_vault.ingest_event(EventIn(conversation_id="c", content="I live in Lisbon."))
-    qtbot.waitUntil(lambda: view.notices.rowCount() >= 1, timeout=15_000)
+    qtbot.waitUntil(lambda: view.notices.rowCount() >= 1, timeout=60_000)
     notice = view.notices.row_item(0)
     assert notice.level == "warning"
     assert notice.text.startswith("model unavailable, used the rule path")
@@ -152,14 +152,14 @@ def test_a_re_embedding_shows_its_progress_in_activity_and_settings(
     vault = Vault.open(tmp_path / "m", settings=changed, start_workers=False)  # the re-embedding waits
     try:
         window, view = _open(window_for, vault, qtbot)
-        qtbot.waitUntil(lambda: view.machinery is not None, timeout=5000)
+        qtbot.waitUntil(lambda: view.machinery is not None, timeout=60_000)
         assert view.migration_bar.isVisible() and view.migration_bar.maximum() == total
         assert view.migration_bar.value() == 0
         text = view.model_labels["migration"].text()
         assert "Re-embedding with hashing-v1-256: 0 of" in text and "hashing-v1-384" in text
         window.show_view("settings")
         settings_view = window.view("settings")
-        qtbot.waitUntil(lambda: getattr(settings_view, "loaded", False), timeout=5000)
+        qtbot.waitUntil(lambda: getattr(settings_view, "loaded", False), timeout=60_000)
         panel = settings_view.in_use  # type: ignore[attr-defined]
         assert panel.embedder.text() == "hashing-v1-256 (256 dimensions)"
         assert panel.progress.isVisibleTo(panel) and "0 of" in panel.embedder_note.text()
@@ -176,7 +176,7 @@ def test_a_forget_that_replaced_the_backups_says_so(vault: Vault, window_for: Wi
     assert vault.wait_idle(10)
     vault.backup_now()
     receipt = vault.forget(ForgetScope(conversation_id="secret"))
-    qtbot.waitUntil(lambda: any(n.kind == "forget" for n in view.notices.rows()), timeout=10_000)
+    qtbot.waitUntil(lambda: any(n.kind == "forget" for n in view.notices.rows()), timeout=60_000)
     (notice,) = [n for n in view.notices.rows() if n.kind == "forget"]
     assert notice.level == "info" and f"receipt {receipt.receipt_id}" in notice.text
     assert "Every backup was deleted (1 file)" in notice.text and "A fresh backup" in notice.text

@@ -26,7 +26,7 @@ def _ask(window: MainWindow, qtbot: QtBot) -> AskView:
     window.show_view("ask")
     view = window.view("ask")
     assert isinstance(view, AskView)
-    qtbot.waitUntil(lambda: view.choices_loaded, timeout=5000)
+    qtbot.waitUntil(lambda: view.choices_loaded, timeout=60_000)
     return view
 
 
@@ -39,7 +39,7 @@ def test_a_recall_shows_the_context_text_blocks_and_routing(
     assert sorted(offered) == ["c1", "c2"]
     view.budget.setValue(800)
     view.ask("Where do I live?", "c2")
-    qtbot.waitUntil(lambda: view.result is not None and not view.running, timeout=10_000)
+    qtbot.waitUntil(lambda: view.result is not None and not view.running, timeout=60_000)
     result = view.result
     assert result is not None
     text = view.context_text.toPlainText()
@@ -87,7 +87,7 @@ def test_a_document_scope_routes_to_the_document_strategy(
     assert view.conversation.currentText() == "playground"  # a free id when the vault has none
     assert view.set_scope("document", doc.document_id)
     view.ask("When are the beds watered?")
-    qtbot.waitUntil(lambda: view.result is not None and not view.running, timeout=10_000)
+    qtbot.waitUntil(lambda: view.result is not None and not view.running, timeout=60_000)
     assert view.routing.values["strategy"].text() == "DOCUMENT"
     assert "watering" in view.context_text.toPlainText().lower()
     kinds = {view.blocks.index(r, 1).data() for r in range(view.blocks.rowCount())}

@@ -25,7 +25,7 @@ def _open(window_for: WindowFor, vault: Vault, qtbot: QtBot) -> tuple[MainWindow
     window.show_view("conflicts")
     view = window.view("conflicts")
     assert isinstance(view, ConflictsView)
-    qtbot.waitUntil(lambda: view.loaded, timeout=5000)
+    qtbot.waitUntil(lambda: view.loaded, timeout=60_000)
     return window, view
 
 
@@ -39,8 +39,8 @@ def test_both_sides_show_their_evidence_and_keeping_one_drops_the_badge(
     assert conflict is not None and conflict.predicate == "lives_in"
     assert view.side_a.value.text() == conflict.fact_a.object_text
     assert view.side_b.value.text() == conflict.fact_b.object_text
-    qtbot.waitUntil(lambda: view.side_a.evidence.highlighted_text != "", timeout=5000)
-    qtbot.waitUntil(lambda: view.side_b.evidence.highlighted_text != "", timeout=5000)
+    qtbot.waitUntil(lambda: view.side_a.evidence.highlighted_text != "", timeout=60_000)
+    qtbot.waitUntil(lambda: view.side_b.evidence.highlighted_text != "", timeout=60_000)
     assert {view.side_a.evidence.highlighted_text, view.side_b.evidence.highlighted_text} == {
         "I live in Paris.",
         "I live in Berlin.",
@@ -50,7 +50,7 @@ def test_both_sides_show_their_evidence_and_keeping_one_drops_the_badge(
     berlin = conflict.fact_b if conflict.fact_b.object_text == "Berlin" else conflict.fact_a
     keep = view.side_b if berlin is conflict.fact_b else view.side_a
     keep.keep_button.click()
-    qtbot.waitUntil(lambda: window.navigation_badge("conflicts") == 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.navigation_badge("conflicts") == 0, timeout=60_000)
     resolved = chat_vault.conflicts.get(conflict.id)
     assert resolved.status == "resolved" and resolved.winner_id == berlin.id
     assert chat_vault.facts.get(berlin.id).status == "active"
@@ -64,7 +64,7 @@ def test_keep_both_leaves_both_memories_current(chat_vault: Vault, window_for: W
     conflict = view.current_conflict()
     assert conflict is not None
     view.keep_both_button.click()
-    qtbot.waitUntil(lambda: view.open_count == 0, timeout=5000)
+    qtbot.waitUntil(lambda: view.open_count == 0, timeout=60_000)
     sides = chat_vault.facts.get_many([conflict.fact_a.id, conflict.fact_b.id])
     assert {f.status for f in sides} == {"active"}
     assert chat_vault.conflicts.get(conflict.id).winner_id is None
@@ -79,7 +79,7 @@ def test_the_badge_follows_new_conflicts_live_even_while_the_view_is_hidden(
     window.show_view("overview")
     view = window.view("conflicts")
     assert isinstance(view, ConflictsView)
-    qtbot.waitUntil(lambda: view.loaded, timeout=5000)
+    qtbot.waitUntil(lambda: view.loaded, timeout=60_000)
     assert window.navigation_badge("conflicts") == 0
     vault.ingest_events(
         [
@@ -87,7 +87,7 @@ def test_the_badge_follows_new_conflicts_live_even_while_the_view_is_hidden(
             EventIn(conversation_id="y", content="I live in Oslo.", occurred_at="2026-02-02"),
         ]
     )
-    qtbot.waitUntil(lambda: window.navigation_badge("conflicts") == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: window.navigation_badge("conflicts") == 1, timeout=60_000)
     assert window.current_view_key() == "overview"
     item = window.navigation.item(2)
     assert item.data(Qt.ItemDataRole.AccessibleTextRole) == "Conflicts, 1"  # read out too
@@ -98,7 +98,7 @@ def test_the_queue_is_as_tall_as_its_few_conflicts_and_the_sides_get_the_rest(
 ) -> None:
     window, view = _open(window_for, chat_vault, qtbot)
     window.resize(1200, 800)
-    qtbot.waitUntil(lambda: view.side_a.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: view.side_a.isVisible(), timeout=60_000)
     queue, sides = view.splitter.sizes()
     row = view.table.verticalHeader().defaultSectionSize()
     assert queue < 4 * row  # one conflict: a header, a row and a little slack

@@ -57,11 +57,11 @@ def test_a_conversation_shows_its_turns_episodes_and_what_a_turn_taught(
     chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
 ) -> None:
     _window, _runner, view = _open(window_for, chat_vault, qtbot)
-    qtbot.waitUntil(lambda: view.conversations.rowCount() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: view.conversations.rowCount() == 2, timeout=60_000)
     assert view.count_label.text() == "2 conversations"
     row = next(r for r, c in enumerate(view.conversations.rows()) if c.conversation_id == "c1")
     select_only_row(view.list_view, row)
-    qtbot.waitUntil(lambda: view.turns.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: view.turns.rowCount() == 4, timeout=60_000)
     assert [view.turns.data(view.turns.index(r, 1)) for r in range(4)] == [
         "You",
         "You",
@@ -71,14 +71,14 @@ def test_a_conversation_shows_its_turns_episodes_and_what_a_turn_taught(
     assert view.episodes.rowCount() == 1
     assert view.tabs.tabText(1) == "Episodes (1)"
     select_only_row(view.turns_view, 1)
-    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 2, timeout=60_000)
     taught = {(view.turn_facts.row_item(r).predicate, view.turn_facts.row_item(r).object_text) for r in range(2)}
     assert taught == {("works_as", "nurse"), ("works_at", "St Mary's hospital")}
     assert "St Mary's hospital" in view.turn_text.toPlainText()
     assert view.facts_caption.text().startswith("2 memories from this turn")
     select_only_row(view.turns_view, 0)  # "Hi there!" teaches nothing
-    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 0, timeout=5000)
-    qtbot.waitUntil(lambda: view.facts_caption.text() == "No memories came from this turn.", timeout=5000)
+    qtbot.waitUntil(lambda: view.turn_facts.rowCount() == 0, timeout=60_000)
+    qtbot.waitUntil(lambda: view.facts_caption.text() == "No memories came from this turn.", timeout=60_000)
 
 
 def test_new_turns_of_the_shown_conversation_appear_live(
@@ -89,9 +89,9 @@ def test_new_turns_of_the_shown_conversation_appear_live(
     _window, _runner, view = _open(window_for, chat_vault, qtbot)
     qtbot.waitUntil(lambda: view.conversation_id == "c2" and view.turns.rowCount() == 3)
     chat_vault.ingest_event(EventIn(conversation_id="c2", content="I also speak Portuguese."))
-    qtbot.waitUntil(lambda: view.turns.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: view.turns.rowCount() == 4, timeout=60_000)
     chat_vault.ingest_event(EventIn(conversation_id="c3", content="A brand new chat."))
-    qtbot.waitUntil(lambda: view.conversations.rowCount() == 3, timeout=5000)
+    qtbot.waitUntil(lambda: view.conversations.rowCount() == 3, timeout=60_000)
     assert view.conversation_id == "c2"  # the shown conversation stays shown
 
 
@@ -107,7 +107,7 @@ def test_importing_a_jsonl_transcript_reports_progress_and_shows_the_conversatio
     assert not view.import_button.isEnabled()
     assert view.import_path(path) is None  # one import at a time
     task.progressed.connect(seen.append)
-    with qtbot.waitSignal(task.finished, timeout=15_000) as finished:
+    with qtbot.waitSignal(task.finished, timeout=60_000) as finished:
         pass
     outcome = finished.args[0]
     assert isinstance(outcome, ImportOutcome) and not outcome.cancelled
@@ -118,14 +118,14 @@ def test_importing_a_jsonl_transcript_reports_progress_and_shows_the_conversatio
         "Imported chats.jsonl (jsonl): 4 conversations — 12 turns added, 0 already there, no errors."
     )
     assert not view.progress.isVisibleTo(view) and view.import_button.isEnabled()
-    qtbot.waitUntil(lambda: view.conversations.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: view.conversations.rowCount() == 4, timeout=60_000)
     assert {c.conversation_id for c in view.conversations.rows()} == {f"imported-{n}" for n in range(4)}
     plugin_vault.wait_idle()
     assert plugin_vault.counts().events == 12
 
     again = view.import_path(path)  # the same file again adds nothing
     assert again is not None
-    with qtbot.waitSignal(again.finished, timeout=15_000) as second:
+    with qtbot.waitSignal(again.finished, timeout=60_000) as second:
         pass
     assert second.args[0].last.duplicates == 12
     assert "0 turns added, 12 already there" in view.summary_label.text()
@@ -144,7 +144,7 @@ def test_cancel_stops_between_conversations(
     assert view.progress_label.text() == "Cancelling after this conversation…"
     assert not view.cancel_button.isEnabled()
     gate.set()
-    with qtbot.waitSignal(task.finished, timeout=15_000) as finished:
+    with qtbot.waitSignal(task.finished, timeout=60_000) as finished:
         pass
     outcome = finished.args[0]
     assert outcome.cancelled and outcome.last.conversations_done == 0
@@ -161,7 +161,7 @@ def test_a_file_that_is_not_a_transcript_is_explained(
     window, _runner, view = _open(window_for, plugin_vault, qtbot)
     task = view.import_path(path)
     assert task is not None
-    with qtbot.waitSignal(task.failed, timeout=10_000):
+    with qtbot.waitSignal(task.failed, timeout=60_000):
         pass
     assert view.summary_label.text().startswith("Import failed: photo.bin is not a transcript")
     assert "photo.bin" in window.message_bar.message
@@ -177,8 +177,8 @@ def test_open_in_its_conversation_selects_the_source_turn(vault: Vault, window_f
     window.show_view("memories")
     assert window.open_object("event", events[1])  # "I work as a nurse…" in c1
     assert window.current_view_key() == "conversations"
-    qtbot.waitUntil(lambda: view.conversation_id == "c1", timeout=5000)
+    qtbot.waitUntil(lambda: view.conversation_id == "c1", timeout=60_000)
     qtbot.waitUntil(
         lambda: view.current_turn() is not None and view.current_turn().id == events[1],  # type: ignore[union-attr]
-        timeout=5000,
+        timeout=60_000,
     )

@@ -133,7 +133,7 @@ def _endpoint_finding(qtbot: QtBot, window: MainWindow) -> tuple[str, str]:
     """The Overview's endpoint health check as shown: its status word and its detail."""
     window.show()
     view = _overview(window)
-    qtbot.waitUntil(lambda: view.findings.rowCount() > 0, timeout=20_000)
+    qtbot.waitUntil(lambda: view.findings.rowCount() > 0, timeout=60_000)
     model = view.findings
     [row] = [r for r in range(model.rowCount()) if model.finding(r).check == "endpoint"]
     return str(model.index(row, 1).data()), str(model.index(row, 2).data())
@@ -148,7 +148,7 @@ def test_a_port_held_by_another_vaults_cairn_is_reported_not_ok(
 ) -> None:
     window, endpoint = window_with_endpoint(mine)
     endpoint.start()
-    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=20_000)
+    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=60_000)
     assert endpoint.server is None
     assert window.endpoint_status.text() == "Endpoint port held by another Cairn vault"
     assert f"Port {port} is held by another Cairn, serving a different vault" in window.endpoint_status.toolTip()
@@ -171,7 +171,7 @@ def test_a_port_held_by_another_program_is_reported_not_ok(
 ) -> None:
     window, endpoint = window_with_endpoint(mine)
     endpoint.start()
-    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=20_000)
+    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=60_000)
     assert endpoint.server is None
     assert window.endpoint_status.text() == "Endpoint port held by another program"
     assert f"Port {port} is held by another program" in _overview(window).endpoint_panel.address_label.text()

@@ -83,7 +83,7 @@ def _when_window_ready(qapp: QApplication, check: Callable[[MainWindow], None], 
             window.close()
 
     QTimer.singleShot(30, poll)
-    QTimer.singleShot(20_000, qapp.quit)  # a safety net should the window never appear
+    QTimer.singleShot(180_000, qapp.quit)  # a safety net should the window never appear (generous: CI is busy)
     return errors
 
 

@@ -45,7 +45,7 @@ def test_an_event_posted_to_the_endpoint_appears_in_memories_without_a_reload(
     window.show_view("memories")
     view = window.view("memories")
     assert isinstance(view, MemoriesView)
-    qtbot.waitUntil(lambda: view.model.loaded and not view.model.is_loading(), timeout=5000)
+    qtbot.waitUntil(lambda: view.model.loaded and not view.model.is_loading(), timeout=60_000)
     assert view.model.rowCount() == 0
 
     port = endpoint.port
@@ -61,7 +61,7 @@ def test_an_event_posted_to_the_endpoint_appears_in_memories_without_a_reload(
     assert response.status_code == 202, response.text
     event_id = response.json()["event_id"]
     assert vault.wait_idle(30)  # enrichment made the fact
-    qtbot.waitUntil(lambda: "Lisbon" in _values(view), timeout=10_000)
+    qtbot.waitUntil(lambda: "Lisbon" in _values(view), timeout=60_000)
     fact = view.model.fact_at(_values(view).index("Lisbon"))
     assert fact is not None and fact.predicate == "lives_in"
     assert fact.event_id == event_id  # learned from the turn the endpoint acknowledged

@@ -63,7 +63,7 @@ def test_geometry_and_view_survive_a_restart(vault: Vault, qtbot: QtBot, qsettin
     qtbot.addWidget(first)
     first.show()
     first.setGeometry(QRect(20, 30, 780, 560))
-    qtbot.waitUntil(lambda: first.width() == 780 and first.height() == 560, timeout=2000)
+    qtbot.waitUntil(lambda: first.width() == 780 and first.height() == 560, timeout=60_000)
     first.close()
     assert runner.is_shut_down
     ini_files = list(qsettings_dir.rglob("*.ini"))
@@ -95,7 +95,7 @@ def test_user_errors_show_in_the_message_bar_without_a_dialog(
     window, runner = composed
     window.show()
     assert not window.message_bar.isVisible()
-    with qtbot.waitSignal(runner.user_error, timeout=5000):
+    with qtbot.waitSignal(runner.user_error, timeout=60_000):
         runner.write(lambda vault: vault.update_settings({"endpoint.port": 0}))
     assert window.message_bar.isVisible()
     assert "endpoint.port" in window.message_bar.message
@@ -111,7 +111,7 @@ def test_bugs_show_in_the_status_bar_and_reach_the_reporter(
 ) -> None:
     window, runner = composed
     window.show()
-    with qtbot.waitSignal(runner.bug_reported, timeout=5000):
+    with qtbot.waitSignal(runner.bug_reported, timeout=60_000):
         runner.read(lambda _vault: dict[str, int]()["absent"])
     assert bugs and bugs[0][0] == "KeyError: 'absent'"
     assert window.statusBar().currentMessage() == "Unexpected error: KeyError: 'absent'"
@@ -123,7 +123,7 @@ def test_closing_the_window_shuts_the_runner_down_cleanly(composed: tuple[MainWi
     window.show()
     view = window.view("overview")
     assert isinstance(view, OverviewView)
-    qtbot.waitUntil(lambda: view.count_labels["events"].text() == "0", timeout=5000)
+    qtbot.waitUntil(lambda: view.count_labels["events"].text() == "0", timeout=60_000)
     closed: list[bool] = []
     window.closed.connect(lambda: closed.append(True))
     window.close()

@@ -49,7 +49,7 @@ def test_read_runs_on_a_reader_thread_and_delivers_on_the_gui_thread(
         seen["counts"] = counts
 
     runner.read(op, on_done)
-    qtbot.waitUntil(lambda: "counts" in seen, timeout=5000)
+    qtbot.waitUntil(lambda: "counts" in seen, timeout=60_000)
     assert seen["worker"].startswith("ui-read")
     assert seen["gui"] is True
     assert seen["counts"] == Counts()
@@ -71,7 +71,7 @@ def test_writes_run_one_at_a_time_in_submission_order(runner: OpRunner, qtbot: Q
 
     for n in range(6):
         runner.write(make_op(n), delivered.append)
-    qtbot.waitUntil(lambda: len(delivered) == 6, timeout=5000)
+    qtbot.waitUntil(lambda: len(delivered) == 6, timeout=60_000)
     assert order == list(range(6))
     assert delivered == list(range(6))
     assert len(threads) == 1 and next(iter(threads)).startswith("ui-write")
@@ -81,7 +81,7 @@ def test_a_vault_error_becomes_the_user_error_signal(
     runner: OpRunner, qtbot: QtBot, bugs: list[tuple[str, str]]
 ) -> None:
     done: list[object] = []
-    with qtbot.waitSignal(runner.user_error, timeout=5000) as blocker:
+    with qtbot.waitSignal(runner.user_error, timeout=60_000) as blocker:
         runner.write(lambda vault: vault.update_settings({"nonsense.key": 1}), done.append)
     message, _fix = blocker.args
     assert "nonsense.key" in message
@@ -94,7 +94,7 @@ def test_an_environment_problem_carries_its_fix(runner: OpRunner, qtbot: QtBot) 
     def op(_vault: Vault) -> None:
         raise EnvironmentProblem("Ollama is not running.", fix="Start it with `ollama serve`.")
 
-    with qtbot.waitSignal(runner.user_error, timeout=5000) as blocker:
+    with qtbot.waitSignal(runner.user_error, timeout=60_000) as blocker:
         runner.read(op)
     assert blocker.args == ["Ollama is not running.", "Start it with `ollama serve`."]
 
@@ -105,7 +105,7 @@ def test_a_bug_goes_to_the_bug_reporter_with_its_traceback(
     def broken(_vault: Vault) -> float:
         return 1 / 0
 
-    with qtbot.waitSignal(runner.bug_reported, timeout=5000) as blocker:
+    with qtbot.waitSignal(runner.bug_reported, timeout=60_000) as blocker:
         runner.read(broken)
     assert blocker.args[0] == "ZeroDivisionError: division by zero"
     assert len(bugs) == 1
@@ -121,14 +121,14 @@ def test_an_exception_in_on_done_is_reported_not_raised(
         raise KeyError("missing-column")
 
     runner.read(lambda vault: vault.counts(), on_done)
-    qtbot.waitUntil(lambda: bool(bugs), timeout=5000)
+    qtbot.waitUntil(lambda: bool(bugs), timeout=60_000)
     assert bugs[0][0] == "KeyError: 'missing-column'"
 
 
 def test_on_error_replaces_the_default_reporting(runner: OpRunner, qtbot: QtBot, bugs: list[tuple[str, str]]) -> None:
     errors: list[BaseException] = []
     runner.read(lambda _vault: [][1], on_error=errors.append)
-    qtbot.waitUntil(lambda: bool(errors), timeout=5000)
+    qtbot.waitUntil(lambda: bool(errors), timeout=60_000)
     assert isinstance(errors[0], IndexError)
     assert bugs == []
 
@@ -141,7 +141,7 @@ def test_default_bug_dialog_is_non_modal_shows_the_traceback_and_is_not_repeated
             raise RuntimeError("the index went missing")
 
         for _ in range(2):
-            with qtbot.waitSignal(runner.bug_reported, timeout=5000):
+            with qtbot.waitSignal(runner.bug_reported, timeout=60_000):
                 runner.read(broken)
         dialogs = runner.open_bug_reports
         assert len(dialogs) == 1  # the same bug twice is one dialog
@@ -152,7 +152,7 @@ def test_default_bug_dialog_is_non_modal_shows_the_traceback_and_is_not_repeated
         assert "RuntimeError: the index went missing" in box.informativeText()
         assert "Traceback" in box.detailedText()
         box.close()
-        qtbot.waitUntil(lambda: runner.open_bug_reports == (), timeout=2000)
+        qtbot.waitUntil(lambda: runner.open_bug_reports == (), timeout=60_000)
     finally:
         runner.shutdown()
 
@@ -162,7 +162,7 @@ def test_change_feed_arrives_as_a_signal_on_the_gui_thread(
 ) -> None:
     threads: list[bool] = []
     runner.changes_arrived.connect(lambda _changes: threads.append(QThread.currentThread() is qapp.thread()))
-    with qtbot.waitSignal(runner.changes_arrived, timeout=5000) as blocker:
+    with qtbot.waitSignal(runner.changes_arrived, timeout=60_000) as blocker:
         event_id = add_event("conv-9")
     changes = blocker.args[0]
     assert [type(c) for c in changes] == [Change]

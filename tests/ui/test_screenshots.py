@@ -117,9 +117,9 @@ def test_every_view_draws_its_content(
         window.show_view(spec.key)
         view = window.view(spec.key)
         if isinstance(view, AskView):  # a view that shows something once asked
-            qtbot.waitUntil(lambda v=view: v.choices_loaded, timeout=5000)
+            qtbot.waitUntil(lambda v=view: v.choices_loaded, timeout=60_000)
             view.ask("Where do I live?", "c2")
-        qtbot.waitUntil(_ready(window, spec.key), timeout=10_000)
+        qtbot.waitUntil(_ready(window, spec.key), timeout=60_000)
         qtbot.wait(150)  # let the last results paint
         image = window.grab().toImage()
         path = shots / f"cairn-{spec.key}.png"
@@ -161,7 +161,7 @@ def test_a_dark_palette_is_followed(
         window, _runner = window_for(plugin_vault)
         window.show()
         window.show_view("memories")
-        qtbot.waitUntil(_ready(window, "memories"), timeout=10_000)
+        qtbot.waitUntil(_ready(window, "memories"), timeout=60_000)
         qtbot.wait(150)
         image = window.grab().toImage()
         assert image.save(str(shots / "cairn-memories-dark.png"))

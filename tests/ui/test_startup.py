@@ -54,7 +54,7 @@ def _settings(qtbot: QtBot, window: MainWindow) -> SettingsView:
     view = window.view("settings")
     assert isinstance(view, SettingsView)
     view.load()  # as on its first show, without showing (and so painting) the window
-    qtbot.waitUntil(lambda: view.loaded, timeout=5000)
+    qtbot.waitUntil(lambda: view.loaded, timeout=60_000)
     return view
 
 
@@ -67,7 +67,7 @@ def _starting(vault: Vault, qtbot: QtBot) -> StartingWindow:
     """The app's start-up window on a vault that is open already (the garbage collection left to the tests)."""
     starting = StartingWindow(VaultOpening(vault.paths.root, lambda: vault), None, port=0)
     qtbot.addWidget(starting.window)
-    qtbot.waitUntil(lambda: starting.endpoint is not None, timeout=5000)
+    qtbot.waitUntil(lambda: starting.endpoint is not None, timeout=60_000)
     return starting
 
 
@@ -109,7 +109,7 @@ def test_the_window_shows_the_endpoint_starting_then_its_address(vault: Vault, q
         assert not endpoint.started  # nothing is painted yet: the endpoint waits for the window
 
         window.show()
-        qtbot.waitUntil(lambda: endpoint.info.running, timeout=20_000)
+        qtbot.waitUntil(lambda: endpoint.info.running, timeout=60_000)
         address = endpoint.info.address
         assert address is not None and endpoint.server is not None
         assert window.endpoint_status.text() == f"Endpoint {address}"
@@ -130,7 +130,7 @@ def test_a_window_that_is_never_painted_still_gets_its_endpoint(
     monkeypatch.setattr(desktop, "START_ANYWAY_MS", 50)
     starting = _starting(vault, qtbot)
     try:
-        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=20_000)
+        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=60_000)
         assert not starting.window.isVisible()
         assert starting.window.endpoint_status.text() == f"Endpoint {starting.endpoint.info.address}"
     finally:
@@ -152,7 +152,7 @@ def test_closing_the_window_before_the_endpoint_is_up_stops_it(
 
     window, _runner, endpoint = started(vault, slow)
     endpoint.start()
-    qtbot.waitUntil(lambda: endpoint.started, timeout=5000)
+    qtbot.waitUntil(lambda: endpoint.started, timeout=60_000)
     window.close()
     threading.Timer(0.2, gate.set).start()
     endpoint.stop()  # waits for the start to end, then stops what it started
@@ -179,7 +179,7 @@ def test_an_endpoint_still_starting_when_shut_down_gives_up_is_stopped_once_up(
     endpoint.start()
     endpoint.stop(timeout=0.05)  # the start is still stuck: shut-down does not wait for ever
     gate.set()
-    qtbot.waitUntil(lambda: bool(built) and _refused(built[0].address), timeout=20_000)
+    qtbot.waitUntil(lambda: bool(built) and _refused(built[0].address), timeout=60_000)
     assert endpoint.server is None
 
 
@@ -192,7 +192,7 @@ def test_an_endpoint_that_cannot_start_shows_its_problem_and_fix_everywhere(
     window, _runner, endpoint = started(vault, taken)
     settings = _settings(qtbot, window)
     endpoint.start()
-    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=60_000)
     assert endpoint.server is None
     assert window.endpoint_status.text() == "Endpoint not serving"
     assert window.endpoint_status.toolTip() == PROBLEM
@@ -213,7 +213,7 @@ def test_an_unexpected_failure_to_start_is_logged_and_shown(
 
     window, _runner, endpoint = started(vault, broken)
     endpoint.start()
-    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.endpoint.info.starting, timeout=60_000)
     assert _overview(window).endpoint_panel.address_label.text() == "The endpoint could not start (boom)."
     assert _fixes(window) == ["Fix: See the log in the vault's logs/ folder."]
     assert any(record.exc_info and "boom" in str(record.exc_info[1]) for record in caplog.records)
@@ -227,7 +227,7 @@ def test_an_endpoint_turned_off_never_starts(tmp_path: Path, offline_settings: S
     assert endpoint is not None
     try:
         window.show()
-        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=10_000)
+        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=60_000)
         endpoint.start()
         assert not endpoint.started
         assert window.endpoint_status.text() == "Endpoint not serving"
@@ -295,7 +295,7 @@ def test_an_action_after_the_first_paint_runs_once_the_window_is_drawn(vault: Va
         qtbot.wait(50)
         assert ran == [] and not after.done  # not shown, not painted: nothing yet
         window.show()
-        qtbot.waitUntil(lambda: after.done, timeout=5000)
+        qtbot.waitUntil(lambda: after.done, timeout=60_000)
         assert ran == [painted.at] and painted.at is not None  # after the paint began, not before
         window.update()
         qtbot.wait(50)
@@ -311,7 +311,7 @@ def test_an_action_after_the_first_paint_runs_by_its_deadline_if_never_painted(v
     ran: list[str] = []
     after = AfterFirstPaint(window, lambda: ran.append("ran"), at_the_latest_ms=30)
     try:
-        qtbot.waitUntil(lambda: after.done, timeout=5000)
+        qtbot.waitUntil(lambda: after.done, timeout=60_000)
         assert ran == ["ran"] and not window.isVisible()
     finally:
         window.close()
@@ -327,7 +327,7 @@ def test_the_collector_takes_over_once_the_window_is_painted(vault: Vault, qtbot
         qtbot.wait(50)
         assert not collector.active and gc.get_freeze_count() == 0
         window.show()
-        qtbot.waitUntil(lambda: collector.active, timeout=5000)
+        qtbot.waitUntil(lambda: collector.active, timeout=60_000)
         assert gc.get_freeze_count() > 0  # what start-up made is set aside
     finally:
         collector.stop()
@@ -357,7 +357,7 @@ def test_the_window_is_built_while_the_vault_opens_and_queries_wait_for_it(
         gate.set()
         vault = opening.result()
         assert counted.result(timeout=10) == 0
-        with qtbot.waitSignal(runner.changes_arrived, timeout=10_000):  # the change feed is followed
+        with qtbot.waitSignal(runner.changes_arrived, timeout=60_000):  # the change feed is followed
             vault.update_settings({"episodes.idle_gap_minutes": 45})
     finally:
         window.close()
@@ -385,20 +385,20 @@ def test_the_window_is_painted_before_the_vault_is_open_then_gets_its_endpoint(
     try:
         painted = FirstPaint(window)
         window.show()
-        qtbot.waitUntil(lambda: painted.at is not None, timeout=5000)
+        qtbot.waitUntil(lambda: painted.at is not None, timeout=60_000)
         assert starting.vault is None and not opening.future.done()
         assert str(root) in window.windowTitle()
         assert window.endpoint_status.text() == "Endpoint starting…"
         assert _overview(window).count_labels["events"].text() == "–"
-        with qtbot.waitSignal(starting.vault_opened, timeout=10_000):
+        with qtbot.waitSignal(starting.vault_opened, timeout=60_000):
             gate.set()
         vault = starting.vault
         assert vault is not None and starting.endpoint is not None
         assert _overview(window).endpoint_panel.token == vault.endpoint_token()
-        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=10_000)
-        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=20_000)
+        qtbot.waitUntil(lambda: _overview(window).count_labels["events"].text() == "0", timeout=60_000)
+        qtbot.waitUntil(lambda: starting.endpoint is not None and starting.endpoint.info.running, timeout=60_000)
         assert window.endpoint_status.text() == f"Endpoint {starting.endpoint.info.address}"
-        qtbot.waitUntil(lambda: collector.active, timeout=5000)
+        qtbot.waitUntil(lambda: collector.active, timeout=60_000)
     finally:
         window.close()
         starting.stop()
@@ -415,7 +415,7 @@ def test_a_vault_that_cannot_open_is_reported_and_the_window_stops(
     starting = StartingWindow(opening, MainThreadGarbageCollector())
     qtbot.addWidget(starting.window)
     try:
-        with qtbot.waitSignal(starting.vault_failed, timeout=10_000) as failed:
+        with qtbot.waitSignal(starting.vault_failed, timeout=60_000) as failed:
             pass
         assert isinstance(failed.args[0], VaultLocked) and starting.error is failed.args[0]
         assert starting.runner.is_shut_down and starting.vault is None and starting.endpoint is None
@@ -451,7 +451,7 @@ def test_queries_on_a_vault_that_cannot_open_fail_with_its_error(qtbot: QtBot) -
     try:
         runner.read(lambda v: v.counts(), on_error=errors.append)
         failed.set_exception(VaultLocked("This vault is already open in another Cairn.", fix="Close the other one."))
-        qtbot.waitUntil(lambda: bool(errors), timeout=5000)
+        qtbot.waitUntil(lambda: bool(errors), timeout=60_000)
         assert isinstance(errors[0], VaultLocked)
     finally:
         runner.shutdown()
