@@ -50,10 +50,16 @@ def ranked_turns(result: RecallResult) -> list[str | None]:
     """The turn (dia_id) of each ranked block, in rank order; None for a block that comes from no single turn.
 
     Every block keeps its slot: a summary or a second block from an already-seen turn is not dropped before the
-    cut at k, so a top 10 is never more than ten blocks (the README's definition).
+    cut at k, so a top 10 is never more than ten blocks (the README's definition).  An understanding block is
+    expanded to the turns it leads to, each in a slot of its own: it earns its place by them.
     """
     turns: list[str | None] = []
     for block in result.blocks:
+        if block.kind == "understanding":
+            # expanded to its evidence: each turn it leads to takes a slot (and it takes one even with none)
+            led = [str(t) if t else None for t in block.meta.get("evidence_external_ids", [])]
+            turns.extend(led or [None])
+            continue
         external = block.meta.get("external_id")
         turns.append(str(external) if external else None)
     return turns

@@ -307,6 +307,11 @@ class RecallSettings(_Section):
 
     token_budget: int = Field(1500, ge=100, description="Default size of llm_context in tokens.")
     limit: int = Field(20, ge=1, le=200, description="Default number of ranked items.")
+    understandings: bool = Field(
+        True,
+        description="Show the understanding of each subject a question names (from the subject workspace), "
+        "expanded to the turns it was made from that bear on the question.",
+    )
     processes: int = Field(
         -1,
         ge=-1,

@@ -16,6 +16,7 @@ question and by whether an item says what someone likes or does.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -59,6 +60,7 @@ from engine.recall.hydrate import (
 )
 from engine.recall.slots import slot_rank
 from engine.recall.types import ChannelReport, RecallRequest, RecallResult, Routing
+from engine.recall.understandings import gathers, understanding_blocks
 from engine.recall.usage import UsageRecorder
 from engine.store import Reader, Store
 from engine.temporal import parse_datetime
@@ -121,6 +123,7 @@ class Question:
     rewrite_vectors: tuple[Any, ...]
     timings: dict[str, float]
     started: float
+    understandings: bool = True  # show the named subjects' understandings (``recall.understandings``)
 
 
 @dataclass(slots=True)
@@ -261,6 +264,7 @@ class Recall:
             rewrite_vectors,
             timings,
             t_start,
+            settings.recall.understandings,
         )
 
     # -- helpers -----------------------------------------------------------------------------------------------
@@ -398,6 +402,18 @@ class Ranker:
                 reference=reference,
                 documents_degraded=route.degraded,
                 pinned=route.pinned,
+                understand=(
+                    functools.partial(
+                        understanding_blocks,
+                        snap,
+                        user_id=req.user_id,
+                        subjects=analysis.subjects,
+                        query=req.query,
+                        predicates=analysis.predicates,
+                    )
+                    if question.understandings and analysis.subjects and not route.pinned and gathers(req.query)
+                    else None
+                ),
             )
             timings["assemble"] = _ms(t0)
         routing = Routing(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -33,7 +34,10 @@ log = logging.getLogger(__name__)
 
 MIN_SUBJECT_ITEMS = 1  # evidence items a subject needs for an understanding of its own
 MIN_PAIR_SHARED = 3  # shared items two subjects need for a relationship understanding
-MAX_FACT_LINES = 12
+MAX_FACT_LINES = 12  # lines of facts in a draft; facts saying the same of different objects share one
+FACTS_PER_LINE = 6
+FACT_POOL = 200  # a subject's most important facts a draft is made from
+_CITATION = re.compile(r" \[#\d+\]")
 MAX_OBSERVATION_LINES = 6
 _LAST_PASS_KEY = "workspace.consolidated_at:"
 
@@ -123,10 +127,11 @@ def subject_draft(q: Any, subject_id: int) -> Draft | None:
     """The extractive synthesis of one subject, or None when it has no evidence."""
     name = str(q.execute("SELECT name FROM subjects WHERE id = ?", (subject_id,)).scalar())
     facts = q.execute(
-        "SELECT f.id, f.statement FROM facts f WHERE f.status = 'active' AND f.standing != 'quarantine' AND "
+        "SELECT f.id, f.statement, f.object_text FROM facts f WHERE f.status = 'active' "
+        "AND f.standing != 'quarantine' AND "
         "(f.subject_id = ?1 OR f.id IN (SELECT fact_id FROM fact_subjects WHERE subject_id = ?1)) "
         "ORDER BY f.importance DESC, f.updated_at DESC, f.id LIMIT ?2",
-        (subject_id, MAX_FACT_LINES * 3),
+        (subject_id, FACT_POOL),
     ).fetchall()
     observations = q.execute(
         "SELECT o.id, o.content FROM observations o JOIN observation_subjects os ON os.observation_id = o.id "
@@ -140,10 +145,11 @@ def pair_draft(q: Any, a: int, b: int) -> Draft | None:
     """The extractive synthesis of what subjects ``a`` and ``b`` share, or None below :data:`MIN_PAIR_SHARED`."""
     names = [str(q.execute("SELECT name FROM subjects WHERE id = ?", (s,)).scalar()) for s in (a, b)]
     facts = q.execute(
-        "SELECT f.id, f.statement FROM facts f WHERE f.status = 'active' AND f.standing != 'quarantine' AND f.id IN "
+        "SELECT f.id, f.statement, f.object_text FROM facts f WHERE f.status = 'active' "
+        "AND f.standing != 'quarantine' AND f.id IN "
         "(SELECT x.fact_id FROM fact_subjects x JOIN fact_subjects y ON y.fact_id = x.fact_id "
         "WHERE x.subject_id = ? AND y.subject_id = ?) ORDER BY f.importance DESC, f.updated_at DESC LIMIT ?",
-        (a, b, MAX_FACT_LINES * 3),
+        (a, b, FACT_POOL),
     ).fetchall()
     observations = q.execute(
         "SELECT o.id, o.content FROM observations o WHERE o.id IN (SELECT x.observation_id FROM "
@@ -159,29 +165,56 @@ def pair_draft(q: Any, a: int, b: int) -> Draft | None:
 def _draft(
     kind: str, subject_ids: tuple[int, ...], title: str, facts: Sequence[Any], observations: Sequence[Any]
 ) -> Draft | None:
-    lines: list[str] = []
-    sources: list[int] = []
-    seen: set[str] = set()
     # each kind of evidence has its own share of lines: a subject with many facts still shows its newest
     # observations (and a new observation changes the text, so the pass revises the understanding)
-    for rows, cap in ((facts, MAX_FACT_LINES), (observations, MAX_OBSERVATION_LINES)):
-        taken = 0
-        for object_id, text in rows:
-            clean = " ".join(str(text).split())
-            key = clean.casefold().rstrip(".")
-            if not clean or key in seen:
-                continue
-            if taken >= cap:
-                break
-            seen.add(key)
-            taken += 1
-            lines.append(f"- {clean} [#{int(object_id)}]")
-            sources.append(int(object_id))
+    lines, sources = _fact_lines(facts)
+    seen: set[str] = set()
+    taken = 0
+    for object_id, text in observations:
+        clean = " ".join(str(text).split())
+        key = clean.casefold().rstrip(".")
+        if not clean or key in seen:
+            continue
+        if taken >= MAX_OBSERVATION_LINES:
+            break
+        seen.add(key)
+        taken += 1
+        lines.append(f"- {clean} [#{int(object_id)}]")
+        sources.append(int(object_id))
     if len(sources) < MIN_SUBJECT_ITEMS:
         return None
-    headline = "; ".join(line[2:].rsplit(" [#", 1)[0].rstrip(".") for line in lines[:3])
+    headline = "; ".join(_CITATION.sub("", line[2:]).rstrip(".") for line in lines[:3])
     summary = f"{title}: {headline}"[:300]
     return Draft(kind, subject_ids, title, summary, "\n".join(lines), tuple(sources))
+
+
+def _fact_lines(facts: Sequence[Any]) -> tuple[list[str], list[int]]:
+    """The facts as lines, most important first: facts saying the same thing of different objects share a line
+    ("Ana loves hiking [#1]; jazz [#2]"), so the draft's few lines cover many facts — a subject's picture, not its
+    first dozen statements — and every object keeps the id it came from."""
+    groups: dict[str, tuple[str, list[tuple[int, str]]]] = {}
+    for fact_id, statement, object_text in facts:
+        clean = " ".join(str(statement).split()).rstrip(".")
+        obj = " ".join(str(object_text or "").split())
+        if not clean:
+            continue
+        if obj and len(clean) > len(obj) and clean.casefold().endswith(obj.casefold()):
+            label, part = clean[: -len(obj)].rstrip(" :"), clean[-len(obj) :]
+        else:
+            label, part = clean, ""
+        group = groups.setdefault(label.casefold(), (label, []))
+        if part.casefold() not in {p.casefold() for _, p in group[1]}:
+            group[1].append((int(fact_id), part))
+    lines: list[str] = []
+    sources: list[int] = []
+    for label, parts in list(groups.values())[:MAX_FACT_LINES]:
+        shown = parts[:FACTS_PER_LINE]
+        if len(shown) == 1 and not shown[0][1]:
+            lines.append(f"- {label} [#{shown[0][0]}]")
+        else:
+            lines.append(f"- {label} " + "; ".join(f"{part} [#{fact_id}]" for fact_id, part in shown))
+        sources += [fact_id for fact_id, _ in shown]
+    return lines, sources
 
 
 def rewrite(draft: Draft, rewriter: Rewriter | None, result: PassResult) -> str:
