@@ -231,7 +231,7 @@ def ingest_command(
                 transient=True,
             ) as bar:
                 task = bar.add_task("reading…", total=None)
-                for last in opened.ingest_paths(paths, collection_id=collection_id, project_id=project):
+                for last in opened.watcher.ingest_paths(paths, collection_id=collection_id, project_id=project):
                     bar.update(
                         task,
                         total=last.total,
@@ -258,7 +258,7 @@ def ingest_command(
             for problem in last.problems:
                 console.print(f"  - {escape(problem)}", highlight=False)
             err.print("Spans are searchable now; summaries are being made in the background.")
-            opened.wait_idle(timeout=600)
+            opened.jobs.wait_idle(timeout=600)
         finally:
             opened.close()
         if last.failed or unreadable:
@@ -344,7 +344,7 @@ def import_command(
                 )
             if added:
                 err.print("Turns are in; facts are being extracted in the background…")
-                opened.wait_idle(timeout=3600)
+                opened.jobs.wait_idle(timeout=3600)
         finally:
             opened.close()
         if failed:

@@ -240,7 +240,7 @@ def _owner_chat(vault: Vault) -> None:
         EventIn(conversation_id=conv, role=role, content=text, occurred_at=when)
         for conv, role, text, when in OWNER_CHAT
     ]
-    vault.ingest_events(events)
+    vault.events.ingest(events)
 
 
 def build(out: Path, data: Path, conversations: int) -> DemoVault:
@@ -263,7 +263,7 @@ def build(out: Path, data: Path, conversations: int) -> DemoVault:
             imported.append(path.name)
         _owner_chat(vault)
         _write_documents(documents)
-        progress = list(vault.ingest_paths([documents]))[-1]
+        progress = list(vault.watcher.ingest_paths([documents]))[-1]
         print(f"documents: {progress.ok} read, {progress.quarantined} quarantined", file=sys.stderr)
         by_name = {d.name: d.id for d in vault.documents()}
         reports = vault.collections.create(
@@ -271,10 +271,10 @@ def build(out: Path, data: Path, conversations: int) -> DemoVault:
         )
         pdfs = [i for name, i in by_name.items() if name.endswith(".pdf")]
         vault.collections.add(reports.id, [*pdfs, by_name.get(HANDOVER_NAME, pdfs[0])])
-        vault.watch(documents)
-        vault.rescan(documents)
+        vault.watcher.watch(documents)
+        vault.watcher.rescan(documents)
         print("waiting for enrichment and summaries…", file=sys.stderr)
-        if not vault.wait_idle(IDLE_TIMEOUT_S):
+        if not vault.jobs.wait_idle(IDLE_TIMEOUT_S):
             raise SystemExit(f"background work did not finish within {IDLE_TIMEOUT_S:.0f} s")
         counts = vault.counts()
         demo = DemoVault(

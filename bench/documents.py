@@ -1,8 +1,8 @@
 """Document figures: ingest throughput beside the embedder's own, edit-to-recallable time, LOCAL recall at scale.
 
 1. **Ingest throughput**: a generated corpus (Markdown notes and multi-page PDFs, :mod:`bench.doc_corpus`) is
-   ingested with ``Vault.ingest_paths`` (sandboxed parsing, spans, firewall, embedding, one transaction per file) —
-   pages/s and MB/s — and in the same run the embedder alone embeds the very same span texts: the
+   ingested with ``vault.watcher.ingest_paths`` (sandboxed parsing, spans, firewall, embedding, one transaction per
+   file) — pages/s and MB/s — and in the same run the embedder alone embeds the very same span texts: the
    "embedder-bound rate" is how fast ingest could go if embedding were its only cost.  Reported for the hashing
    embedder and for ONNX MiniLM (when its files are present).
 2. **Edit → recallable**: a 10-page Markdown document in a watched folder is edited (a new sentence appended) and the
@@ -66,7 +66,7 @@ def ingest_throughput(corpus: Path, embedder_name: str) -> dict[str, Any]:
             embedder.embed(texts)
             embed_s = time.perf_counter() - t0
             t0 = time.perf_counter()
-            runs = list(vault.ingest_paths(files))
+            runs = list(vault.watcher.ingest_paths(files))
             last = runs[-1] if runs else None
             ingest_s = time.perf_counter() - t0
         finally:
@@ -117,7 +117,7 @@ def edit_to_recallable(rounds: int = 5) -> dict[str, Any]:
         vault = open_vault(Path(tmp) / "v", make_embedder("hashing"))
         times: list[float] = []
         try:
-            vault.watch(folder)
+            vault.watcher.watch(folder)
             _wait(lambda: len(vault.documents()) == 1, 30)
             for n in range(rounds):
                 marker = f"zq{n}marker{rng.randrange(10**6)}"

@@ -71,7 +71,7 @@ def main() -> None:
             embedder=HashingEmbedder(384),
         )
         t0 = time.perf_counter()
-        assert vault.wait_idle(timeout=3600)
+        assert vault.jobs.wait_idle(timeout=3600)
         enrich_s = time.perf_counter() - t0
         # a turn "yielded" a fact when a fact cites it as evidence: as the source of a new fact, or as a later
         # statement that corroborated (merged into) an existing one

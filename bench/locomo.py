@@ -136,7 +136,7 @@ def run_file(
         summary = vault.conversations.import_summary(path)
         if summary.errors:
             raise SystemExit(f"{path.name}: import errors: {summary.errors}")
-        vault.wait_idle(timeout=3600)
+        vault.jobs.wait_idle(timeout=3600)
         enrich_s = time.perf_counter() - t0
         conversation_id = vault.conversations()[0].conversation_id
         for q in questions:

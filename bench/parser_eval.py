@@ -172,7 +172,7 @@ def coverage(folder: Path) -> dict[str, Any]:
             t0 = time.perf_counter()
             for path in files:
                 vault.conversations.import_summary(path)
-            assert vault.wait_idle(timeout=3600)
+            assert vault.jobs.wait_idle(timeout=3600)
             seconds = time.perf_counter() - t0
             events = vault.counts().events
             covered_turns = {

@@ -72,7 +72,7 @@ def capture(demo: DemoVault, out: Path, size: tuple[int, int], readme: Path | No
         try:
             window.resize(*size)
             window.show()
-            pump(lambda: [r.state for r in vault.watch_status()] == ["ok"])  # the watched folder scanned
+            pump(lambda: [r.state for r in vault.watcher.status()] == ["ok"])  # the watched folder scanned
             return capture_views(window, vault, out, scene=scene, small=readme, log=_log)
         finally:
             window.set_close_to_tray(False)

@@ -54,13 +54,13 @@ def measure(count: int, *, bodies: bool) -> dict[str, Any]:
         with bench_vault(
             make_embedder("hashing"), folder=Path(tmp) / "v", **{"documents.parse_timeout_s": 300.0}
         ) as vault:
-            vault.wait_idle(60)
+            vault.jobs.wait_idle(60)
             gc.collect()
             before, _ = rss_mb()
             started = time.perf_counter()
             result = vault.documents.upload(name=source.name, data=source.read_bytes())
             upload_s = time.perf_counter() - started
-            idle = vault.wait_idle(600)
+            idle = vault.jobs.wait_idle(600)
             gc.collect()
             after, peak = rss_mb()
             info = vault.documents.get(result.document_id).info if result.document_id else None

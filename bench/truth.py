@@ -176,7 +176,7 @@ def _import_here(root: Path, transcript: Path) -> None:
         summary = vault.conversations.import_summary(transcript)
         if summary.errors:
             raise RuntimeError(f"import failed: {summary.errors[0]}")
-        if not vault.wait_idle(timeout=1800):
+        if not vault.jobs.wait_idle(timeout=1800):
             raise RuntimeError("enrichment did not finish")
     finally:
         vault.close()
@@ -194,7 +194,7 @@ class _Served:
         from app.runtime import make_endpoint, open_vault
 
         self.vault = open_vault(self.root, set_up_logging=False)
-        if not self.vault.wait_idle(timeout=1800):
+        if not self.vault.jobs.wait_idle(timeout=1800):
             self.vault.close()
             raise RuntimeError("enrichment did not finish")
         self.server = make_endpoint(self.vault, 0)

@@ -8,6 +8,7 @@ forgotten data back), so the next scheduled backup starts a fresh generation.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -76,3 +77,23 @@ def backup_due(folder: Path, interval_hours: float) -> bool:
     """True when the newest scheduled backup is older than the interval (or there is none)."""
     newest = max((p.stat().st_mtime for p in folder.glob(f"{PREFIX}*.db")), default=0.0) if folder.exists() else 0.0
     return time.time() - newest >= interval_hours * 3600
+
+
+class BackupsApi:
+    """``vault.backups``: ``vault.backups()`` lists them, as ``vault.facts()`` lists facts; :meth:`now` writes one."""
+
+    def __init__(self, store: Store, folder: Path, generations: Callable[[], int], emit: Callable[..., Any]) -> None:
+        self._store = store
+        self._folder = folder
+        self._generations = generations  # read at each backup: a changed setting applies to the next one
+        self._emit = emit
+
+    def __call__(self) -> list[Backup]:
+        """Backups in the vault's ``backups/`` folder, newest first."""
+        return list_backups(self._folder)
+
+    def now(self) -> Backup:
+        """Write an online backup now (keeps ``backups.generations`` of them) and announce it."""
+        backup = make_backup(self._store, self._folder, max(1, self._generations()))
+        self._emit("backup.created", None, path=backup.path)
+        return backup

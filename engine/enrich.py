@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class EnrichmentResult:
-    """What enrichment did to one event (used by ``Vault.extract(learn=True)`` and tests)."""
+    """What enrichment did to one event (used by ``vault.events.extract(learn=True)`` and tests)."""
 
     event_id: int
     analysis: Analysis

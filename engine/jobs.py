@@ -13,11 +13,13 @@ failed (retried with exponential backoff; parked with its error after ``max_atte
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -129,6 +131,34 @@ def finish_jobs(tx: Tx, job_ids: Sequence[int]) -> None:
     """Delete finished jobs (their ids are released with them)."""
     for chunk in chunked(job_ids):
         tx.execute(f"DELETE FROM jobs WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+
+
+# The three steps of a job done on its caller's thread instead of a worker's (``vault.events.extract(learn=True)``
+# enriches the event it has just stored and reports what happened), keyed by the job's event.
+_OF_EVENT = "kind = ? AND json_extract(payload, '$.event_id') = ?"
+
+
+def claim_for(tx: Tx, kind: str, event_id: int) -> None:
+    """Mark the queued ``kind`` job of ``event_id`` running, so no worker takes it meanwhile (after a crash,
+    :meth:`JobRunner.start` requeues it)."""
+    tx.execute(
+        f"UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
+        f"WHERE status = 'queued' AND {_OF_EVENT}",
+        (tx.now, kind, event_id),
+    )
+
+
+def release_for(tx: Tx, kind: str, event_id: int, error: str) -> None:
+    """Hand a job claimed with :func:`claim_for` back to the queue with ``error`` (retried, then parked)."""
+    tx.execute(
+        f"UPDATE jobs SET status = 'queued', last_error = ?, updated_at = ? WHERE status = 'running' AND {_OF_EVENT}",
+        (error, tx.now, kind, event_id),
+    )
+
+
+def finish_for(tx: Tx, kind: str, event_id: int) -> None:
+    """Delete the ``kind`` job of ``event_id``, in the transaction that stores its results."""
+    tx.execute(f"DELETE FROM jobs WHERE {_OF_EVENT}", (kind, event_id))
 
 
 #: While foreground work (events being acknowledged) keeps arriving, background jobs use at most this share of
@@ -289,7 +319,7 @@ class JobRunner:
     def _pending_count(self) -> int:
         """Jobs queued or running, but not those of a patient kind scheduled for later."""
         if not self._patient:
-            return int(self._store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
+            return queue_depth(self._store)
         kinds = sorted(self._patient)
         marks = ",".join("?" * len(kinds))
         return int(
@@ -502,6 +532,68 @@ def retry_parked(tx: Tx, job_ids: Sequence[int] | None = None) -> int:
         )
         count += int(result.rowcount or 0)
     return count
+
+
+def queue_depth(store: Store) -> int:
+    """Jobs waiting or running."""
+    return int(store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
+
+
+class JobsApi:
+    """``vault.jobs``: the background queue as the GUI, the endpoint, the CLI and tests see it.
+
+    ``flush_usage`` and ``flush_vectors`` are the two other things an idle vault has caught up with (see
+    :meth:`wait_idle`): recall usage gathered off the queue, and the search side of the vectors.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        runner: JobRunner,
+        *,
+        flush_usage: Callable[[], Future[Any] | None],
+        flush_vectors: Callable[[float], bool],
+    ) -> None:
+        self._store = store
+        self._runner = runner
+        self._flush_usage = flush_usage
+        self._flush_vectors = flush_vectors
+
+    def stats(self) -> JobStats:
+        """Queue depth by status and kind, and parked jobs with their errors."""
+        return job_stats(self._store)
+
+    def list(self, *, status: str | None = None, limit: int = 200) -> builtins.list[JobInfo]:
+        """Jobs, newest first, optionally of one status."""
+        return list_jobs(self._store, status=status, limit=limit)
+
+    def retry(self, job_ids: Sequence[int] | None = None) -> int:
+        """Requeue parked jobs (all, or the given ids) with a fresh attempt budget; returns how many."""
+        count = int(self._store.write(lambda tx: retry_parked(tx, job_ids)))
+        self._runner.notify()
+        return count
+
+    def queue_depth(self) -> int:
+        """Jobs waiting or running."""
+        return queue_depth(self._store)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until the recall usage gathered so far is recorded, no job is queued or running and searches see
+        every stored vector; False if ``timeout`` passed first.  Vectors waiting for an embedder that is down do not
+        count: their job is scheduled for its next try and the vault is otherwise idle (``vault.vector_status()``).
+        """
+        started = time.monotonic()
+        usage = self._flush_usage()
+        if usage is not None:
+            try:
+                usage.result(timeout)
+            except TimeoutError:
+                return False
+            except Exception:
+                log.warning("recording recall usage failed", exc_info=True)
+        if not self._runner.wait_idle(timeout):
+            return False
+        return self._flush_vectors(max(0.0, timeout - (time.monotonic() - started)))
 
 
 def _job_info(row: Sequence[Any]) -> JobInfo:

@@ -10,6 +10,8 @@ What it does, and how often (in ticks):
   ``workspace.consolidate_after_quiet_minutes`` and is newer than their last pass;
 * every 120: let SQLite refresh its planner statistics.
 
+Readying the vectors for search when the vault opens (:func:`ready_vectors`) runs once, on a thread of its own.
+
 Settings are read at each tick, so a change saved in the app applies at the next one.  A task that fails is logged
 and the others go on: upkeep never takes the vault down.
 """
@@ -28,6 +30,7 @@ from engine.config import Settings
 from engine.episodes import close_idle
 from engine.recall.usage import decay_sweep
 from engine.store import Store
+from engine.vectors import SqliteVecIndex
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -100,3 +103,29 @@ class Upkeep:
                 tasks.backup_now()
         except Exception:
             log.exception("periodic upkeep failed")
+
+
+def ready_vectors(vectors: SqliteVecIndex, then: Callable[[int], object]) -> None:
+    """Ready the search side of the vectors (the in-memory mirror, or the Chroma collection catching up), then call
+    ``then`` with their count (the recall helpers start from it).  Until then searches use sqlite-vec directly, and
+    a failure here only leaves it so."""
+    try:
+        count = vectors.load_mirror()
+        log.info("vectors ready to search: %s (%s vectors)", vectors.backend, count)
+        maintain_vectors(vectors)
+    except Exception:
+        log.exception("readying the vector search failed; searches keep using sqlite-vec")
+        return
+    then(count)
+
+
+def maintain_vectors(vectors: SqliteVecIndex) -> None:
+    """Fit the vectors' first search pass again where they have grown enough to need it."""
+    for stats in vectors.maintain():
+        log.info(
+            "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors",
+            stats.dims,
+            stats.pool,
+            stats.recall,
+            stats.vectors,
+        )

@@ -1,7 +1,9 @@
 """The Vault: the one door into the engine.
 
-The GUI, the CLI, the REST routes and the MCP tools all call these methods; nothing else reaches storage.  Methods
-return frozen DTOs (``engine.dto`` and the sub-packages' DTO modules), never rows.
+The GUI, the CLI, the REST routes and the MCP tools all go through it; nothing else reaches storage.  The vault
+opens and closes the machinery and says what is in use; the work is grouped in its sub-objects (``vault.events``,
+``vault.facts``, ``vault.jobs`` …), the way a collection's decks and tags are.  Methods return frozen DTOs
+(``engine.dto`` and the sub-packages' DTO modules), never rows.
 
 A vault is owned by one process at a time (an advisory lock); inside it one writer thread makes every change and
 publishes committed changes on :attr:`Vault.changes`.
@@ -14,10 +16,8 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,30 +28,27 @@ from engine.ai.embedders import Embedder, EmbedderChoice
 from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.ai.openai_compat import OpenAICompatClient
-from engine.backups import Backup, list_backups, make_backup
+from engine.backups import BackupsApi
 from engine.changes import ChangeFeed
-from engine.config import Settings, WatchedFolder
+from engine.config import Settings
 from engine.conversations import ConversationsApi
 from engine.documents.collections import CollectionsApi
 from engine.documents.distill import Distiller
-from engine.documents.folders import VaultFolderSink
-from engine.documents.ingest import IngestProgress, collect, ingest as ingest_files
+from engine.documents.folders import WatchApi
 from engine.documents.service import DocumentsApi
 from engine.dto import Counts, DoctorReport, VaultInfo
-from engine.enrich import Enricher, EnrichmentResult, EpisodeSummarizer
+from engine.enrich import Enricher, EpisodeSummarizer
 from engine.episodes import EpisodeCutter
-from engine.errors import NotFound, ValidationError, VaultDamaged, VaultError
-from engine.events import EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
+from engine.errors import NotFound, ValidationError
 from engine.facts.api import FactsApi
 from engine.facts.catalog import Catalog, load_catalog, sync_predicates
-from engine.facts.conflicts import ConflictsApi, ConflictView
+from engine.facts.conflicts import ConflictsApi
 from engine.facts.decide import Decider
-from engine.facts.pipeline import Analysis, Pipeline
+from engine.facts.pipeline import Pipeline
 from engine.facts.statements import Restater
-from engine.facts.trace import stage_traces
-from engine.facts.types import StageTrace
 from engine.forget import ForgetScope, Receipt, forget as forget_scope, read_receipt
-from engine.jobs import JobInfo, JobRunner, JobStats, job_stats, list_jobs, retry_parked
+from engine.ingest import EventsApi
+from engine.jobs import JobRunner, JobsApi
 from engine.lockfile import VaultLock
 from engine.permissions import Loosened, private_dir, tighten
 from engine.plugin_api import new_plugin_manager
@@ -61,9 +58,8 @@ from engine.recall.service import Recall
 from engine.recall.types import RecallRequest, RecallResult
 from engine.store import PendingChange, Store
 from engine.subjects import SubjectsApi
-from engine.temporal import parse_datetime
 from engine.token import read_or_create_token, rotate_token
-from engine.upkeep import Upkeep, UpkeepTasks
+from engine.upkeep import Upkeep, UpkeepTasks, maintain_vectors, ready_vectors
 from engine.vectors import SqliteVecIndex
 from engine.vectors.migration import (
     FILL_JOB,
@@ -73,7 +69,6 @@ from engine.vectors.migration import (
     vector_status,
 )
 from engine.version import __version__
-from engine.watcher import FolderWatcher, RootStatus, ScanResult
 from engine.wiring import VectorWiring, build_openai_client, plan_vectors, probe_ollama, resolve_vault_embedder
 from engine.workspace import CONSOLIDATE_JOB, PERSPECTIVES_JOB, Workspace
 
@@ -89,22 +84,12 @@ class ObjectView:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
-class ExtractionReport:
-    """What ``Vault.extract`` found: every stage's trace, the decisions, and (with ``learn``) what was stored."""
-
-    stages: tuple[StageTrace, ...]
-    decisions: tuple[dict[str, Any], ...]
-    warnings: tuple[str, ...]
-    learned: bool
-    event_id: int | None = None
-    fact_ids: tuple[int, ...] = ()
-
-
 class Vault:
     """A vault folder opened for use.  Create with :meth:`Vault.open`; always :meth:`close` (or use ``with``).
 
-    Sub-objects group the larger areas: :attr:`facts`, :attr:`conflicts`, :attr:`conversations`.
+    The vault itself opens, closes and holds the machinery; the work is done by its sub-objects: :attr:`events`
+    (the one way events get in), :attr:`facts`, :attr:`conflicts`, :attr:`subjects`, :attr:`conversations`,
+    :attr:`documents`, :attr:`collections`, :attr:`watcher`, :attr:`jobs`, :attr:`backups`, :attr:`workspace`.
     """
 
     def __init__(
@@ -151,7 +136,18 @@ class Vault:
         self.pipeline = Pipeline(catalog, embedder_choice.embedder, settings, llm=lambda: self.llm)
         self._restater = Restater(catalog, embedder_choice.embedder.embed, vectors)
         self._decider = Decider(settings.facts, vectors, self._restater)
-        self._episodes = EpisodeCutter(settings.episodes)
+        self._enricher = Enricher(store, self.pipeline, self._decider, vectors, lambda: self.llm)
+        self._runner = JobRunner(store, settings.jobs)
+        self.events = EventsApi(
+            store,
+            self._runner,
+            settings=lambda: self._settings,
+            episodes=EpisodeCutter(settings.episodes),
+            pipeline=self.pipeline,
+            decider=self._decider,
+            enricher=self._enricher,
+            event=lambda event_id: self.conversations.event(event_id),
+        )
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
         self.subjects = SubjectsApi(store, restate=self._restater.restate_subject)
@@ -166,7 +162,7 @@ class Vault:
             perspective_instructions=lambda: self.settings.workspace.perspective_instructions,
         )
         self.conversations = ConversationsApi(
-            store, plugins, self.ingest_events, settings.episodes.idle_gap_minutes * 60
+            store, plugins, self.events.ingest, settings.episodes.idle_gap_minutes * 60
         )
         self._recall = Recall(
             store,
@@ -187,9 +183,9 @@ class Vault:
             work_dir=self.paths.work,
         )
         self.collections = CollectionsApi(store)
-        self.watcher = FolderWatcher(VaultFolderSink(store, self.documents, self.changes.emit), settings.watch)
-        self._enricher = Enricher(store, self.pipeline, self._decider, vectors, lambda: self.llm)
-        self._runner = JobRunner(store, settings.jobs)
+        self.watcher = WatchApi(store, self.documents, self.changes.emit, lambda: self._settings, self.update_settings)
+        self.backups = BackupsApi(store, self.paths.backups, lambda: self._settings.backups.generations, changes.emit)
+        self.jobs = JobsApi(store, self._runner, flush_usage=self._recall.flush_usage, flush_vectors=vectors.flush)
         self._runner.register("enrich", self._enricher, batch_size=32)
         self._runner.register(
             "summarize_episode",
@@ -220,10 +216,10 @@ class Vault:
                 store=store,
                 settings=lambda: self._settings,
                 notify_jobs=self._wake_runner,
-                maintain_vectors=self._maintain_vectors,
+                maintain_vectors=lambda: maintain_vectors(vectors),
                 workspace=self.workspace,
                 backups_dir=self.paths.backups,
-                backup_now=self.backup_now,
+                backup_now=self.backups.now,
             )
         )
         self._starting_helpers = threading.Lock()
@@ -329,20 +325,10 @@ class Vault:
     def _start_background(self) -> None:
         self._runner.start()
         self.watcher.start()
-        threading.Thread(target=self._load_vectors, name="vault-vectors", daemon=True).start()
+        threading.Thread(
+            target=ready_vectors, args=(self.vectors, self.start_recall_processes), name="vault-vectors", daemon=True
+        ).start()
         self._upkeep.start()
-
-    def _load_vectors(self) -> None:
-        """Ready the search side of the vectors (the in-memory mirror, or the Chroma collection catching up);
-        until it is ready, searches use sqlite-vec directly."""
-        try:
-            count = self.vectors.load_mirror()
-            log.info("vectors ready to search: %s (%s vectors)", self.vectors.backend, count)
-            self._maintain_vectors()
-        except Exception:
-            log.exception("readying the vector search failed; searches keep using sqlite-vec")
-            return
-        self.start_recall_processes(count)
 
     def start_recall_processes(self, vectors: int | None = None) -> RankerProcesses | None:
         """Start the helper processes that rank recalls, if ``[recall] processes`` asks for them.
@@ -394,16 +380,6 @@ class Vault:
         """The active embedder, a re-embedding under way and its progress, vectors waiting for an embedder that was
         down, and its last error (``cairn doctor``, ``/v6/jobs``, the GUI)."""
         return vector_status(self.store, self._wiring.index.space_id, self._wiring.dual or self._wiring.embedder)
-
-    def _maintain_vectors(self) -> None:
-        for stats in self.vectors.maintain():
-            log.info(
-                "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors",
-                stats.dims,
-                stats.pool,
-                stats.recall,
-                stats.vectors,
-            )
 
     def _wake_runner(self) -> None:
         """Tell the job runner new work was queued (uploads enqueue distillation jobs)."""
@@ -466,55 +442,13 @@ class Vault:
         file_only = Settings.load(self.paths.settings, env={}).updated(changes)
         new = self._settings.updated(changes)
         if "watch.folders" in changes:
-            self._rewatch(self._settings.watch.folders, new.watch.folders)
+            self.watcher.rewatch(self._settings.watch.folders, new.watch.folders)
         file_only.save(self.paths.settings)
         self._settings = new
         self.pipeline.settings = new
         self._decider.settings = new.facts
         self.changes.emit("settings.changed", keys=sorted(changes))
         return new
-
-    def _rewatch(self, old: Sequence[WatchedFolder], new: Sequence[WatchedFolder]) -> None:
-        """Bring the running watcher from the folders ``old`` to ``new``, all or nothing.
-
-        Raises:
-            ValidationError: a new folder is missing, not absolute or overlaps another; the watcher is put back.
-        """
-        before = {_folder_key(f): f for f in old}
-        after = {_folder_key(f): f for f in new}
-        for key, folder in after.items():
-            if key not in before and not Path(key).is_dir():
-                raise ValidationError(
-                    "watch.folders", f"{folder.path} is not a folder", fix="Choose a folder that exists."
-                )
-        removed = [folder for key, folder in before.items() if key not in after]
-        changed = [folder for key, folder in after.items() if before.get(key) != folder]
-        unwatched: list[WatchedFolder] = []
-        watched: list[WatchedFolder] = []
-        try:
-            for folder in removed:  # first, so that a folder may be swapped for one inside or around it
-                self._unwatch_quietly(folder)
-                unwatched.append(folder)
-            for folder in changed:
-                self.watcher.watch(folder)
-                watched.append(folder)
-        except VaultError:
-            for folder in watched:
-                previous = before.get(_folder_key(folder))
-                if previous is None:
-                    self._unwatch_quietly(folder)
-                else:
-                    self.watcher.watch(previous)
-            for folder in unwatched:
-                self.watcher.watch(folder)
-            raise
-
-    def _unwatch_quietly(self, folder: WatchedFolder) -> None:
-        """Stop watching ``folder`` (its documents stay); a folder the watcher no longer has is fine."""
-        try:
-            self.watcher.unwatch(_folder_key(folder))
-        except NotFound:
-            pass
 
     @property
     def embedder(self) -> Embedder:
@@ -549,278 +483,7 @@ class Vault:
         endpoint's public health answer carries it, so the desktop app and ``cairn doctor`` can tell this vault's
         endpoint from another vault's on the same port; Chroma names its collections after it.
         """
-        rows = self.store.query("SELECT value FROM meta WHERE key = 'vault_id'")
-        if rows:
-            return str(rows[0][0])
-
-        def make(tx: Any) -> str:
-            import secrets
-
-            tx.execute(
-                "INSERT INTO meta(key, value) VALUES ('vault_id', ?) ON CONFLICT(key) DO NOTHING",
-                (secrets.token_hex(6),),
-            )
-            return str(tx.scalar("SELECT value FROM meta WHERE key = 'vault_id'"))
-
-        made: str = self.store.write(make)
-        return made
-
-    # -- events ---------------------------------------------------------------------------------------------------
-    def ingest_event(self, event: EventIn) -> IngestResult:
-        """Validate and store one event, queue its enrichment, and return its id once committed.
-
-        Raises:
-            ValidationError: a field is missing or wrong (the message names it); nothing is stored.
-        """
-        self._runner.note_foreground()
-        prepared = validate(event, self._settings, time.time())
-        result: list[IngestResult] = self.store.write(lambda tx: insert_prepared(tx, [prepared], self._episodes))
-        self._runner.notify()
-        return result[0]
-
-    def ingest_events(self, events: Sequence[EventIn]) -> list[IngestResult]:
-        """Validate a batch (all or nothing) and store it in one transaction; one result per event, in order."""
-        results: list[IngestResult] = self.submit_events(events).result(600)
-        return results
-
-    def submit_events(self, events: Sequence[EventIn]) -> Future[list[IngestResult]]:
-        """:meth:`ingest_events` without waiting: validated now, stored by the writer; the future is settled after
-        COMMIT (with the results, or the error that stored nothing).
-
-        For callers that keep several batches in flight, so the writer can commit what arrived during the previous
-        commit together with it (the endpoint's coalescer).
-
-        Raises:
-            ValidationError: an event is invalid (named ``events[i].field``); nothing is queued.
-        """
-        self._runner.note_foreground(len(events))
-        return self._submit_prepared(prepare_batch(events, self._settings, time.time()))
-
-    def submit_event(self, event: EventIn) -> Future[list[IngestResult]]:
-        """:meth:`submit_events` for one event, refused as :meth:`ingest_event` refuses it (the field named as
-        ``content``, not ``events[0].content``): the coalescer's way of answering each request of a refused batch.
-
-        Raises:
-            ValidationError: the event is invalid; nothing is queued.
-        """
-        self._runner.note_foreground()
-        return self._submit_prepared([validate(event, self._settings, time.time())])
-
-    def _submit_prepared(self, prepared: list[PreparedEvent]) -> Future[list[IngestResult]]:
-        if self.store.writer is None:
-            raise VaultDamaged("This vault was opened read-only.", fix="Open it normally to make changes.")
-        future: Future[list[IngestResult]] = self.store.writer.submit(
-            lambda tx: insert_prepared(tx, prepared, self._episodes)
-        )
-        future.add_done_callback(lambda _done: self._runner.notify())
-        return future
-
-    def extract(
-        self,
-        text: str,
-        *,
-        role: str = "user",
-        author: str | None = None,
-        occurred_at: datetime | str | float | None = None,
-        learn: bool = False,
-        conversation_id: str = "extract",
-        user_id: str = "default",
-    ) -> ExtractionReport:
-        """Run the pipeline on ``text`` and report what every stage did.
-
-        Without ``learn`` nothing is stored: the decide stage is planned against the current facts only.  With
-        ``learn`` the text is ingested as an event (source ``extract``) and enriched at once.
-        """
-        if learn:
-            return self._learn(
-                EventIn(
-                    conversation_id=conversation_id,
-                    content=text,
-                    role=role,
-                    author=author,
-                    occurred_at=occurred_at,
-                    user_id=user_id,
-                    source="extract",
-                )
-            )
-        if not isinstance(text, str) or not text.strip():
-            raise ValidationError("text", "must be non-empty text")
-        when = parse_datetime(occurred_at) if occurred_at is not None else datetime.now(UTC)
-        analysis = self.pipeline.analyse(text, role=role, author=author, occurred_at=when, run_firewall=True)
-        with self.store.snapshot() as snap:
-            planned = self._decider.plan_all(snap, user_id, analysis.proposals, None, at=when.timestamp())
-        actions = [o.action for o in planned]
-        decisions = tuple(
-            {
-                "decision": a.decision,
-                "statement": a.proposal.statement,
-                "predicate": a.proposal.predicate,
-                "object": a.proposal.object_text,
-                "targets": list(a.targets),
-                "reason": a.reason,
-                "confidence": a.proposal.confidence,
-                "standing": a.proposal.standing,
-            }
-            for a in actions
-        )
-        decide = StageTrace("decide", f"{len(actions)} decisions (dry run)", {"decisions": list(decisions)})
-        stages = stage_traces(analysis.traces, planned, decide, planned=True)
-        return ExtractionReport(stages, decisions, tuple(analysis.warnings), learned=False)
-
-    def _learn(self, event: EventIn) -> ExtractionReport:
-        """Ingest ``event`` and enrich it on this thread, reporting what was decided.
-
-        The event's enrichment job is claimed (``running``) in the ingest transaction, so no worker enriches the
-        same event meanwhile; after a crash the job runner requeues it.  If the analysis fails, the job goes back
-        to the queue (retried, then parked with its error) and the error is raised.
-        """
-        prepared = validate(event, self._settings, time.time())
-
-        def ingest(tx: Any) -> IngestResult:
-            result = insert_prepared(tx, [prepared], self._episodes)[0]
-            if result.status == "queued":
-                tx.execute(
-                    "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
-                    "WHERE kind = 'enrich' AND status = 'queued' "
-                    "AND json_extract(payload, '$.event_id') = ?",
-                    (tx.now, result.event_id),
-                )
-            return result
-
-        result: IngestResult = self.store.write(ingest)
-        try:
-            return self._enrich_now(result.event_id)
-        except BaseException as exc:
-            error = f"{type(exc).__name__}: {exc}"
-            self.store.write(
-                lambda tx: tx.execute(
-                    "UPDATE jobs SET status = 'queued', last_error = ?, updated_at = ? WHERE kind = 'enrich' "
-                    "AND status = 'running' AND json_extract(payload, '$.event_id') = ?",
-                    (error, tx.now, result.event_id),
-                )
-            )
-            self._runner.notify()
-            raise
-
-    def _enrich_now(self, event_id: int) -> ExtractionReport:
-        event = self.conversations.event(event_id)
-        # The firewall ran when the event was ingested; report what it did there.
-        findings = list(event.metadata.get("pii", []))
-        firewall = StageTrace(
-            "firewall",
-            ("blocked: " if event.status == "blocked" else "")
-            + (", ".join(findings) if findings else "nothing found")
-            + " (at ingest)",
-            {"findings": findings, "blocked": event.status == "blocked", "text": event.content},
-        )
-        if event.status != "queued":
-            return ExtractionReport(
-                (firewall,), (), (f"event {event_id} is {event.status}; nothing to learn",), True, event_id
-            )
-        analysis: Analysis = self._enricher.analyse(event)
-
-        def op(tx: Any) -> EnrichmentResult:
-            out = self._enricher.store(tx, event, analysis)
-            tx.execute(
-                "DELETE FROM jobs WHERE kind = 'enrich' AND json_extract(payload, '$.event_id') = ?", (event_id,)
-            )
-            return out
-
-        result: EnrichmentResult = self.store.write(op)
-        decisions = tuple(
-            {
-                "decision": a.action.decision,
-                "statement": a.action.proposal.statement,
-                "predicate": a.action.proposal.predicate,
-                "object": a.action.proposal.object_text,
-                "targets": list(a.action.targets),
-                "reason": a.action.reason,
-                "fact_id": a.fact_id,
-            }
-            for a in result.applied
-        )
-        decide = StageTrace("decide", f"{len(decisions)} decisions applied", {"decisions": list(decisions)})
-        stages = stage_traces((firewall, *analysis.traces), result.applied, decide, planned=False)
-        fact_ids = tuple(a.fact_id for a in result.applied if a.fact_id is not None)
-        return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), True, event_id, fact_ids)
-
-    # -- backups --------------------------------------------------------------------------------------------------
-    def backup_now(self) -> Backup:
-        """Write an online backup now (keeps ``backups.generations`` of them)."""
-        backup = make_backup(self.store, self.paths.backups, max(1, self._settings.backups.generations))
-        self.changes.emit("backup.created", None, path=backup.path)
-        return backup
-
-    def backups(self) -> list[Backup]:
-        """Backups in the vault's ``backups/`` folder, newest first."""
-        return list_backups(self.paths.backups)
-
-    # -- files and watched folders -------------------------------------------------------------------------------
-    def ingest_paths(
-        self,
-        paths: Sequence[str | Path],
-        *,
-        user_id: str = "default",
-        collection_id: int | None = None,
-        project_id: str | None = None,
-        should_stop: Any = None,
-    ) -> Iterator[IngestProgress]:
-        """Ingest files and folders (walked with the default globs), yielding progress after each file."""
-        files = collect(paths)
-        return ingest_files(
-            self.documents,
-            files,
-            self.changes.emit,
-            user_id=user_id,
-            collection_id=collection_id,
-            project_id=project_id,
-            should_stop=should_stop or (lambda: False),
-        )
-
-    def watch(
-        self, path: str | Path, *, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None
-    ) -> list[RootStatus]:
-        """Keep ``path`` in sync with the vault (saved in settings; scanned now, then watched).
-
-        Raises:
-            ValidationError: not a folder, or overlapping a watched one.
-        """
-        folder_path = Path(path).expanduser()
-        if not folder_path.is_dir():
-            raise ValidationError("path", f"{folder_path} is not a folder")
-        defaults = WatchedFolder(path=str(folder_path.resolve()))
-        folder = WatchedFolder(
-            path=defaults.path,
-            include=tuple(include) if include else defaults.include,
-            exclude=tuple(exclude) if exclude else defaults.exclude,
-        )
-        others = [f for f in self._settings.watch.folders if Path(f.path) != Path(folder.path)]
-        self.update_settings({"watch.folders": [f.model_dump(mode="json") for f in (*others, folder)]})
-        return self.watcher.status()
-
-    def unwatch(self, path: str | Path, *, forget: bool = False) -> list[RootStatus]:
-        """Stop watching ``path``; its documents stay unless ``forget``."""
-        resolved = Path(path).expanduser().resolve()
-        self.watcher.unwatch(resolved, forget=forget)
-        kept = [f for f in self._settings.watch.folders if Path(f.path) != resolved]
-        self.update_settings({"watch.folders": [f.model_dump(mode="json") for f in kept]})
-        return self.watcher.status()
-
-    def rescan(self, path: str | Path | None = None, *, timeout: float | None = None) -> ScanResult:
-        """Reconcile a watched folder (or all) with the vault now."""
-        return self.watcher.scan(path, timeout=timeout)
-
-    def watch_status(self) -> list[RootStatus]:
-        """Each watched folder's state and last scan result."""
-        return self.watcher.status()
-
-    def confirm_deletions(self, path: str | Path) -> ScanResult:
-        """Delete the documents of files that vanished from ``path`` (held until confirmed)."""
-        return self.watcher.confirm_deletions(path)
-
-    def cancel_deletions(self, path: str | Path) -> None:
-        """Keep the documents of vanished files; resume normal watching."""
-        self.watcher.cancel_deletions(path)
+        return self.store.vault_id()
 
     # -- recall ---------------------------------------------------------------------------------------------------
     def recall(self, request: RecallRequest) -> RecallResult:
@@ -831,47 +494,7 @@ class Vault:
         """
         return self._recall.recall(request)
 
-    # -- jobs -----------------------------------------------------------------------------------------------------
-    def jobs(self) -> JobStats:
-        """Queue depth by status and kind, and parked jobs with their errors."""
-        return job_stats(self.store)
-
-    def job_list(self, *, status: str | None = None, limit: int = 200) -> list[JobInfo]:
-        """Jobs, newest first."""
-        return list_jobs(self.store, status=status, limit=limit)
-
-    def retry_jobs(self, job_ids: Sequence[int] | None = None) -> int:
-        """Requeue parked jobs (all, or the given ids); returns how many."""
-        count = int(self.store.write(lambda tx: retry_parked(tx, job_ids)))
-        self._runner.notify()
-        return count
-
-    def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Wait until no job is queued or running, searches see every stored vector and the recall usage gathered so
-        far is recorded; False if ``timeout`` passed first.  Vectors waiting for an embedder that is down do not
-        count: their job is scheduled for its next try and the vault is otherwise idle (:meth:`vector_status`)."""
-        started = time.monotonic()
-        usage = self._recall.flush_usage()
-        if usage is not None:
-            try:
-                usage.result(timeout)
-            except TimeoutError:
-                return False
-            except Exception:
-                log.warning("recording recall usage failed", exc_info=True)
-        if not self._runner.wait_idle(timeout):
-            return False
-        return self.vectors.flush(max(0.0, timeout - (time.monotonic() - started)))
-
-    def queue_depth(self) -> int:
-        """Jobs waiting or running."""
-        return int(self.store.scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") or 0)
-
-    # -- conflicts and forgetting ---------------------------------------------------------------------------------
-    def resolve_conflict(self, conflict_id: int, winner_id: int | None) -> ConflictView:
-        """Resolve a conflict: ``winner_id`` wins, or ``None`` keeps both."""
-        return self.conflicts.resolve(conflict_id, winner_id)
-
+    # -- forgetting -----------------------------------------------------------------------------------------------
     def forget(self, scope: ForgetScope) -> Receipt:
         """Forget everything in ``scope`` (``dry_run`` only counts) and return the receipt."""
         receipt = forget_scope(self.store, scope, self.paths.backups, generations=self._settings.backups.generations)
@@ -957,15 +580,10 @@ class Vault:
             embedder=self.embedder.model_id,
             embedder_reason=self._embedder_choice.reason,
             vector_backend=self.vectors.backend,
-            queue_depth=self.queue_depth(),
+            queue_depth=self.jobs.queue_depth(),
             counts=self.counts(),
             warnings=warnings,
         )
-
-
-def _folder_key(folder: WatchedFolder) -> str:
-    """A watched folder's path as the watcher keys it (``~`` expanded, normalised, links kept)."""
-    return os.path.normpath(os.path.expanduser(folder.path.strip()))
 
 
 def _sweep_work(work: Path) -> None:

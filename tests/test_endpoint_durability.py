@@ -39,7 +39,7 @@ def test_a_lost_acknowledgement_is_reported(tmp_path: Path) -> None:
     acks, docs = durability.Acks(), durability.DocAcks()
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
     with Vault.open(tmp_path / "vault", settings=settings, start_workers=False) as vault:
-        kept = vault.ingest_event(EventIn(conversation_id="c", content="Turn kept: I like tea.")).event_id
+        kept = vault.events.ingest(EventIn(conversation_id="c", content="Turn kept: I like tea.")).event_id
     acks.add(kept, "Turn kept: I like tea.")
     acks.add(kept + 1000, "Turn never stored.")
     acks.add(kept, "Turn kept: I like tea.")  # the same id acknowledged twice

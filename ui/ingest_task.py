@@ -1,6 +1,6 @@
 """Ingesting dropped or chosen files and folders on the runner's writer, with progress and Cancel.
 
-``vault.ingest_paths(paths)`` is a generator that yields an
+``vault.watcher.ingest_paths(paths)`` is a generator that yields an
 :class:`~engine.documents.ingest.IngestProgress` after each file.  :class:`PathIngest` iterates it on
 the writer thread, hands progress to the GUI thread through :attr:`PathIngest.progressed` (at most
 every :data:`PROGRESS_INTERVAL_S`, and always the last), and asks the generator to stop between
@@ -118,7 +118,9 @@ class PathIngest(QObject):
         """On the writer thread: iterate the ingest, reporting progress, until done or cancelled."""
         last: IngestProgress | None = None
         emitted = 0.0
-        items = vault.ingest_paths(list(self.paths), collection_id=self.collection_id, should_stop=self._should_stop)
+        items = vault.watcher.ingest_paths(
+            list(self.paths), collection_id=self.collection_id, should_stop=self._should_stop
+        )
         try:
             for progress in items:
                 last = progress

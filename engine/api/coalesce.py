@@ -3,7 +3,7 @@
 The vault's writer already commits concurrent writes in one transaction (group commit), but every
 write it is handed still costs a savepoint and its own bookkeeping.  Under many concurrent clients
 that per-write cost, not the disk, is what limits acknowledgements per second.
-:class:`IngestCoalescer` hands the vault one :meth:`~engine.vault.Vault.submit_events` call for all
+:class:`IngestCoalescer` hands the vault one :meth:`~engine.ingest.EventsApi.submit` call for all
 the single events that arrived meanwhile, and keeps at most :data:`MAX_IN_FLIGHT` such calls
 uncommitted: one the writer is committing and one waiting behind it, into which the writer's next
 transaction goes.  The requests that arrive while those two are busy form the next batch.  No
@@ -112,10 +112,9 @@ class IngestCoalescer:
         self.batches += 1
         self.events += len(batch)
         try:
-            if len(batch) == 1:
-                committed = self._vault.submit_event(batch[0][0])
-            else:
-                committed = self._vault.submit_events([event for event, _ in batch])
+            events = [event for event, _ in batch]
+            # one event alone is refused as a single ingest is: the field named ``content``, not ``events[0].content``
+            committed = self._vault.events.submit(events[0] if len(events) == 1 else events)
         except Exception as exc:  # refused before anything was queued (a validation error, a closed vault)
             self._refused(loop, state, batch, exc)
             return

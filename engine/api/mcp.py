@@ -125,7 +125,7 @@ class CairnTools(WorkspaceTools):
             user_id=user_id,
             external_id=external_id,
         )
-        return IngestAck.of(self.vault.ingest_event(body.to_event(SOURCE)))
+        return IngestAck.of(self.vault.events.ingest(body.to_event(SOURCE)))
 
     def recall_context(
         self,

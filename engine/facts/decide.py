@@ -19,7 +19,7 @@ Role rules (DESIGN §3): user statements are the source of truth; assistant and 
 never supersede or win against a user fact (they are stored as candidates beside it); system messages never get
 here.  :meth:`Decider.apply` carries a plan out; both are used by enrichment, and ``plan`` alone by the dry run.
 Stage 9 (Tier) is :func:`~engine.facts.model.tier_with_reason`, applied to every fact a decision created or
-touched (:mod:`engine.facts.trace`, which also writes the trace entries of ``Vault.extract``); conflicts and the
+touched (:mod:`engine.facts.trace`, which also writes the trace entries of ``vault.events.extract``); conflicts and the
 status changes that settle them live in :mod:`engine.facts.conflicts`.
 """
 

@@ -11,7 +11,7 @@ shapes use (:mod:`engine.facts.rules.life.context`):
 * **attribution** — a clause about someone else files the proposal under them, not the speaker;
 * **tense** — a clause about what is ahead turns a done-event predicate ("visited") into a plan.
 
-Each change is reported, so ``Vault.extract`` shows what the gates did.
+Each change is reported, so ``vault.events.extract`` shows what the gates did.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 the same value and the most recent ones — the facts it contradicts outside its slot (the opposite preference for the
 same value, and the related slots of :mod:`engine.facts.compat`: a diet against a dish), and what this very event
 already stored, and ranks them by similarity × recency × importance.  It works against a write transaction or a read
-snapshot alike, so the dry run of ``Vault.extract`` matches exactly as enrichment does.
+snapshot alike, so the dry run of ``vault.events.extract`` matches exactly as enrichment does.
 """
 
 from __future__ import annotations

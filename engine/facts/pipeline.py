@@ -2,7 +2,7 @@
 
 :meth:`Pipeline.analyse` turns one text into scored fact proposals plus a trace of every stage.  It reads nothing
 from the vault except through the ``known`` hints it is given, so it runs on any thread, and the dry run of
-``Vault.extract`` shows exactly what enrichment would do.  Matching and deciding against stored facts (stages 6,
+``vault.events.extract`` shows exactly what enrichment would do.  Matching and deciding against stored facts (stages 6,
 7, 9) happen in :mod:`engine.facts.decide`, inside the writer's transaction.
 """
 
@@ -33,7 +33,7 @@ from engine.facts.types import FirewallResult, Proposition, StageTrace, Temporal
 from engine.temporal import find_mentions
 from engine.temporal.direction import pick
 
-#: Every stage of DESIGN §4, in the order ``Vault.extract`` reports them.  The statements' vectors (Embed) are
+#: Every stage of DESIGN §4, in the order ``vault.events.extract`` reports them.  The statements' vectors (Embed) are
 #: computed before Match, in one batch outside the write transaction; the Embed entry follows Decide because what is
 #: stored depends on the decisions (no new row for MERGE/LINK/NOOP, no vector for a quarantined fact).
 STAGES: tuple[str, ...] = (

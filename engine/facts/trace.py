@@ -1,4 +1,4 @@
-"""Stage 9 (Tier) as planned and as applied, and the trace entries of stages 6–9 that ``Vault.extract`` shows."""
+"""Stage 9 (Tier) as planned and as applied, and the trace entries of stages 6–9 that ``vault.events.extract`` shows."""
 
 from __future__ import annotations
 

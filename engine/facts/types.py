@@ -1,7 +1,7 @@
 """Typed inputs and outputs of the fact pipeline's stages (DESIGN §4).
 
 Each stage is a small function from one of these to the next; every stage also returns a :class:`StageTrace`
-saying what it decided and why, so ``Vault.extract`` can show the whole path of a text without storing it.
+saying what it decided and why, so ``vault.events.extract`` can show the whole path of a text without storing it.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -195,6 +196,28 @@ class Store:
     def schema_version(self) -> int:
         """The schema version stored in the file."""
         return int(self.scalar("PRAGMA user_version") or 0)
+
+    def vault_id(self) -> str:
+        """This vault's stable id: a random value kept in ``meta`` (``vault_id``), made on first use.
+
+        Not the folder's path, which says something about the person and changes when the folder moves.
+
+        Raises:
+            VaultDamaged: the id was never made and the vault is open read-only.
+        """
+        rows = self.query("SELECT value FROM meta WHERE key = 'vault_id'")
+        if rows:
+            return str(rows[0][0])
+
+        def make(tx: Tx) -> str:
+            tx.execute(
+                "INSERT INTO meta(key, value) VALUES ('vault_id', ?) ON CONFLICT(key) DO NOTHING",
+                (secrets.token_hex(6),),
+            )
+            return str(tx.scalar("SELECT value FROM meta WHERE key = 'vault_id'"))
+
+        made: str = self.write(make)
+        return made
 
 
 def _shadow_tables(names: Sequence[str], virtual: Sequence[str]) -> set[str]:

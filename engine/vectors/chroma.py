@@ -39,10 +39,10 @@ from urllib.parse import urlsplit
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import EnvironmentProblem
+from engine.errors import EnvironmentProblem, VaultDamaged
 from engine.permissions import private_dir
 from engine.store.store import Store
-from engine.store.writer import Tx, chunked
+from engine.store.writer import chunked
 from engine.vectors.base import VectorHit
 from engine.vectors.matrix import Row
 from engine.vectors.reduced import ReducedStats
@@ -442,21 +442,8 @@ class ChromaIndex(SqliteVecIndex):
             self._client = None
 
     def _vault_id(self) -> str:
-        """A random id kept in the vault's ``meta`` table: the collection's name survives moving the vault folder."""
-        rows = self._store.query("SELECT value FROM meta WHERE key = 'vault_id'")
-        if rows:
-            return str(rows[0][0])
-        if self._store.writer is None:
+        """The vault's random id (:meth:`Store.vault_id`): the collection's name survives moving the vault folder."""
+        try:
+            return self._store.vault_id()
+        except VaultDamaged:  # read-only, and the id was never made
             return "readonly"
-
-        def write(tx: Tx) -> str:
-            import secrets
-
-            tx.execute(
-                "INSERT INTO meta(key, value) VALUES ('vault_id', ?) ON CONFLICT(key) DO NOTHING",
-                (secrets.token_hex(6),),
-            )
-            return str(tx.scalar("SELECT value FROM meta WHERE key = 'vault_id'"))
-
-        vault_id: str = self._store.write(write)
-        return vault_id

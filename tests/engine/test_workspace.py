@@ -136,10 +136,10 @@ def test_a_relationship_is_the_intersection_and_neighbours_rank_by_its_size(vaul
 
 
 def test_facts_and_turns_tagged_with_both_subjects_are_part_of_their_intersection(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [EventIn(conversation_id="c", content="My sister Marta lives in Porto.", occurred_at="2024-03-01T10:00:00Z")]
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     around = vault.workspace.open_around("Marta")
     assert around and around[0].name == "user"
     between = vault.workspace.open_intersection("user", "Marta")

@@ -92,7 +92,7 @@ def servers() -> Iterator[tuple[str, str]]:
 
 def _ingest(vault: object, turns: list[str]) -> None:
     for i, text in enumerate(turns):
-        vault.ingest_event(  # type: ignore[attr-defined]
+        vault.events.ingest(  # type: ignore[attr-defined]
             EventIn(conversation_id="chat", content=text, external_id=str(i), occurred_at=f"2026-03-0{i + 1}T10:00:00Z")
         )
 
@@ -108,7 +108,7 @@ def test_junk_answers_of_a_tiny_real_model_are_gated_and_nothing_is_lost(
     offline = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "rules", offline) as reference:
         _ingest(reference, TURNS)
-        assert reference.wait_idle(60)
+        assert reference.jobs.wait_idle(60)
         rule_facts = _slots(every_fact(reference))
     assert rule_facts, "the rule path finds facts in these turns"
 
@@ -127,11 +127,11 @@ def test_junk_answers_of_a_tiny_real_model_are_gated_and_nothing_is_lost(
         assert vault.llm_engine == "openai:smollm2"
         feed = ChangeLog(vault)
         _ingest(vault, TURNS)
-        assert vault.wait_idle(1800)
+        assert vault.jobs.wait_idle(1800)
         facts = every_fact(vault)
         events = vault.store.query("SELECT status FROM events")
         assert {str(r[0]) for r in events} == {"enriched"}
-        assert vault.jobs().parked == 0 and feed.of("job.failed") == []
+        assert vault.jobs.stats().parked == 0 and feed.of("job.failed") == []
         assert rule_facts <= _slots(facts), rule_facts - _slots(facts)  # nothing the rules found is lost
         model_facts = [f for f in facts if f.extractor == "openai:smollm2"]
         warnings = [w for c in feed.of("job.warning") for w in c.data.get("warnings", [])]
@@ -155,7 +155,7 @@ def test_the_real_servers_embeddings_are_the_vaults_space(tmp_path: Path, server
     with open_vault(tmp_path / "v", settings) as vault:
         assert vault.embedder.model_id == "openai:smollm2-embed" and vault.embedder.dim > 0
         _ingest(vault, TURNS)
-        assert vault.wait_idle(600)
+        assert vault.jobs.wait_idle(600)
         assert vault.vector_status().queued == 0
         stored = vault.store.scalar("SELECT COUNT(*) FROM embeddings")
         assert int(stored or 0) >= len(TURNS)

@@ -115,10 +115,10 @@ def seed_chat(vault: Vault) -> list[int]:
     """Ingest :data:`CHAT` through the facade and wait for enrichment; returns the event ids."""
     from engine.events import EventIn
 
-    results = vault.ingest_events(
+    results = vault.events.ingest(
         [EventIn(conversation_id=conv, role=role, content=text, occurred_at=when) for conv, role, text, when in CHAT]
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     return [r.event_id for r in results]
 
 

@@ -91,7 +91,7 @@ def test_retry_puts_parked_jobs_back_in_the_queue_and_the_view_polls_while_work_
     assert not view.poll_timer.isActive()  # nothing waiting: no polling
     view.retry_all()
     qtbot.waitUntil(lambda: view.failures.rowCount() == 0, timeout=60_000)
-    assert idle_vault.jobs().queued == 1 and idle_vault.jobs().parked == 0
+    assert idle_vault.jobs.stats().queued == 1 and idle_vault.jobs.stats().parked == 0
     assert view.summary_label.text() == "1 waiting"
     assert [view.kinds.data(view.kinds.index(0, c)) for c in (0, 1)] == [
         "Learning from chat turns",
@@ -127,13 +127,13 @@ def test_a_model_that_goes_away_shows_up_as_a_warning(
     _window, view = _open(window_for, model_vault, qtbot)
     assert view.model_labels["llm"].text() == "ollama:llama3.2"
     fake_ollama.stop()
-    model_vault.ingest_event(EventIn(conversation_id="c", content="I live in Lisbon."))
+    model_vault.events.ingest(EventIn(conversation_id="c", content="I live in Lisbon."))
     qtbot.waitUntil(lambda: view.notices.rowCount() >= 1, timeout=60_000)
     notice = view.notices.row_item(0)
     assert notice.level == "warning"
     assert notice.text.startswith("model unavailable, used the rule path")
     assert view.notices.data(view.notices.index(0, 1)) == "Learning from chat turns"
-    assert model_vault.wait_idle(10)
+    assert model_vault.jobs.wait_idle(10)
     assert [f.object_text for f in model_vault.facts()] == ["Lisbon"]  # the rules still learned
 
 
@@ -141,10 +141,10 @@ def test_a_re_embedding_shows_its_progress_in_activity_and_settings(
     tmp_path: Path, offline_settings: Settings, window_for: WindowFor, qtbot: QtBot
 ) -> None:
     with Vault.open(tmp_path / "m", settings=offline_settings) as first:
-        first.ingest_events(
+        first.events.ingest(
             [EventIn(conversation_id="c", content=t) for t in ("I live in Hanoi.", "I work as a nurse.")]
         )
-        assert first.wait_idle(20)
+        assert first.jobs.wait_idle(20)
         vectors = first.vector_status()
         total = int(first.store.scalar("SELECT COUNT(*) FROM embeddings") or 0)
         assert vectors.migration is None and total >= 4
@@ -172,9 +172,9 @@ def test_a_forget_that_replaced_the_backups_says_so(vault: Vault, window_for: Wi
     from engine.forget import ForgetScope
 
     _window, view = _open(window_for, vault, qtbot)
-    vault.ingest_event(EventIn(conversation_id="secret", content="I live in Lisbon."))
-    assert vault.wait_idle(10)
-    vault.backup_now()
+    vault.events.ingest(EventIn(conversation_id="secret", content="I live in Lisbon."))
+    assert vault.jobs.wait_idle(10)
+    vault.backups.now()
     receipt = vault.forget(ForgetScope(conversation_id="secret"))
     qtbot.waitUntil(lambda: any(n.kind == "forget" for n in view.notices.rows()), timeout=60_000)
     (notice,) = [n for n in view.notices.rows() if n.kind == "forget"]

@@ -32,7 +32,7 @@ def test_every_view_is_captured_with_something_chosen(
 ) -> None:
     seed_chat(plugin_vault)
     plugin_vault.documents.upload(path=write_pdf(tmp_path / "docs", "report.pdf"))
-    assert plugin_vault.wait_idle(30)
+    assert plugin_vault.jobs.wait_idle(30)
     window, _runner = window_for(plugin_vault)
     window.resize(1200, 800)
     window.show()
@@ -67,5 +67,5 @@ def test_the_demo_vault_is_built_once_and_reused(tmp_path: Path) -> None:
     with Vault.open(demo.vault, start_workers=False) as vault:
         assert vault.settings.llm.provider == "simple"  # saved, so the app opens it the same way
         assert [c.name for c in vault.collections()] == ["Reports"]
-        assert [str(r.path) for r in vault.watch_status()] == [str(Path(demo.documents).resolve())]
+        assert [str(r.path) for r in vault.watcher.status()] == [str(Path(demo.documents).resolve())]
         assert {"desk", "phone"} <= {c.conversation_id for c in vault.conversations()}

@@ -81,7 +81,7 @@ def test_the_badge_follows_new_conflicts_live_even_while_the_view_is_hidden(
     assert isinstance(view, ConflictsView)
     qtbot.waitUntil(lambda: view.loaded, timeout=60_000)
     assert window.navigation_badge("conflicts") == 0
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(conversation_id="x", content="I live in Rome.", occurred_at="2026-02-01"),
             EventIn(conversation_id="y", content="I live in Oslo.", occurred_at="2026-02-02"),

@@ -88,9 +88,9 @@ def test_new_turns_of_the_shown_conversation_appear_live(
 
     _window, _runner, view = _open(window_for, chat_vault, qtbot)
     qtbot.waitUntil(lambda: view.conversation_id == "c2" and view.turns.rowCount() == 3)
-    chat_vault.ingest_event(EventIn(conversation_id="c2", content="I also speak Portuguese."))
+    chat_vault.events.ingest(EventIn(conversation_id="c2", content="I also speak Portuguese."))
     qtbot.waitUntil(lambda: view.turns.rowCount() == 4, timeout=60_000)
-    chat_vault.ingest_event(EventIn(conversation_id="c3", content="A brand new chat."))
+    chat_vault.events.ingest(EventIn(conversation_id="c3", content="A brand new chat."))
     qtbot.waitUntil(lambda: view.conversations.rowCount() == 3, timeout=60_000)
     assert view.conversation_id == "c2"  # the shown conversation stays shown
 
@@ -120,7 +120,7 @@ def test_importing_a_jsonl_transcript_reports_progress_and_shows_the_conversatio
     assert not view.progress.isVisibleTo(view) and view.import_button.isEnabled()
     qtbot.waitUntil(lambda: view.conversations.rowCount() == 4, timeout=60_000)
     assert {c.conversation_id for c in view.conversations.rows()} == {f"imported-{n}" for n in range(4)}
-    plugin_vault.wait_idle()
+    plugin_vault.jobs.wait_idle()
     assert plugin_vault.counts().events == 12
 
     again = view.import_path(path)  # the same file again adds nothing

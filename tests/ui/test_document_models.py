@@ -44,7 +44,7 @@ def library(plugin_vault: Vault, tmp_path: Path) -> dict[str, int]:
     write_note(folder, "recipes.md", "# Recipes\n\nPancakes need eggs, milk and flour.\n")
     write_pdf(folder, "report.pdf")
     write_broken_pdf(folder)
-    last = list(plugin_vault.ingest_paths([folder]))[-1]
+    last = list(plugin_vault.watcher.ingest_paths([folder]))[-1]
     assert (last.ok, last.quarantined) == (3, 1)
     ids = {d.name: d.id for d in plugin_vault.documents()}
     kitchen = plugin_vault.collections.create("Kitchen")

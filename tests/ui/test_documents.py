@@ -212,7 +212,7 @@ def test_the_document_pane_shows_status_summaries_sections_and_spans(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
 ) -> None:
     doc = plugin_vault.documents.upload(path=write_pdf(tmp_path / "p", "report.pdf"))
-    assert plugin_vault.wait_idle(30)  # distillations made
+    assert plugin_vault.jobs.wait_idle(30)  # distillations made
     window, _runner = window_for(plugin_vault)
     window.show()
     window.show_view("documents")
@@ -294,7 +294,7 @@ def test_watched_folders_are_added_rescanned_and_removed(
     qtbot.waitUntil(lambda: _names(view) == ["a.md", "b.md"], timeout=60_000)
     view.watch_panel.remove_button.click()
     qtbot.waitUntil(lambda: view.watched == [], timeout=60_000)
-    assert plugin_vault.watch_status() == []
+    assert plugin_vault.watcher.status() == []
     assert len(plugin_vault.documents()) == 2  # documents stay when a folder is no longer watched
     assert plugin_vault.settings.watch.folders == ()
 

@@ -239,7 +239,7 @@ def test_a_folder_added_in_settings_is_watched_at_once_without_a_restart(
     view.show_page("folders")
     view.folders_editor.model.add_folder(str(notes))
     view.save()
-    qtbot.waitUntil(lambda: [str(r.path) for r in plugin_vault.watch_status()] == [str(notes)], timeout=60_000)
+    qtbot.waitUntil(lambda: [str(r.path) for r in plugin_vault.watcher.status()] == [str(notes)], timeout=60_000)
     qtbot.waitUntil(lambda: [d.name for d in plugin_vault.documents()] == ["a.md"], timeout=60_000)
     qtbot.waitUntil(lambda: view.state_label.text().startswith("Saved."), timeout=60_000)
     assert view.state_label.text() == "Saved. The new settings are in effect."
@@ -250,7 +250,7 @@ def test_a_folder_added_in_settings_is_watched_at_once_without_a_restart(
     view.folders_editor.remove_selected()
     view.save()
     qtbot.waitUntil(lambda: plugin_vault.settings.watch.folders == (), timeout=60_000)
-    assert plugin_vault.watch_status() == []
+    assert plugin_vault.watcher.status() == []
     assert len(plugin_vault.documents()) == 2  # its documents stay
 
 
@@ -259,7 +259,7 @@ def test_a_folder_the_watcher_refuses_is_not_saved_and_says_why(
 ) -> None:
     outer = tmp_path / "outer"
     (outer / "inner").mkdir(parents=True)
-    plugin_vault.watch(outer)
+    plugin_vault.watcher.watch(outer)
     _window, view = _open(window_for, plugin_vault, qtbot)
     view.show_page("folders")
     view.folders_editor.model.add_folder(str(outer / "inner"))
@@ -267,7 +267,7 @@ def test_a_folder_the_watcher_refuses_is_not_saved_and_says_why(
     error = view.error_labels["watch.folders"]
     qtbot.waitUntil(lambda: error.text() != "", timeout=60_000)
     assert error.text().startswith(f"Not saved: {outer / 'inner'} overlaps the watched folder {outer}")
-    assert [str(r.path) for r in plugin_vault.watch_status()] == [str(outer)]  # as it was
+    assert [str(r.path) for r in plugin_vault.watcher.status()] == [str(outer)]  # as it was
     assert [f.path for f in plugin_vault.settings.watch.folders] == [str(outer)]
     assert [f["path"] for f in _saved(plugin_vault)["watch"]["folders"]] == [str(outer)]  # type: ignore[index]
 
@@ -275,7 +275,7 @@ def test_a_folder_the_watcher_refuses_is_not_saved_and_says_why(
     view.folders_editor.model.add_folder(str(tmp_path / "gone"))
     view.save()
     qtbot.waitUntil(lambda: error.text() == f"Not saved: {tmp_path / 'gone'} is not a folder", timeout=60_000)
-    assert len(plugin_vault.watch_status()) == 1
+    assert len(plugin_vault.watcher.status()) == 1
 
 
 def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:

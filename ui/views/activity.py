@@ -1,6 +1,6 @@
 """The Activity view: background jobs, failures to retry, the models in use, and recent warnings.
 
-The numbers come from ``vault.jobs()`` and ``vault.info()``.  They refresh on ``job.*`` changes and
+The numbers come from ``vault.jobs.stats()`` and ``vault.info()``.  They refresh on ``job.*`` changes and
 new events (throttled) and, while jobs are waiting or running and the view is shown, every
 :data:`POLL_INTERVAL_MS` as well, because a job finishing quietly announces nothing.  Warnings
 (``job.warning``: a model was unavailable and the rule path was used, say) and failures
@@ -100,7 +100,7 @@ class Machinery:
 
 def load_activity(vault: Vault) -> tuple[JobStats, Machinery]:
     """Queue depth, parked jobs and the machinery in use (reader pool)."""
-    return vault.jobs(), Machinery(vault.info(), vault.vector_status(), vault.model_status())
+    return vault.jobs.stats(), Machinery(vault.info(), vault.vector_status(), vault.model_status())
 
 
 def load_backlog(vault: Vault) -> list[Notice]:
@@ -344,7 +344,7 @@ class ActivityView(QWidget):
         self.retry_button.setEnabled(False)
         self.retry_all_button.setEnabled(False)
         self._runner.write(
-            lambda vault: vault.retry_jobs(ids),
+            lambda vault: vault.jobs.retry(ids),
             self._retried,
             on_error=self._retry_failed,
         )

@@ -1,7 +1,7 @@
 """The backups of the vault on the Settings page: the last one, the generations kept, "Back up now".
 
 The engine writes an online backup (``VACUUM INTO``) into the vault's ``backups/`` folder every
-``backups.interval_hours`` and keeps ``backups.generations`` of them; ``vault.backup_now`` writes one
+``backups.interval_hours`` and keeps ``backups.generations`` of them; ``vault.backups.now`` writes one
 at once.  The panel lists what is in the folder (copies made before a schema upgrade too, which the
 generations do not count) and refreshes when a backup is made, the settings change or a forget
 removes older backups.
@@ -128,7 +128,7 @@ class BackupPanel(QGroupBox):
         """Write a backup now (on the writer: it waits for the write in progress, then copies)."""
         self.backup_button.setEnabled(False)
         self.last_label.setText("Backing up…")
-        self._runner.write(lambda vault: vault.backup_now(), self._backed_up, on_error=self._backup_failed)
+        self._runner.write(lambda vault: vault.backups.now(), self._backed_up, on_error=self._backup_failed)
 
     def _backed_up(self, backup: Backup) -> None:
         self.backup_button.setEnabled(True)

@@ -3,7 +3,7 @@ documents are deleted because their files are gone.
 
 :class:`FolderWatching` makes the engine calls (on the runner) and reloads the folders' states when
 the change feed reports ``watch.*``.
-:class:`WatchPanel` lists ``vault.watch_status()`` (folder · state · last scan) with "Watch
+:class:`WatchPanel` lists ``vault.watcher.status()`` (folder · state · last scan) with "Watch
 folder…", "Rescan" and "Stop watching".  :class:`HeldDeletions` shows one warning per folder whose
 deletions are held — the folder vanished (an unplugged drive) or most of its files disappeared at
 once — and asks: "Delete N documents whose files are gone" or "Keep them".  Nothing is deleted until
@@ -318,7 +318,7 @@ class FolderWatching(QObject):
             self._throttle.trigger()
             return
         self._loading = True
-        self._runner.read(lambda vault: vault.watch_status(), self._arrived, on_error=self._failed)
+        self._runner.read(lambda vault: vault.watcher.status(), self._arrived, on_error=self._failed)
 
     def _arrived(self, roots: list[RootStatus]) -> None:
         self._loading = False
@@ -336,19 +336,19 @@ class FolderWatching(QObject):
     def watch(self, path: str | Path) -> None:
         """Watch a folder (scanned at once, then kept in step)."""
         folder = str(path)
-        self._runner.write(lambda vault: vault.watch(folder), self._arrived)
+        self._runner.write(lambda vault: vault.watcher.watch(folder), self._arrived)
         self._show_status(f"Watching {folder}; its documents are being read.")
 
     def unwatch(self, path: str | Path) -> None:
         """Stop watching a folder; its documents stay."""
         folder = str(path)
-        self._runner.write(lambda vault: vault.unwatch(folder), self._arrived)
+        self._runner.write(lambda vault: vault.watcher.unwatch(folder), self._arrived)
 
     def rescan(self, path: str | Path) -> None:
         """Reconcile a watched folder with the vault now."""
         folder = str(path)
         self._show_status(f"Scanning {folder}…")
-        self._runner.write(lambda vault: vault.rescan(folder), lambda result: self._scanned(folder, result))
+        self._runner.write(lambda vault: vault.watcher.rescan(folder), lambda result: self._scanned(folder, result))
 
     def _scanned(self, folder: str, result: ScanResult) -> None:
         self._show_status(f"Scanned {folder}: {scan_summary(result)}.")
@@ -358,7 +358,7 @@ class FolderWatching(QObject):
         """Delete the documents whose files vanished from ``path`` (the person said so)."""
         folder = str(path)
         self._runner.write(
-            lambda vault: vault.confirm_deletions(folder),
+            lambda vault: vault.watcher.confirm_deletions(folder),
             lambda result: self._answered(f"{plural(result.removed, 'document')} deleted."),
         )
 
@@ -366,7 +366,8 @@ class FolderWatching(QObject):
         """Keep the documents whose files vanished from ``path``."""
         folder = str(path)
         self._runner.write(
-            lambda vault: vault.cancel_deletions(folder), lambda _none: self._answered("The documents were kept.")
+            lambda vault: vault.watcher.cancel_deletions(folder),
+            lambda _none: self._answered("The documents were kept."),
         )
 
     def _answered(self, text: str) -> None:

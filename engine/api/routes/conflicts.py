@@ -42,4 +42,4 @@ def resolve_conflict(
     vault: VaultDep,
 ) -> ConflictOut:
     """`winner_id` wins (the other side is retired to cold, history kept), or null keeps both."""
-    return ConflictOut.of(vault.resolve_conflict(conflict_id, body.winner_id))
+    return ConflictOut.of(vault.conflicts.resolve(conflict_id, body.winner_id))

@@ -51,7 +51,7 @@ async def ingest(body: EventBody, request: Request) -> IngestAck:
 )
 def ingest_batch(body: BatchBody, vault: VaultDep) -> BatchAck:
     """Store a batch of events in one transaction: all of them, or none."""
-    results = vault.ingest_events([event.to_event(SOURCE) for event in body.events])
+    results = vault.events.ingest([event.to_event(SOURCE) for event in body.events])
     return BatchAck(event_ids=[r.event_id for r in results], statuses=[r.status for r in results])
 
 
@@ -62,7 +62,7 @@ def extract(body: ExtractBody, vault: VaultDep) -> ExtractOut:
     Without `learn` nothing is stored (the decide stage is planned against the current facts);
     with `learn=true` the text is stored as an event and learned from at once.
     """
-    report = vault.extract(
+    report = vault.events.extract(
         body.text,
         role=body.role,
         author=body.author,

@@ -70,7 +70,7 @@ def health(vault: VaultDep) -> Health:
         llm_engine=vault.llm_engine,
         embedder=vault.embedder.model_id,
         vector_backend=vault.settings.vectors.backend,
-        queue_depth=vault.queue_depth(),
+        queue_depth=vault.jobs.queue_depth(),
     )
 
 
@@ -78,7 +78,7 @@ def health(vault: VaultDep) -> Health:
 def jobs(vault: VaultDep) -> JobsOut:
     """Queued, running and parked jobs, by kind, and the parked failures with their errors; the embedder with a
     re-embedding's progress and the vectors waiting for it; the language model and its last error."""
-    stats = vault.jobs()
+    stats = vault.jobs.stats()
     vectors = vault.vector_status().as_dict()
     return JobsOut(
         queue_depth=stats.queued + stats.running,
@@ -96,4 +96,4 @@ def jobs(vault: VaultDep) -> JobsOut:
 def retry_jobs(vault: VaultDep, body: RetryBody | None = None) -> RetryOut:
     """Requeue parked jobs (the given ids, or all of them) with a fresh attempt budget."""
     job_ids = body.job_ids if body is not None else None
-    return RetryOut(requeued=vault.retry_jobs(job_ids))
+    return RetryOut(requeued=vault.jobs.retry(job_ids))

@@ -45,7 +45,7 @@ def watch(body: WatchBody, vault: VaultDep) -> WatchList:
 
     Watching a folder again replaces its globs.  Answers every watched folder.
     """
-    vault.watch(_absolute(body.path), include=body.include, exclude=body.exclude)
+    vault.watcher.watch(_absolute(body.path), include=body.include, exclude=body.exclude)
     return _folders(vault)
 
 
@@ -59,7 +59,7 @@ def unwatch(body: UnwatchBody, vault: VaultDep) -> WatchList:
 
     Answers the folders still watched.
     """
-    vault.unwatch(_absolute(body.path), forget=body.forget)
+    vault.watcher.unwatch(_absolute(body.path), forget=body.forget)
     return _folders(vault)
 
 
@@ -83,7 +83,7 @@ def rescan(vault: VaultDep, response: Response, body: RescanBody | None = None) 
     request = body if body is not None else RescanBody()
     path = _absolute(request.path) if request.path is not None else None
     try:
-        result = vault.rescan(path, timeout=request.wait_s)
+        result = vault.watcher.rescan(path, timeout=request.wait_s)
     except TimeoutError:
         response.status_code = status.HTTP_202_ACCEPTED
         return RescanOut(completed=False, result=None)
@@ -99,7 +99,7 @@ def _folders(vault: Vault) -> WatchList:
     settings = {Path(f.path): f for f in vault.settings.watch.folders}
     return WatchList(
         folders=[
-            WatchedFolderOut.of_status(status_, settings.get(Path(status_.path))) for status_ in vault.watch_status()
+            WatchedFolderOut.of_status(status_, settings.get(Path(status_.path))) for status_ in vault.watcher.status()
         ]
     )
 

@@ -47,7 +47,7 @@ def conflict(vault: Vault) -> Targets:
     """A new open conflict: the owner now lives in yet another town (no change cue)."""
     n = next(_numbers)
     before = {c.id for c in vault.conflicts(status="open", limit=100_000)}
-    vault.extract(f"I live in Townsville{n}.", learn=True, conversation_id=CONVERSATION)
+    vault.events.extract(f"I live in Townsville{n}.", learn=True, conversation_id=CONVERSATION)
     opened = [c.id for c in vault.conflicts(status="open", limit=100_000) if c.id not in before]
     assert opened, "the statement made no conflict"
     return {"n": n, "conflict_id": opened[0]}
@@ -101,7 +101,7 @@ def receipt(vault: Vault) -> Targets:
 def conversation(vault: Vault) -> Targets:
     """A conversation with an event in it."""
     n = next(_numbers)
-    vault.ingest_event(EventIn(conversation_id=CONVERSATION, content=f"Turn number {n}."))
+    vault.events.ingest(EventIn(conversation_id=CONVERSATION, content=f"Turn number {n}."))
     return {"n": n, "conversation_id": CONVERSATION}
 
 
@@ -153,7 +153,7 @@ def folder(vault: Vault) -> Targets:
 def watched_folder(vault: Vault) -> Targets:
     """A new, empty folder that is watched."""
     targets = folder(vault)
-    vault.watch(targets["folder"])
+    vault.watcher.watch(targets["folder"])
     return targets
 
 

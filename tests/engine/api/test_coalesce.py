@@ -28,9 +28,8 @@ class Gated:
         self.vault = vault
         self.gate = threading.Event()
         self.calls: list[tuple[str, int]] = []
-        self._submit, self._one = vault.submit_events, vault.submit_event
-        monkeypatch.setattr(vault, "submit_events", self.submit)
-        monkeypatch.setattr(vault, "submit_event", self.one)
+        self._submit = vault.events.submit
+        monkeypatch.setattr(vault.events, "submit", self.submit)
         assert vault.store.writer is not None
         running = threading.Event()
 
@@ -44,13 +43,9 @@ class Gated:
         # join it (taken later, it would share one transaction with the first events sent)
         assert running.wait(10)
 
-    def submit(self, events: Sequence[EventIn]) -> Any:
-        self.calls.append(("batch", len(events)))
+    def submit(self, events: EventIn | Sequence[EventIn]) -> Any:
+        self.calls.append(("one", 1) if isinstance(events, EventIn) else ("batch", len(events)))
         return self._submit(events)
-
-    def one(self, event: EventIn) -> Any:
-        self.calls.append(("one", 1))
-        return self._one(event)
 
     def commits(self) -> int:
         """Transactions committed since the writer was held (the holding one included)."""

@@ -64,8 +64,8 @@ def test_a_rest_path_is_read_in_an_allowed_root_or_a_watched_folder_and_a_link_o
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "garden.md").write_text("# Garden\n\nThe espalier pears need twine.\n", encoding="utf-8")
-    vault.watch(notes)
-    vault.rescan(notes, timeout=60)  # the watcher has ingested it: the upload finds it unchanged
+    vault.watcher.watch(notes)
+    vault.watcher.rescan(notes, timeout=60)  # the watcher has ingested it: the upload finds it unchanged
     vault.update_settings({"documents.allowed_roots": [str(shared)]})
     assert client.post("/v6/documents", json={"path": str(manual)}, headers=auth).status_code == 201
     garden = client.post("/v6/documents", json={"path": str(notes / "garden.md")}, headers=auth)

@@ -136,7 +136,7 @@ def test_each_tool_works_on_the_vault(served: Served) -> None:
             {"conversation_id": "mcp-chat", "content": "I live in Lisbon.", "role": "user"},
         )
         out["ingest"] = ingested.structured_content
-        await asyncio.to_thread(vault.wait_idle, 20)
+        await asyncio.to_thread(vault.jobs.wait_idle, 20)
         out["search"] = (await client.call_tool("search_facts", {"query": "Lisbon"})).structured_content
         fact_id = out["search"]["facts"][0]["id"]
         out["object"] = (await client.call_tool("get_object", {"object_id": fact_id})).structured_content
@@ -310,7 +310,7 @@ def test_building_the_server_leaves_global_logging_alone() -> None:
 # -- recall, documents, collections --------------------------------------------------------------
 def test_recall_context_answers_the_prompt_text_blocks_and_routing(served: Served) -> None:
     vault = served.vault
-    vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="mcp-r")
+    vault.events.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="mcp-r")
 
     async def body(client: Client) -> Any:
         return await client.call_tool(

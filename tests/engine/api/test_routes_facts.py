@@ -13,7 +13,7 @@ from tests.engine.api.conftest import assert_error
 
 
 def learn(vault: Vault, text: str, conversation: str = "facts-test") -> list[int]:
-    return list(vault.extract(text, learn=True, conversation_id=conversation).fact_ids)
+    return list(vault.events.extract(text, learn=True, conversation_id=conversation).fact_ids)
 
 
 def add(client: httpx.Client, auth: dict[str, str], subject: str, obj: str) -> dict[str, object]:

@@ -39,8 +39,8 @@ def recall(client: httpx.Client, auth: dict[str, str], **body: Any) -> httpx.Res
 def test_recall_answers_the_learned_fact_with_its_evidence(
     client: httpx.Client, auth: dict[str, str], vault: Vault
 ) -> None:
-    report = vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
-    vault.ingest_event(EventIn(conversation_id="chat-r", content="Any tips for the weekend?"))
+    report = vault.events.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
+    vault.events.ingest(EventIn(conversation_id="chat-r", content="Any tips for the weekend?"))
     response = recall(client, auth, query="Where do I live?")
     assert response.status_code == 200
     out = response.json()
@@ -98,7 +98,7 @@ def test_a_document_question_uses_the_document_strategy(
         },
         headers=auth,
     ).json()
-    assert vault.wait_idle(30)  # distilled: the DOCUMENT strategy runs undegraded
+    assert vault.jobs.wait_idle(30)  # distilled: the DOCUMENT strategy runs undegraded
     out = recall(client, auth, query="When is the oil delivered?", document_id=uploaded["document_id"]).json()
     assert out["routing"]["strategy"] == "DOCUMENT" and out["routing"]["degraded"] is False
     assert out["documents"] and all(b["meta"]["document_id"] == uploaded["document_id"] for b in out["documents"])
@@ -149,7 +149,7 @@ def _fast_path_count(client: httpx.Client) -> int:
 
 
 def test_valid_recalls_take_the_fast_path(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
-    vault.extract("I live in Lisbon.", learn=True, conversation_id="chat-r")
+    vault.events.extract("I live in Lisbon.", learn=True, conversation_id="chat-r")
     recall(client, auth, query="warm-up")  # the middleware stack is built on the first request
     before = _fast_path_count(client)
     response = recall(client, auth, query="Where do I live?")
@@ -167,10 +167,10 @@ def test_valid_recalls_take_the_fast_path(client: httpx.Client, auth: dict[str, 
 def test_the_fast_paths_json_is_the_response_models_json(vault: Vault) -> None:
     """The fast path encodes the engine's result directly; byte for byte what the route's ``RecallOut`` writes,
     for an answer with facts, evidence, a time window, history, working memory and document blocks."""
-    vault.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
-    vault.ingest_event(EventIn(conversation_id="chat-r", content="Last week I went sailing with Ana."))
+    vault.events.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
+    vault.events.ingest(EventIn(conversation_id="chat-r", content="Last week I went sailing with Ana."))
     vault.documents.upload(name="harbour.md", text="# Boats\n\nThe ferry leaves at nine.\n\n# Fees\n\nMooring is free.")
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     adapter = TypeAdapter(RecallOut)
     seen: set[str] = set()
     for query in ("Where do I live?", "What did I do last week?", "When does the ferry leave?"):

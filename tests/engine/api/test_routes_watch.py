@@ -113,7 +113,7 @@ def test_a_scan_longer_than_the_wait_answers_202(
         waited.append(timeout)
         raise TimeoutError
 
-    monkeypatch.setattr(vault, "rescan", slow)
+    monkeypatch.setattr(vault.watcher, "rescan", slow)
     response = client.post("/v6/watch/rescan", json={"wait_s": 0.5}, headers=auth)
     assert response.status_code == 202
     assert response.json() == {"completed": False, "result": None}

@@ -233,7 +233,7 @@ def test_distillations_arrive_in_the_background_and_the_document_becomes_ready(t
     name, data = md()
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         result = vault.documents.upload(name=name, data=data)
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         tree = vault.documents.get(result.document_id)
         assert tree.info.status == "ready" and tree.info.status_reason is None
         assert tree.info.distillation and "marmalade" in tree.info.distillation
@@ -250,7 +250,7 @@ def test_re_uploading_a_document_id_replaces_tree_vectors_and_distillations(tmp_
     new_text = README.replace("quokkaberry", "zanzibarite").replace("marmalade", "saltpetre")
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         first = vault.documents.upload(name=name, data=data)
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         old_spans = ids_of(vault, "spans", first.document_id)
         old_sections = ids_of(vault, "sections", first.document_id)
         old_vector = np.array(vault.embedder.embed(["quokkaberry"])[0])
@@ -280,7 +280,7 @@ def test_re_uploading_a_document_id_replaces_tree_vectors_and_distillations(tmp_
         assert not finds(vault, "quokkaberry") and finds(vault, "zanzibarite")
         assert len(vault.documents()) == 1
     with open_vault(tmp_path / "v", start_workers=True) as vault:
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         info = vault.documents.get(first.document_id).info
         assert info.status == "ready" and "saltpetre" in info.distillation
         assert "marmalade" not in info.distillation
@@ -292,13 +292,13 @@ def test_an_unchanged_file_is_a_no_op(tmp_path: Path) -> None:
     with open_vault(tmp_path / "v") as vault:
         first = vault.documents.upload(path=note)
         spans = ids_of(vault, "spans", first.document_id)
-        jobs = vault.queue_depth()
+        jobs = vault.jobs.queue_depth()
         again = vault.documents.upload(path=note)
         assert (again.document_id, again.status) == (first.document_id, "unchanged")
         assert ids_of(vault, "spans", first.document_id) == spans
         by_id = vault.documents.upload(name="README.md", data=note.read_bytes(), document_id=first.document_id)
         assert by_id.status == "unchanged" and ids_of(vault, "spans", first.document_id) == spans
-        assert vault.queue_depth() == jobs
+        assert vault.jobs.queue_depth() == jobs
         note.write_text(README + "\nA new closing line about the abacus.\n", encoding="utf-8")
         changed = vault.documents.upload(path=note)
         assert (changed.document_id, changed.status) == (first.document_id, "processing")
@@ -313,7 +313,7 @@ def _ready_document_in_a_collection(vault: Vault) -> tuple[int, int, list[int], 
     keep = vault.documents.upload(name="other.md", text="# Other\n\nThe quokkaberry is mentioned here too.")
     collection = vault.collections.create("Manuals")
     vault.collections.add(collection.id, [result.document_id, keep.document_id])
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     assert vault.documents.get(result.document_id).info.status == "ready"
     return (
         result.document_id,
@@ -355,7 +355,7 @@ def test_delete_while_processing_drops_the_queued_distillation(tmp_path: Path) -
         result = vault.documents.upload(name="README.md", text=README)
         assert distill_jobs(vault, result.document_id) == 1
         vault.documents.delete(result.document_id)
-        assert distill_jobs(vault, result.document_id) == 0 and vault.queue_depth() == 0
+        assert distill_jobs(vault, result.document_id) == 0 and vault.jobs.queue_depth() == 0
 
 
 def test_forget_a_document_removes_everything_and_counts_it(tmp_path: Path) -> None:
@@ -388,7 +388,7 @@ def test_pii_is_masked_in_spans_and_never_embedded_or_indexed(tmp_path: Path) ->
     text = parse_md(data, "contact.md").text
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         result = vault.documents.upload(name="contact.md", data=data)
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         tree = vault.documents.get(result.document_id)
         spans = [span for section in tree.sections for span in section.spans]
         for span in spans:
@@ -422,7 +422,7 @@ def test_the_model_writing_distillations_never_sees_pii(tmp_path: Path, fake_oll
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", start_workers=True, settings=settings) as vault:
         result = vault.documents.upload(name="contact.md", text=PII_NOTE)
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         tree = vault.documents.get(result.document_id)
         assert tree.info.status == "ready"
         assert {s.distillation for s in tree.sections} == {"How to reach the sender, and what the parcel holds."}

@@ -1,8 +1,8 @@
 """Watched folders and ingest runs through the vault: real folders, real watchdog observers, real parses.
 
 The vaults here read their settings from ``settings.toml`` (written once with the offline values and a 0.2 s
-debounce), like the app does, so that what ``vault.watch`` saves is what the next open finds.  The folder watcher's
-own behaviour (editor saves, storms, symlinks) is proven against an in-memory sink in
+debounce), like the app does, so that what ``vault.watcher.watch`` saves is what the next open finds.  The folder
+watcher's own behaviour (editor saves, storms, symlinks) is proven against an in-memory sink in
 ``tests/engine/test_watcher.py``; these tests prove the wiring to documents, recall and the change feed.
 """
 
@@ -69,7 +69,7 @@ def resolved(*paths: Path) -> set[str]:
 
 
 def state_of(vault: Vault, folder: Path) -> str:
-    return next(s.state for s in vault.watch_status() if s.path == folder.resolve())
+    return next(s.state for s in vault.watcher.status() if s.path == folder.resolve())
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_files_appear_as_documents_and_an_edit_is_recallable(tmp_path: Path, lib
     """How soon an edit is recallable (target 2 s) is measured by `make bench-documents`; here: it is, each time."""
     documents = [library / "garden.md", library / "notes" / "kitchen.txt", library / "handbook.pdf"]
     with opened(tmp_path / "v") as vault:
-        statuses = vault.watch(library)
+        statuses = vault.watcher.watch(library)
         assert [s.path for s in statuses] == [library.resolve()]
         wait_until(lambda: set(by_path(vault)) == resolved(*documents), QUIET)
         handbook_doc = by_path(vault)[str((library / "handbook.pdf").resolve())]
@@ -110,7 +110,7 @@ def test_files_appear_as_documents_and_an_edit_is_recallable(tmp_path: Path, lib
 def test_a_deleted_file_removes_its_document(tmp_path: Path, library: Path) -> None:
     kitchen = library / "notes" / "kitchen.txt"
     with opened(tmp_path / "v") as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         doc = by_path(vault)[str(kitchen.resolve())]
         kitchen.unlink()
@@ -123,21 +123,21 @@ def test_a_deleted_file_removes_its_document(tmp_path: Path, library: Path) -> N
 def test_a_vanished_folder_holds_deletions_until_confirmed(tmp_path: Path, library: Path) -> None:
     away = tmp_path / "unmounted"
     with opened(tmp_path / "v") as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         ids = {d.id for d in vault.documents()}
         os.rename(library, away)
         wait_until(lambda: state_of(vault, library) == "vanished", QUIET)
-        assert vault.watch_status()[0].held_deletions == 3
+        assert vault.watcher.status()[0].held_deletions == 3
         hold_for(lambda: {d.id for d in vault.documents()} == ids, 1.0)
-        vault.cancel_deletions(library)  # keep them: the drive will come back
+        vault.watcher.cancel_deletions(library)  # keep them: the drive will come back
         os.rename(away, library)
         wait_until(lambda: state_of(vault, library) == "ok", QUIET)
         assert {d.id for d in vault.documents()} == ids and finds(vault, "twine")
         os.rename(library, away)  # gone for good this time
         wait_until(lambda: state_of(vault, library) == "vanished", QUIET)
         hold_for(lambda: {d.id for d in vault.documents()} == ids, 0.5)
-        result = vault.confirm_deletions(library)
+        result = vault.watcher.confirm_deletions(library)
         assert result.removed == 3
         assert vault.documents() == [] and fts_hits(vault, "twine") == []
 
@@ -146,15 +146,15 @@ def test_a_deleted_or_forgotten_document_stays_gone_while_its_file_is_unchanged(
     vault_dir = tmp_path / "v"
     garden, kitchen = library / "garden.md", library / "notes" / "kitchen.txt"
     with opened(vault_dir) as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         docs = by_path(vault)
         vault.documents.delete(docs[str(garden.resolve())].id)
         vault.forget(ForgetScope(document_id=docs[str(kitchen.resolve())].id))
-        assert vault.rescan(library).added == 0
+        assert vault.watcher.rescan(library).added == 0
         assert set(by_path(vault)) == resolved(library / "handbook.pdf")
     with opened(vault_dir) as vault:  # the start-up scan does not bring them back either
-        wait_until(lambda: vault.watch_status()[0].last_result is not None, QUIET)
+        wait_until(lambda: vault.watcher.status()[0].last_result is not None, QUIET)
         wait_until(lambda: state_of(vault, library) == "ok", QUIET)
         assert set(by_path(vault)) == resolved(library / "handbook.pdf")
         assert not finds(vault, "twine") and not finds(vault, "sourdough")
@@ -170,7 +170,7 @@ def test_the_folder_list_survives_reopening_and_edits_made_while_closed_are_pick
     vault_dir = tmp_path / "v"
     garden, kitchen = library / "garden.md", library / "notes" / "kitchen.txt"
     with opened(vault_dir) as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         garden_id = by_path(vault)[str(garden.resolve())].id
     saved = tomllib.loads((vault_dir / "settings.toml").read_text(encoding="utf-8"))
@@ -181,7 +181,7 @@ def test_the_folder_list_survives_reopening_and_edits_made_while_closed_are_pick
     kitchen.unlink()
     with opened(vault_dir) as vault:
         assert [f.path for f in vault.settings.watch.folders] == [str(library.resolve())]
-        assert [s.path for s in vault.watch_status()] == [library.resolve()]
+        assert [s.path for s in vault.watcher.status()] == [library.resolve()]
         wait_until(
             lambda: set(by_path(vault)) == resolved(garden, library / "handbook.pdf", library / "cellar.md"), QUIET
         )
@@ -204,7 +204,7 @@ def test_ingest_progress_and_scan_results_appear_on_the_change_feed(tmp_path: Pa
 
     with opened(tmp_path / "v") as vault:
         unsubscribe = vault.changes.subscribe(collect)
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: any(s["added"] == 3 for s in named("watch.scanned")), QUIET)
         scanned = next(s for s in named("watch.scanned") if s["added"] == 3)
         assert scanned["root"] == str(library.resolve()) and scanned["quarantined"] == 0
@@ -219,25 +219,25 @@ def test_ingest_progress_and_scan_results_appear_on_the_change_feed(tmp_path: Pa
 def test_unwatch_keeps_the_documents_and_stops_following_the_folder(tmp_path: Path, library: Path) -> None:
     vault_dir = tmp_path / "v"
     with opened(vault_dir) as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         ids = {d.id for d in vault.documents()}
-        assert vault.unwatch(library) == []
-        assert vault.watch_status() == [] and vault.settings.watch.folders == ()
+        assert vault.watcher.unwatch(library) == []
+        assert vault.watcher.status() == [] and vault.settings.watch.folders == ()
         write(library / "late.md", "# Late\n\nWritten after unwatching: the heron flew off.\n")
         (library / "garden.md").unlink()
         hold_for(lambda: {d.id for d in vault.documents()} == ids, 1.5)
         assert not finds(vault, "heron") and finds(vault, "twine")
     with opened(vault_dir) as vault:
-        assert vault.watch_status() == [] and {d.id for d in vault.documents()} == ids
+        assert vault.watcher.status() == [] and {d.id for d in vault.documents()} == ids
 
 
 def test_unwatch_with_forget_removes_the_folders_documents(tmp_path: Path, library: Path) -> None:
     with opened(tmp_path / "v") as vault:
-        vault.watch(library)
+        vault.watcher.watch(library)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         elsewhere = vault.documents.upload(name="pasted.md", text="# Pasted\n\nThe kestrel hovered.")
-        vault.unwatch(library, forget=True)
+        vault.watcher.unwatch(library, forget=True)
         assert [d.id for d in vault.documents()] == [elsewhere.document_id]
         assert fts_hits(vault, "twine") == [] and finds(vault, "kestrel")
         assert not vault.store.query("SELECT 1 FROM files")
@@ -263,7 +263,7 @@ def test_ingest_paths_yields_progress_and_ends_with_counts(tmp_path: Path, mixed
         shelf = vault.collections.create("Shelf")
         seen: list[Change] = []
         vault.changes.subscribe(seen.extend)
-        run: list[IngestProgress] = list(vault.ingest_paths([mixed], collection_id=shelf.id, project_id="home"))
+        run: list[IngestProgress] = list(vault.watcher.ingest_paths([mixed], collection_id=shelf.id, project_id="home"))
         first, last = run[0], run[-1]
         assert (first.done, first.total, first.current) == (0, 5, "")
         assert [p.done for p in run] == list(range(6))
@@ -278,7 +278,7 @@ def test_ingest_paths_yields_progress_and_ends_with_counts(tmp_path: Path, mixed
         assert [q.name for q in vault.documents.quarantine()] == ["broken.pdf"]
         progress = [c.data for c in seen if c.type == "ingest.progress"]
         assert progress and progress[-1]["done"] == progress[-1]["total"] == 5
-        again = list(vault.ingest_paths([mixed]))[-1]
+        again = list(vault.watcher.ingest_paths([mixed]))[-1]
         assert counts(again) == {"ok": 0, "degraded": 0, "quarantined": 1, "unchanged": 4, "skipped": 0, "failed": 0}
         assert len(vault.documents()) == 4
 

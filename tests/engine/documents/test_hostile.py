@@ -223,7 +223,7 @@ def test_empty_extraction_from_a_non_empty_file_is_degraded_not_empty(tmp_path: 
         assert empty.reason == "empty file: 0 bytes, nothing to index", "an empty file says so"
         degraded = vault.documents.get(scripts.document_id).info
         assert degraded.status == "degraded" and degraded.spans == 0 and degraded.status_reason
-        assert vault.queue_depth() == 0, "nothing to distil in any of them"
+        assert vault.jobs.queue_depth() == 0, "nothing to distil in any of them"
         result = recall(vault, "anything at all", document_id=scripts.document_id)
         assert result.routing.strategy == "DOCUMENT" and result.routing.degraded
         assert "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]" in result.llm_context.text
@@ -241,7 +241,7 @@ def test_an_unreadable_file_is_a_clear_error_and_an_ingest_run_goes_on(tmp_path:
     with open_vault(tmp_path / "v", settings=settings_with()) as vault:
         with pytest.raises(PathNotAllowed, match="system folder"):
             vault.documents.upload(path=unreadable, name="mem.txt")
-        last = list(vault.ingest_paths([unreadable, good]))[-1]
+        last = list(vault.watcher.ingest_paths([unreadable, good]))[-1]
         assert (last.done, last.total, last.ok, last.failed) == (2, 2, 1, 1)
         assert any("system folder" in p for p in last.problems)
         assert finds(vault, "ferry")

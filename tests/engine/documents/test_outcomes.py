@@ -87,7 +87,7 @@ def test_an_empty_file_is_degraded_and_says_so(tmp_path: Path) -> None:
         assert (result.status, result.reason) == ("degraded", "empty file: 0 bytes, nothing to index")
         [listed] = vault.documents()
         assert (listed.status, listed.status_reason, listed.spans) == ("degraded", result.reason, 0)
-        assert vault.queue_depth() == 0, "nothing to distil"
+        assert vault.jobs.queue_depth() == 0, "nothing to distil"
         again = vault.documents.upload(path=empty)
         assert (again.status, again.reason) == ("unchanged", result.reason)
 

@@ -63,8 +63,8 @@ def test_a_watched_folder_follows_links_inside_it_and_never_out_of_it(
     os.symlink(folder / "loop-b.md", folder / "loop-a.md")  # a loop of links
     os.symlink(folder / "loop-a.md", folder / "loop-b.md")
     os.symlink(folder, folder / "again")  # the folder itself
-    vault.watch(folder)
-    result = vault.rescan(folder, timeout=60)
+    vault.watcher.watch(folder)
+    result = vault.watcher.rescan(folder, timeout=60)
     names = sorted(d.name for d in vault.documents())
     assert names == ["garden.md", "shown.md"], names
     assert SECRET not in texts_of(vault) and fts_hits(vault, SECRET) == []
@@ -84,12 +84,12 @@ def test_a_file_swapped_for_a_link_out_of_the_folder_loses_its_document(
     write(folder / "garden.md", "# Garden\n\nThe espalier pears need twine.\n")
     write(folder / "kitchen.md", "# Kitchen\n\nThe sourdough starter wants feeding.\n")
     write(folder / "shed.md", "# Shed\n\nThe mower blades are blunt.\n")
-    vault.watch(folder)
-    vault.rescan(folder, timeout=60)
+    vault.watcher.watch(folder)
+    vault.watcher.rescan(folder, timeout=60)
     assert len(vault.documents()) == 3
     (folder / "kitchen.md").unlink()
     os.symlink(secret, folder / "kitchen.md")
-    result = vault.rescan(folder, timeout=60)  # at once: the folder has only just changed
+    result = vault.watcher.rescan(folder, timeout=60)  # at once: the folder has only just changed
     assert sorted(d.name for d in vault.documents()) == ["garden.md", "shed.md"]
     assert result.removed == 1 and SECRET not in texts_of(vault)
 
@@ -100,7 +100,7 @@ def test_a_running_watcher_drops_a_file_swapped_for_a_link_out_of_the_folder(tmp
     write(folder / "kitchen.md", "# Kitchen\n\nThe sourdough starter wants feeding.\n")
     write(folder / "shed.md", "# Shed\n\nThe mower blades are blunt.\n")
     with open_vault(tmp_path / "v", start_workers=True) as vault:
-        vault.watch(folder)
+        vault.watcher.watch(folder)
         wait_until(lambda: len(vault.documents()) == 3, QUIET)
         (folder / "kitchen.md").unlink()
         os.symlink(secret, folder / "kitchen.md")  # the file's events: the per-path check meets the link
@@ -146,7 +146,7 @@ def test_a_client_path_in_an_allowed_root_or_a_watched_folder_is_read(tmp_path: 
     os.symlink(secret, escape)  # inside the allowed root, leading out of it
     settings = settings_with(documents__allowed_roots=[str(tmp_path / "shared")])
     with open_vault(tmp_path / "v", settings=settings) as vault:
-        vault.watch(tmp_path / "notes")
+        vault.watcher.watch(tmp_path / "notes")
         assert vault.documents.upload(path=shared, client_path=True).status == "processing"
         assert vault.documents.upload(path=watched, client_path=True).status == "processing"
         with pytest.raises(PathNotAllowed, match="links count by where they lead"):
@@ -182,7 +182,7 @@ def test_an_ingested_folder_takes_links_inside_it_but_not_out_of_it(tmp_path: Pa
     write(folder / "garden.md", "# Garden\n\nThe espalier pears need twine.\n")
     os.symlink(secret, folder / "notes.md")
     os.symlink(folder / "garden.md", folder / "again.md")
-    last = list(vault.ingest_paths([folder]))[-1]
+    last = list(vault.watcher.ingest_paths([folder]))[-1]
     assert (last.total, last.ok) == (1, 1)
     assert [d.name for d in vault.documents()] == ["garden.md"] and SECRET not in texts_of(vault)
 

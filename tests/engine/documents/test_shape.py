@@ -31,7 +31,7 @@ def test_a_file_of_100000_one_line_headings_stays_small(tmp_path: Path) -> None:
     with open_vault(tmp_path / "v", settings=settings, start_workers=True) as vault:
         result = vault.documents.upload(name=source.name, data=source.read_bytes())
         assert result.document_id is not None, result
-        assert vault.wait_idle(300)
+        assert vault.jobs.wait_idle(300)
         info = vault.documents.get(result.document_id).info
         limits = settings.documents
         assert info.sections <= limits.max_sections and info.spans <= limits.max_spans
@@ -58,7 +58,7 @@ def test_past_the_caps_a_document_is_degraded_with_a_reason_and_keeps_its_text(t
     with open_vault(tmp_path / "v", settings=settings, start_workers=True) as vault:
         result = vault.documents.upload(name="book.md", text=chapters(10, 30))  # 310 sections
         assert result.status == "degraded" and result.document_id is not None
-        assert vault.wait_idle(60)
+        assert vault.jobs.wait_idle(60)
         tree = vault.documents.get(result.document_id)
         info = tree.info
         assert info.status == "degraded", "distilled, and still says what the caps did"

@@ -21,7 +21,7 @@ def main() -> None:
     vault = Vault.open(vault_dir, settings=settings, start_workers=workers)
     print("ready", flush=True)
     for i in range(count):
-        result = vault.ingest_event(
+        result = vault.events.ingest(
             EventIn(
                 conversation_id=f"c{i % 3}", content=f"I adopted a dog named Rex{i}.", occurred_at=1_700_000_000 + i
             )

@@ -13,7 +13,7 @@ from tests.engine.memory.support import ChangeLog, check_invariants, every_fact,
 
 
 def learn(vault: Vault, text: str, role: str = "user") -> dict[str, object]:
-    report = vault.extract(text, role=role, learn=True)
+    report = vault.events.extract(text, role=role, learn=True)
     assert len(report.decisions) >= 1, text
     return dict(report.decisions[-1])
 
@@ -115,20 +115,20 @@ def test_resolving_explicitly_and_keeping_both(vault: Vault) -> None:
     paris = learn(vault, "I live in Paris.")["fact_id"]
     (conflict,) = vault.conflicts()
     with pytest.raises(ValidationError):
-        vault.resolve_conflict(conflict.id, winner_id=12345678)
-    view = vault.resolve_conflict(conflict.id, hanoi)
+        vault.conflicts.resolve(conflict.id, winner_id=12345678)
+    view = vault.conflicts.resolve(conflict.id, hanoi)
     assert view.status == "resolved" and view.winner_id == hanoi and view.resolved_by == "user"
     assert view.resolution == ("keep_a" if conflict.fact_a.id == hanoi else "keep_b")
     assert vault.facts.get(hanoi).status == "active" and vault.facts.get(hanoi).standing == "fact"
     assert vault.facts.get(paris).status == "superseded"
     with pytest.raises(Conflict):
-        vault.resolve_conflict(conflict.id, paris)
+        vault.conflicts.resolve(conflict.id, paris)
     check_invariants(vault)
 
     rome = learn(vault, "Marco lives in Rome.")["fact_id"]
     turin = learn(vault, "Marco lives in Turin.")["fact_id"]
     (second,) = vault.conflicts()
-    both = vault.resolve_conflict(second.id, None)
+    both = vault.conflicts.resolve(second.id, None)
     assert both.resolution == "keep_both" and both.winner_id is None
     for fact in vault.facts.get_many([rome, turin]):
         assert fact.status == "active" and fact.standing == standing_for(fact.confidence) == "working"
@@ -180,8 +180,8 @@ def test_assistant_and_tool_statements_never_overrule_the_user(vault: Vault) -> 
 
     # "You live in …" from an assistant is not a statement by the user: nothing is learned from it
     before = len(every_fact(vault))
-    vault.ingest_event(EventIn(conversation_id="c", role="assistant", content="You live in Rome."))
-    assert vault.wait_idle(10) and len(every_fact(vault)) == before
+    vault.events.ingest(EventIn(conversation_id="c", role="assistant", content="You live in Rome."))
+    assert vault.jobs.wait_idle(10) and len(every_fact(vault)) == before
     # and a user statement replaces a value only an assistant gave
     marco = learn(vault, "Marco lives in Rome.", role="assistant")["fact_id"]
     replaced = learn(vault, "Marco lives in Pisa.")
@@ -192,8 +192,8 @@ def test_assistant_and_tool_statements_never_overrule_the_user(vault: Vault) -> 
 def test_system_messages_change_nothing(vault: Vault) -> None:
     hanoi = learn(vault, "I live in Hanoi.")["fact_id"]
     feed = ChangeLog(vault)
-    result = vault.ingest_event(EventIn(conversation_id="c", role="system", content="I moved to Paris. I love jazz."))
-    assert result.status == "skipped" and vault.wait_idle(10)
+    result = vault.events.ingest(EventIn(conversation_id="c", role="system", content="I moved to Paris. I love jazz."))
+    assert result.status == "skipped" and vault.jobs.wait_idle(10)
     assert [f.id for f in every_fact(vault)] == [hanoi] and vault.facts.get(hanoi).status == "active"
     assert [c.type for c in feed.all()] == ["event.created"]
     one(every_fact(vault), "lives_in", "Hanoi")

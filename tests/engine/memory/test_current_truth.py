@@ -19,13 +19,13 @@ from tests.engine.memory.support import ALL_STATUSES, check_invariants
 
 def say(vault: Vault, *turns: tuple[str, str], conversation: str = "c1") -> None:
     """Ingest user turns ``(ISO time, text)`` and wait until they are enriched."""
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(conversation_id=conversation, role="user", content=text, occurred_at=when, external_id=f"{i}")
             for i, (when, text) in enumerate(turns)
         ]
     )
-    assert vault.wait_idle(60)
+    assert vault.jobs.wait_idle(60)
 
 
 def live(vault: Vault, predicate: str | None = None, subject: str | None = None) -> list[Fact]:
@@ -159,7 +159,7 @@ def test_third_parties_stay_third_parties(vault: Vault) -> None:
 
 
 def test_hypotheticals_questions_and_assistant_suggestions_are_no_user_facts(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(
                 conversation_id="c1",
@@ -175,7 +175,7 @@ def test_hypotheticals_questions_and_assistant_suggestions_are_no_user_facts(vau
             ),
         ]
     )
-    assert vault.wait_idle(60)
+    assert vault.jobs.wait_idle(60)
     statements = " ".join(f.statement for f in live(vault))
     assert "Norway" not in statements and "Cascais" not in statements
 
@@ -266,7 +266,7 @@ def test_relative_dates_of_an_import_resolve_against_each_turn_time(vault: Vault
     )
     try:
         plugged.conversations.import_summary(path)
-        assert plugged.wait_idle(60)
+        assert plugged.jobs.wait_idle(60)
         (home,) = [f for f in plugged.facts(limit=100) if f.predicate == "lives_in"]
         assert home.valid_from is not None and home.valid_from.date() == date(2026, 1, 10)
         assert [c.title for c in plugged.conversations()] == ["Moving"]

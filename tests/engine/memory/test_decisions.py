@@ -162,8 +162,8 @@ def _enrich_everything_again(vault: Vault) -> None:
         return len(ids)
 
     requeued = vault.store.write(requeue)
-    vault.retry_jobs()  # wakes the workers
-    assert vault.wait_idle(30)
+    vault.jobs.retry()  # wakes the workers
+    assert vault.jobs.wait_idle(30)
     assert vault.store.scalar("SELECT COUNT(*) FROM events WHERE status = 'queued'") == 0
     assert requeued > 0
     for t in tables:
@@ -204,11 +204,11 @@ def test_random_statement_sequences_keep_every_invariant(steps: list[tuple[Any, 
             at_before = datetime.now(UTC)
             feed = ChangeLog(vault)
             if learn:
-                report = vault.extract(text, role=role, learn=True, conversation_id="prop")
+                report = vault.events.extract(text, role=role, learn=True, conversation_id="prop")
                 _check_decisions(vault, report.decisions, before, at_before, feed, report.event_id)
             else:
-                vault.ingest_event(EventIn(conversation_id="prop", content=text, role=role))
-                assert vault.wait_idle(20)
+                vault.events.ingest(EventIn(conversation_id="prop", content=text, role=role))
+                assert vault.jobs.wait_idle(20)
             check_invariants(vault)
         _check_as_of_reaches_every_old_version(vault)
         _enrich_everything_again(vault)
@@ -216,9 +216,9 @@ def test_random_statement_sequences_keep_every_invariant(steps: list[tuple[Any, 
 
 
 def test_a_change_cue_updates_and_a_repetition_merges(vault: Vault) -> None:
-    hanoi = vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
+    hanoi = vault.events.extract("I live in Hanoi.", learn=True).fact_ids[0]
     at = datetime.now(UTC)
-    move = vault.extract("I moved to Paris.", learn=True)
+    move = vault.events.extract("I moved to Paris.", learn=True)
     update = next(d for d in move.decisions if d["predicate"] == "lives_in")
     assert update["decision"] == "UPDATE" and update["targets"] == [hanoi]
     paris = update["fact_id"]
@@ -226,7 +226,7 @@ def test_a_change_cue_updates_and_a_repetition_merges(vault: Vault) -> None:
     assert [f.object_text for f in vault.facts(as_of=at, predicate="lives_in")] == ["Hanoi"]
     assert [f.object_text for f in vault.facts(predicate="lives_in")] == ["Paris"]
 
-    again = vault.extract("I live in Paris!", learn=True)
+    again = vault.events.extract("I live in Paris!", learn=True)
     assert [d["decision"] for d in again.decisions] == ["MERGE"] and again.fact_ids == ()
     assert len(vault.facts(predicate="lives_in", status=("active", "superseded"))) == 2
     assert vault.facts.get(paris).corroboration == 1
@@ -234,8 +234,8 @@ def test_a_change_cue_updates_and_a_repetition_merges(vault: Vault) -> None:
 
 
 def test_no_longer_liking_something_supersedes_the_like(vault: Vault) -> None:
-    likes = vault.extract("I like jazz.", learn=True).fact_ids[0]
-    report = vault.extract("I no longer like jazz.", learn=True)
+    likes = vault.events.extract("I like jazz.", learn=True).fact_ids[0]
+    report = vault.events.extract("I no longer like jazz.", learn=True)
     assert [(d["decision"], d["predicate"], d["targets"]) for d in report.decisions] == [
         ("UPDATE", "dislikes", [likes])
     ]
@@ -243,37 +243,37 @@ def test_no_longer_liking_something_supersedes_the_like(vault: Vault) -> None:
     assert old.status == "superseded" and old.superseded_by == report.fact_ids[0] and old.tier == "cold"
     assert [(f.predicate, f.object_text) for f in vault.facts()] == [("dislikes", "jazz")]
     # without a change cue, liking and disliking the same thing is a contradiction for the user to settle
-    vault.extract("I like chess.", learn=True)
-    clash = vault.extract("I don't like chess.", learn=True)
+    vault.events.extract("I like chess.", learn=True)
+    clash = vault.events.extract("I don't like chess.", learn=True)
     assert [d["decision"] for d in clash.decisions] == ["CONFLICT"]
     assert vault.conflicts.count() == 1
     check_invariants(vault)
 
 
 def test_re_enriching_an_event_that_corroborated_a_fact_changes_nothing(vault: Vault) -> None:
-    vault.extract("I live in Hanoi.", learn=True)
-    second = vault.extract("I really live in Hanoi.", learn=True)
+    vault.events.extract("I live in Hanoi.", learn=True)
+    second = vault.events.extract("I really live in Hanoi.", learn=True)
     assert [d["decision"] for d in second.decisions] == ["MERGE"]
-    vault.extract("I moved to Oslo.", learn=True)  # the slot moves on; re-running old events must not re-assert
-    vault.extract("I don't live in Oslo anymore.", learn=True)
-    vault.extract("I live in Oslo.", learn=True)  # said again later: re-running the retraction must not end it
+    vault.events.extract("I moved to Oslo.", learn=True)  # the slot moves on; re-running old events must not re-assert
+    vault.events.extract("I don't live in Oslo anymore.", learn=True)
+    vault.events.extract("I live in Oslo.", learn=True)  # said again later: re-running the retraction must not end it
     _enrich_everything_again(vault)
     assert [f.object_text for f in vault.facts(predicate="lives_in")] == ["Oslo"]
     check_invariants(vault)
 
 
 def test_a_relationship_mentioned_again_is_linked_not_stored_twice(vault: Vault) -> None:
-    first = vault.extract("My friend Anna lives in Paris.", learn=True, conversation_id="monday")
+    first = vault.events.extract("My friend Anna lives in Paris.", learn=True, conversation_id="monday")
     friend = next(d["fact_id"] for d in first.decisions if d["predicate"] == "has_friend")
     anna = vault.subjects.find("Anna")
     before = vault.facts.get(friend)
     facts_before = len(every_fact(vault))
 
-    planned = vault.extract("Anna is my friend.")  # the dry run plans it, and stores nothing
+    planned = vault.events.extract("Anna is my friend.")  # the dry run plans it, and stores nothing
     assert [(d["decision"], d["targets"]) for d in planned.decisions] == [("LINK", [friend])]
     assert vault.facts.get(friend) == before
 
-    again = vault.extract("Anna is my friend.", learn=True, conversation_id="friday")
+    again = vault.events.extract("Anna is my friend.", learn=True, conversation_id="friday")
     assert [(d["decision"], d["predicate"], d["targets"], d["fact_id"]) for d in again.decisions] == [
         ("LINK", "has_friend", [friend], None)
     ]
@@ -289,8 +289,8 @@ def test_a_relationship_mentioned_again_is_linked_not_stored_twice(vault: Vault)
 
 
 def test_a_single_valued_relationship_said_again_links_too(vault: Vault) -> None:
-    (wife,) = vault.extract("My wife is Anna.", learn=True).fact_ids
-    again = vault.extract("Anna is my wife.", learn=True)
+    (wife,) = vault.events.extract("My wife is Anna.", learn=True).fact_ids
+    again = vault.events.extract("Anna is my wife.", learn=True)
     assert [(d["decision"], d["targets"]) for d in again.decisions] == [("LINK", [wife])]
     assert [f.object_text for f in vault.facts(predicate="has_spouse")] == ["Anna"]
     assert vault.conflicts.count() == 0

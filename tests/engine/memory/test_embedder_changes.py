@@ -50,9 +50,9 @@ def vectorised(vault: Vault) -> set[int]:
 
 def fill(vault: Vault) -> None:
     for i, text in enumerate(TURNS):
-        vault.ingest_event(EventIn(conversation_id="c", content=text, external_id=str(i)))
+        vault.events.ingest(EventIn(conversation_id="c", content=text, external_id=str(i)))
     vault.documents.upload(text=NOTE, name="sourdough.md")
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
 
 
 def nearest(vault: Vault, text: str, k: int = 50) -> set[int]:
@@ -90,7 +90,7 @@ def test_auto_finding_ollama_re_embeds_everything_and_nothing_is_invisible_meanw
         assert any("Hanoi" in b.content for b in answer.answer_facts) and not answer.routing.degraded
 
     with open_vault(tmp_path / "v", settings) as vault:  # resumed where it stopped
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         status = vault.vector_status()
         assert status.migration is None and status.remaining == 0
         assert spaces(vault) == {"ollama:nomic-embed-text": len(before)}  # the old space is dropped
@@ -115,7 +115,7 @@ def test_an_explicit_change_of_embedder_migrates_and_recall_keeps_working_during
         result = vault.recall(RecallRequest(conversation_id="asker", query="What instrument does Linh play?"))
         assert any("violin" in b.content for b in [*result.answer_facts, *result.supporting_facts])
     with open_vault(tmp_path / "v", _settings(second)) as vault:
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         assert spaces(vault) == {"hashing-v1-256": len(before)}
         check_invariants(vault)
 
@@ -126,11 +126,11 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         assert vault.embedder.model_id == "ollama:nomic-embed-text"
         fake_ollama.stop()
         # enrichment keeps the rules' facts; nothing is parked
-        result = vault.ingest_event(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.wait_idle(30)
+        result = vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
+        assert vault.jobs.wait_idle(30)
         facts = vault.facts(limit=10)
         assert [(f.predicate, f.object_text) for f in facts] == [("lives_in", "Hanoi")]
-        assert vault.jobs().parked == 0
+        assert vault.jobs.stats().parked == 0
         assert vault.conversations.event(result.event_id).status == "enriched"
         # recall answers from the channels that work, and says what was missing
         answer = vault.recall(RecallRequest(conversation_id="asker", query="Where do I live?"))
@@ -139,10 +139,10 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         # documents and extract answer as usual
         upload = vault.documents.upload(text=NOTE, name="sourdough.md")
         assert upload.status in ("processing", "ready")
-        dry = vault.extract("I work as a nurse.")
+        dry = vault.events.extract("I work as a nurse.")
         assert [d["object"] for d in dry.decisions] == ["nurse"]
         assert any("embedder unavailable" in w for w in dry.warnings)
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         status = vault.vector_status()
         assert status.queued >= 3 and status.last_error is not None  # fact, event, spans wait for their vectors
         (finding,) = [f for f in vault.doctor().findings if f.check == "embedder"]
@@ -175,7 +175,7 @@ def _until(condition: Any, vault: Vault, timeout: float = 30.0) -> bool:
     while time.monotonic() < deadline:
         if condition():
             return True
-        vault.wait_idle(1)
+        vault.jobs.wait_idle(1)
         time.sleep(0.05)
     return bool(condition())
 

@@ -29,14 +29,14 @@ def oldest_first(vault: Vault, conversation: str) -> list[Episode]:
 
 def test_an_idle_gap_of_event_time_closes_a_segment(vault: Vault) -> None:
     feed = ChangeLog(vault)
-    vault.ingest_events(
+    vault.events.ingest(
         [
             turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
             turn("trip", 20, "We booked a ryokan near Gion for five nights.", role="assistant"),
             turn("trip", 65, "Unrelated: my laptop keeps crashing since the update."),  # 45 minutes after the last
         ]
     )
-    assert vault.wait_idle(15)
+    assert vault.jobs.wait_idle(15)
     first, second = oldest_first(vault, "trip")
     assert (first.turn_count, second.turn_count) == (2, 1)
     assert first.status == "summarized" and first.summarizer == "extractive" and second.status == "open"
@@ -47,18 +47,18 @@ def test_an_idle_gap_of_event_time_closes_a_segment(vault: Vault) -> None:
 
 
 def test_turns_closer_than_the_gap_stay_in_one_segment(vault: Vault) -> None:
-    vault.ingest_events([turn("chat", m, f"Note number {m} about the garden plan.") for m in (0, 25, 50, 75)])
-    assert vault.wait_idle(10)
+    vault.events.ingest([turn("chat", m, f"Note number {m} about the garden plan.") for m in (0, 25, 50, 75)])
+    assert vault.jobs.wait_idle(10)
     (episode,) = vault.conversations.episodes("chat")
     assert episode.turn_count == 4 and episode.status == "open"
 
 
 def test_a_segment_closes_after_max_turns(tmp_path: Path) -> None:
     with open_vault(tmp_path / "v", offline(**{"episodes.max_turns": 3})) as vault:
-        vault.ingest_events(
+        vault.events.ingest(
             [turn("long", i, f"Step {i}: we discussed the quarterly budget for Acme.") for i in range(7)]
         )
-        assert vault.wait_idle(15)
+        assert vault.jobs.wait_idle(15)
         episodes = oldest_first(vault, "long")
         assert [e.turn_count for e in episodes] == [3, 3, 1]
         assert [e.status for e in episodes] == ["summarized", "summarized", "open"]
@@ -67,7 +67,7 @@ def test_a_segment_closes_after_max_turns(tmp_path: Path) -> None:
 
 def test_closing_on_demand_and_summaries_stay_in_their_conversation(vault: Vault) -> None:
     # two conversations interleaved in time: each episode only ever sees its own turns
-    vault.ingest_events(
+    vault.events.ingest(
         [
             turn("work", 0, "The Falcon release moves to Thursday because QA found a blocker."),
             turn("home", 1, "Grandma Rosa arrives Saturday, so I need to clean the guest room."),
@@ -75,9 +75,9 @@ def test_closing_on_demand_and_summaries_stay_in_their_conversation(vault: Vault
             turn("home", 3, "I ordered tulips and a birthday cake for Rosa."),
         ]
     )
-    assert vault.wait_idle(10)
+    assert vault.jobs.wait_idle(10)
     assert vault.conversations.close_episodes("work") == 1
-    assert vault.wait_idle(10)
+    assert vault.jobs.wait_idle(10)
     (work,) = vault.conversations.episodes("work")
     (home,) = vault.conversations.episodes("home")
     assert work.status == "summarized" and home.status == "open"
@@ -85,7 +85,7 @@ def test_closing_on_demand_and_summaries_stay_in_their_conversation(vault: Vault
     assert "Rosa" not in work.summary and "tulips" not in work.summary
     assert vault.conversations.close_episodes("work") == 0  # nothing open any more
     assert vault.conversations.close_episodes("home") == 1
-    assert vault.wait_idle(10)
+    assert vault.jobs.wait_idle(10)
     (home,) = vault.conversations.episodes("home")
     assert home.status == "summarized" and "Rosa" in home.summary and "Falcon" not in home.summary
     assert {e.conversation_id for e in vault.conversations.episodes()} == {"work", "home"}
@@ -105,16 +105,16 @@ def test_with_a_model_the_summary_comes_from_the_model(tmp_path: Path, fake_olla
     fake_ollama.on_chat(_responder("Linh and the assistant planned a Kyoto trip for October 2024."))
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        vault.ingest_events(
+        vault.events.ingest(
             [
                 turn("trip", 0, "I'm planning a trip to Kyoto in October."),
                 turn("trip", 5, "Great, Kyoto is lovely in autumn.", role="assistant"),
             ]
         )
-        assert vault.wait_idle(15)
+        assert vault.jobs.wait_idle(15)
         before = datetime.now(UTC)
         vault.conversations.close_episodes("trip")
-        assert vault.wait_idle(15)
+        assert vault.jobs.wait_idle(15)
         after = datetime.now(UTC)
         (episode,) = vault.conversations.episodes("trip")
         assert episode.summary == "Linh and the assistant planned a Kyoto trip for October 2024."
@@ -130,24 +130,24 @@ def test_with_ollama_down_the_summary_is_extractive_and_the_job_warns(tmp_path: 
     fake_ollama.on_chat(_responder("never used"))
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        vault.ingest_events(
+        vault.events.ingest(
             [
                 turn("trip", 0, "I'm planning a trip to Kyoto with my sister Mai in October."),
                 turn("trip", 5, "We booked a ryokan near Gion for five nights."),
             ]
         )
-        assert vault.wait_idle(15)
+        assert vault.jobs.wait_idle(15)
         fake_ollama.stop()
         feed = ChangeLog(vault)
         vault.conversations.close_episodes("trip")
-        assert vault.wait_idle(15)
+        assert vault.jobs.wait_idle(15)
         (episode,) = vault.conversations.episodes("trip")
         assert episode.status == "summarized" and episode.summarizer == "extractive"
         assert "Kyoto" in episode.summary and episode.summary != "never used"
         warnings = [c for c in feed.of("job.warning") if c.data["kind"] == "summarize_episode"]
         assert len(warnings) == 1
         assert "model unavailable, used an extractive summary" in warnings[0].data["warnings"][0]
-        assert vault.jobs().parked == 0
+        assert vault.jobs.stats().parked == 0
 
 
 def test_an_empty_or_misshapen_model_summary_falls_back_to_the_extractive_one(
@@ -158,14 +158,14 @@ def test_an_empty_or_misshapen_model_summary_falls_back_to_the_extractive_one(
         for n, answer in enumerate(({"summary": "   "}, {"gist": "Kyoto"}, ["Kyoto"])):
             fake_ollama.on_chat(lambda request, answer=answer: answer)
             conversation = f"trip{n}"
-            vault.ingest_event(turn(conversation, 0, "I'm planning a trip to Kyoto in October."))
-            assert vault.wait_idle(15)
+            vault.events.ingest(turn(conversation, 0, "I'm planning a trip to Kyoto in October."))
+            assert vault.jobs.wait_idle(15)
             feed = ChangeLog(vault)
             vault.conversations.close_episodes(conversation)
-            assert vault.wait_idle(20)
+            assert vault.jobs.wait_idle(20)
             (episode,) = vault.conversations.episodes(conversation)
             assert episode.status == "summarized" and episode.summarizer == "extractive"
             assert "Kyoto" in episode.summary  # never silently an empty summary, never a retried job
             (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "summarize_episode"]
             assert "not usable" in warning.data["warnings"][0]
-        assert vault.jobs().parked == 0
+        assert vault.jobs.stats().parked == 0

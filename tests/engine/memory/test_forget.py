@@ -17,7 +17,7 @@ TAIL = CANARY.lower()[-6:].encode()
 
 
 def _seed(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(conversation_id="secret", content=f"My friend {CANARY} lives in Oslo.", occurred_at="2024-03-01"),
             EventIn(conversation_id="secret", content=f"{CANARY} loves climbing.", occurred_at="2024-03-01T10:05:00Z"),
@@ -26,7 +26,7 @@ def _seed(vault: Vault) -> None:
             EventIn(conversation_id="secret", content="I like green tea.", occurred_at="2024-03-03", user_id="other"),
         ]
     )
-    assert vault.wait_idle(20)
+    assert vault.jobs.wait_idle(20)
 
 
 def _snapshot(vault: Vault, where: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
@@ -161,7 +161,7 @@ def test_forgetting_a_project_removes_its_rows_and_leaves_another_project_byte_i
     from tests.engine.documents.support import open_vault as open_vault_with_parsers
 
     with open_vault_with_parsers(tmp_path / "v", start_workers=True) as vault:
-        vault.ingest_events(
+        vault.events.ingest(
             [
                 EventIn(conversation_id="a", project_id="alpha", content=f"My friend {CANARY} lives in Oslo."),
                 EventIn(conversation_id="a", project_id="alpha", content="I work as a nurse."),
@@ -175,7 +175,7 @@ def test_forgetting_a_project_removes_its_rows_and_leaves_another_project_byte_i
         beta_doc = vault.documents.upload(
             name="beta.md", text="# Beta\n\nThe lighthouse ledger lists every beta shipment.\n", project_id="beta"
         ).document_id
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         beta_before = _project_rows(vault, "beta")
         alpha_before = _project_rows(vault, "alpha")
         assert all(beta_before[t] for t in ("events", "facts", "documents", "sections", "spans", "vectors")), (
@@ -206,15 +206,16 @@ def test_forgetting_a_project_removes_its_rows_and_leaves_another_project_byte_i
 
 # -- what a conversation forget reports ----------------------------------------------------------------------------
 def test_a_conversation_forget_counts_its_conflict_and_episode_and_settles_the_other_side(vault: Vault) -> None:
-    kept = vault.extract("I work as a nurse.", learn=True, conversation_id="keep").fact_ids[0]
-    (home,) = vault.extract("I live in Hanoi.", learn=True, conversation_id="keep").fact_ids
-    first = vault.extract("I like jazz.", learn=True, conversation_id="secret").fact_ids[0]
-    clash = vault.extract("I don't like jazz.", learn=True, conversation_id="secret")  # a conflict inside the scope
-    rome = vault.extract("I live in Rome.", learn=True, conversation_id="secret")  # one with a kept fact
+    kept = vault.events.extract("I work as a nurse.", learn=True, conversation_id="keep").fact_ids[0]
+    (home,) = vault.events.extract("I live in Hanoi.", learn=True, conversation_id="keep").fact_ids
+    first = vault.events.extract("I like jazz.", learn=True, conversation_id="secret").fact_ids[0]
+    # a conflict inside the scope, and one with a kept fact
+    clash = vault.events.extract("I don't like jazz.", learn=True, conversation_id="secret")
+    rome = vault.events.extract("I live in Rome.", learn=True, conversation_id="secret")
     assert [d["decision"] for d in clash.decisions] == [d["decision"] for d in rome.decisions] == ["CONFLICT"]
     assert vault.conflicts.count() == 2 and vault.facts.get(home).status == "contested"
     assert vault.conversations.close_episodes("secret") == 1
-    assert vault.wait_idle(20)
+    assert vault.jobs.wait_idle(20)
     secret_episodes = vault.conversations.episodes("secret")
     assert len(secret_episodes) == 1 and secret_episodes[0].summary
     keep_episodes = [e.id for e in vault.conversations.episodes("keep")]
@@ -262,7 +263,7 @@ def test_a_whole_user_forget_counts_understandings(vault: Vault) -> None:
 # -- backups ----------------------------------------------------------------------------------------------------------
 def test_the_receipt_states_the_backup_policy(vault: Vault) -> None:
     _seed(vault)
-    first, second = vault.backup_now(), vault.backup_now()
+    first, second = vault.backups.now(), vault.backups.now()
     assert len(vault.backups()) == 2 and first.path != second.path
 
     dry = vault.forget(ForgetScope(conversation_id="secret", dry_run=True))
@@ -299,13 +300,13 @@ def _lives_in(vault: Vault) -> list[tuple[str, str]]:
 
 
 def test_forgetting_what_replaced_a_fact_gives_the_slot_its_truth_back(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(conversation_id="home", content="I live in Hanoi.", occurred_at="2024-03-01"),
             EventIn(conversation_id="move", content="I moved to Rome.", occurred_at="2024-04-01"),
         ]
     )
-    assert vault.wait_idle(20)
+    assert vault.jobs.wait_idle(20)
     assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "active")]
 
     vault.forget(ForgetScope(user_id="default", conversation_id="move"))
@@ -316,14 +317,14 @@ def test_forgetting_what_replaced_a_fact_gives_the_slot_its_truth_back(vault: Va
 
 
 def test_forgetting_a_fact_in_the_middle_of_a_chain_links_its_neighbours(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(conversation_id="home", content="I live in Hanoi.", occurred_at="2024-03-01"),
             EventIn(conversation_id="move", content="I moved to Rome.", occurred_at="2024-04-01"),
             EventIn(conversation_id="again", content="I moved to Paris.", occurred_at="2024-05-01"),
         ]
     )
-    assert vault.wait_idle(20)
+    assert vault.jobs.wait_idle(20)
     assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "superseded"), ("Paris", "active")]
 
     vault.forget(ForgetScope(user_id="default", conversation_id="move"))

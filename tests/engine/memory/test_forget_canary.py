@@ -82,14 +82,14 @@ def note(title: str) -> str:
 
 def seed(vault: Vault, scope: str) -> ForgetScope:
     """Plant the canary in everything the scope holds, plus data outside it; return the scope."""
-    vault.ingest_events(kept_turns())
+    vault.events.ingest(kept_turns())
     vault.documents.upload(text="# Garden\n\nThe tomatoes need water daily.", name="garden.md")
     if scope == "conversation":
-        vault.ingest_events(turns("secret"))
+        vault.events.ingest(turns("secret"))
         vault.store.write(lambda tx: set_title(tx, "default", "secret", f"Chat about {CANARY}", "import"))
         chosen = ForgetScope(conversation_id="secret")
     elif scope == "project":
-        vault.ingest_events(turns("p-chat", project="p-secret"))
+        vault.events.ingest(turns("p-chat", project="p-secret"))
         vault.documents.upload(text=note(f"{CANARY} notes"), name=f"{CANARY}.md", project_id="p-secret")
         chosen = ForgetScope(project_id="p-secret")
     elif scope == "document":
@@ -98,7 +98,7 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
         vault.collections.add(garden.id, [uploaded.document_id])
         chosen = ForgetScope(document_id=uploaded.document_id)
     elif scope == "time range":
-        vault.ingest_events(turns("old", day="2023-01-10"))
+        vault.events.ingest(turns("old", day="2023-01-10"))
         jotted = vault.workspace.remember(
             f"{CANARY} leads the climbing group.", [f"{CANARY} Climbing Club"], observed_at="2023-01-11T09:00:00Z"
         ).observation
@@ -107,8 +107,8 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
         )
         chosen = ForgetScope(since="2023-01-01", until="2023-02-01")
     else:  # a whole user
-        vault.ingest_events(turns("theirs", user="other"))
-        vault.ingest_events([EventIn(conversation_id="more", user_id="other", content="I live in Quito.")])
+        vault.events.ingest(turns("theirs", user="other"))
+        vault.events.ingest([EventIn(conversation_id="more", user_id="other", content="I live in Quito.")])
         vault.store.write(lambda tx: set_title(tx, "other", "theirs", f"Chat about {CANARY}", "import"))
         uploaded = vault.documents.upload(text=note(f"{CANARY} notes"), name=f"{CANARY}.md", user_id="other")
         shelf = vault.collections.create(f"{CANARY} and friends", description=f"all about {CANARY}", user_id="other")
@@ -134,8 +134,8 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
             )
         )
         chosen = ForgetScope(user_id="other")
-    assert vault.wait_idle(60)
-    vault.backup_now()  # holds the canary: the forget must delete it and make a fresh one
+    assert vault.jobs.wait_idle(60)
+    vault.backups.now()  # holds the canary: the forget must delete it and make a fresh one
     return chosen
 
 

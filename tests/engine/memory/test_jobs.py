@@ -29,12 +29,12 @@ def test_failures_retry_with_backoff_then_park_with_the_error(tmp_path: Path) ->
         assert runner.wait_idle(10)
         runner.stop()
         assert calls == [1, 2, 3]
-        stats = vault.jobs()
+        stats = vault.jobs.stats()
         assert stats.parked == 1 and stats.queued == 0
         parked = stats.failures[0]
         assert parked.id == job_id and parked.last_error == "RuntimeError: the model fell over"
-        assert vault.retry_jobs() == 1
-        assert vault.jobs().queued == 1
+        assert vault.jobs.retry() == 1
+        assert vault.jobs.stats().queued == 1
     finally:
         vault.close()
 

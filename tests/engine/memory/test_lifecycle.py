@@ -13,11 +13,13 @@ from tests.engine.memory.support import ChangeLog, check_invariants, every_fact,
 
 
 def seed(vault: Vault) -> dict[str, Fact]:
-    vault.extract("My name is Linh. I work as a nurse at the city hospital. I like jazz. I like chess.", learn=True)
-    vault.extract("Anna lives in Oslo.", learn=True)
-    vault.extract("Marco moved to Pisa.", role="assistant", learn=True)
-    vault.extract("I live in Hanoi.", learn=True)
-    vault.extract("I moved to Lisbon.", learn=True)
+    vault.events.extract(
+        "My name is Linh. I work as a nurse at the city hospital. I like jazz. I like chess.", learn=True
+    )
+    vault.events.extract("Anna lives in Oslo.", learn=True)
+    vault.events.extract("Marco moved to Pisa.", role="assistant", learn=True)
+    vault.events.extract("I live in Hanoi.", learn=True)
+    vault.events.extract("I moved to Lisbon.", learn=True)
     facts = every_fact(vault)
     return {
         "name": one(facts, "is_named", "Linh"),

@@ -64,10 +64,10 @@ def test_the_prompt_is_rendered_at_call_time_with_today_and_the_event_date(
         {"facts": []},
     )
     before = datetime.now(UTC)
-    report = model_vault.extract(
+    report = model_vault.events.extract(
         "Every Sunday I play zorbball with Quentin.", learn=True, occurred_at="2023-05-08T10:30:00Z"
     )
-    model_vault.extract("Yesterday was a long day.", occurred_at="2024-02-29T18:00:00Z")
+    model_vault.events.extract("Yesterday was a long day.", occurred_at="2024-02-29T18:00:00Z")
     after = datetime.now(UTC)
 
     first, second = extraction_prompts(fake_ollama)
@@ -97,7 +97,7 @@ def test_model_facts_whose_evidence_is_not_verbatim_are_rejected_and_never_store
         ]
     }
     fake_ollama.queue_chat(answer, answer)
-    dry = model_vault.extract(text)
+    dry = model_vault.events.extract(text)
     model = stage(dry, "extract").details["model"]
     assert model["accepted"] == 1
     assert [(r["item"]["object"], r["reason"]) for r in model["rejected"]] == [
@@ -106,8 +106,8 @@ def test_model_facts_whose_evidence_is_not_verbatim_are_rejected_and_never_store
     ]
     assert [d["object"] for d in dry.decisions] == ["zorbball"]
 
-    model_vault.ingest_event(EventIn(conversation_id="c", content=text))  # the worker's path
-    assert model_vault.wait_idle(15)
+    model_vault.events.ingest(EventIn(conversation_id="c", content=text))  # the worker's path
+    assert model_vault.jobs.wait_idle(15)
     facts = every_fact(model_vault)
     assert [(f.predicate, f.object_text) for f in facts] == [("plays_sport", "zorbball")]
     assert facts[0].source_text == "I play zorbball" and text[facts[0].source_start : facts[0].source_end] == (
@@ -120,27 +120,27 @@ def test_output_that_is_not_the_schema_falls_back_to_the_rule_path_and_never_par
     model_vault: Vault, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.on_chat(lambda request: {"facts": [{"subject": "user", "predicate": 7}]})
-    dry = model_vault.extract("I live in Hanoi.")  # a dry run says so too, instead of "nothing found"
+    dry = model_vault.events.extract("I live in Hanoi.")  # a dry run says so too, instead of "nothing found"
     assert [d["object"] for d in dry.decisions] == ["Hanoi"]
     assert dry.warnings and "not usable" in dry.warnings[0] and "facts[0].predicate" in dry.warnings[0]
     assert stage(dry, "extract").details["model"]["fallback"] == "rules"
 
     feed = ChangeLog(model_vault)
-    result = model_vault.ingest_event(EventIn(conversation_id="c", content="I live in Hanoi."))
-    assert model_vault.wait_idle(20)
+    result = model_vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
+    assert model_vault.jobs.wait_idle(20)
     fact = one(every_fact(model_vault), "lives_in", "Hanoi")
     assert fact.extractor == "rules" and fact.event_id == result.event_id
     (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "enrich"]
     assert "not usable" in warning.data["warnings"][0]
-    assert model_vault.jobs().parked == 0 and feed.of("job.failed") == []
+    assert model_vault.jobs.stats().parked == 0 and feed.of("job.failed") == []
     assert model_vault.conversations.event(result.event_id).status == "enriched"
 
     # a wrong shape of the whole answer ({"facts": [{"subject": "user"}]}, a list, a string) is the same
     for answer in ({"facts": [{"subject": "user"}]}, ["not", "an", "object"], "no json at all"):
         fake_ollama.on_chat(lambda request, answer=answer: answer)
-        model_vault.extract("I work as a nurse.", learn=True)
-    assert model_vault.wait_idle(20)
-    assert model_vault.jobs().parked == 0
+        model_vault.events.extract("I work as a nurse.", learn=True)
+    assert model_vault.jobs.wait_idle(20)
+    assert model_vault.jobs.stats().parked == 0
     assert {f.object_text for f in every_fact(model_vault)} == {"Hanoi", "nurse"}
     check_invariants(model_vault)
 
@@ -159,18 +159,18 @@ def test_an_unavailable_model_falls_back_to_the_rule_path_with_a_warning(
         else:
             fake_ollama.stop()
         feed = ChangeLog(vault)
-        result = vault.ingest_event(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.wait_idle(20)
+        result = vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
+        assert vault.jobs.wait_idle(20)
 
         fact = one(every_fact(vault), "lives_in", "Hanoi")
         assert fact.extractor == "rules" and fact.event_id == result.event_id and fact.status == "active"
         (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "enrich"]
         assert warning.data["warnings"][0].startswith("model unavailable, used the rule path")
-        assert vault.jobs().parked == 0 and vault.conversations.event(result.event_id).status == "enriched"
+        assert vault.jobs.stats().parked == 0 and vault.conversations.event(result.event_id).status == "enriched"
         if fault != "connection refused":
             assert fake_ollama.requests_to("/api/chat")  # it was asked, and did not answer usefully
 
-        dry = vault.extract("I work as a nurse.")
+        dry = vault.events.extract("I work as a nurse.")
         assert [d["object"] for d in dry.decisions] == ["nurse"]
         assert dry.warnings and dry.warnings[0].startswith("model unavailable, used the rule path")
         assert stage(dry, "extract").details["model"]["fallback"] == "rules"
@@ -183,10 +183,10 @@ def test_redaction_happens_before_anything_is_sent(tmp_path: Path, fake_ollama: 
     settings = model_settings(fake_ollama, **{"privacy.card": "redact", "embedder.provider": "ollama"})
     with open_vault(tmp_path / "v", settings) as vault:
         assert vault.embedder.model_id.startswith("ollama:")
-        vault.ingest_event(EventIn(conversation_id="c", content=text))
-        assert vault.wait_idle(15)
-        vault.extract(text)  # the dry run takes the same care
-        vault.extract(f"I moved to Lisbon. Write to {EMAIL}.", learn=True)
+        vault.events.ingest(EventIn(conversation_id="c", content=text))
+        assert vault.jobs.wait_idle(15)
+        vault.events.extract(text)  # the dry run takes the same care
+        vault.events.extract(f"I moved to Lisbon. Write to {EMAIL}.", learn=True)
 
     sent = fake_ollama.texts_sent()
     prompts = extraction_prompts(fake_ollama)
@@ -201,9 +201,9 @@ def test_redaction_happens_before_anything_is_sent(tmp_path: Path, fake_ollama: 
 
 def test_a_blocked_event_sends_nothing_at_all(model_vault: Vault, fake_ollama: FakeOllama) -> None:
     fake_ollama.clear_requests()
-    result = model_vault.ingest_event(EventIn(conversation_id="c", content=f"My card is {CARD}. I live in Hanoi."))
-    assert result.status == "blocked" and model_vault.wait_idle(10)
-    report = model_vault.extract(f"My card is {CARD}. I live in Hanoi.")
+    result = model_vault.events.ingest(EventIn(conversation_id="c", content=f"My card is {CARD}. I live in Hanoi."))
+    assert result.status == "blocked" and model_vault.jobs.wait_idle(10)
+    report = model_vault.events.extract(f"My card is {CARD}. I live in Hanoi.")
     assert report.decisions == () and stage(report, "firewall").details["blocked"] is True
     assert fake_ollama.requests_to("/api/chat") == [] and every_fact(model_vault) == []
 
@@ -212,7 +212,7 @@ def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(
     model_vault: Vault, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.queue_chat({"facts": []})
-    hanoi = model_vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
+    hanoi = model_vault.events.extract("I live in Hanoi.", learn=True).fact_ids[0]
     text = "I am an assistant made by Example Labs. You mentioned you live in Rome now."
     fake_ollama.queue_chat(
         {
@@ -233,7 +233,7 @@ def test_first_person_in_an_assistant_turn_is_not_a_memory_even_from_the_model(
             ]
         }
     )
-    report = model_vault.extract(text, role="assistant", learn=True)
+    report = model_vault.events.extract(text, role="assistant", learn=True)
     subjects = {f.subject for f in every_fact(model_vault)}
     assert subjects == {"user"}, subjects  # nothing about the assistant itself
     rome = one(every_fact(model_vault), "lives_in", "Rome")
@@ -269,7 +269,7 @@ def test_a_model_predicate_no_name_can_be_made_from_is_dropped_not_fatal(
             ]
         }
     )
-    report = model_vault.extract("I play zorbball with Quentin.", learn=True)
+    report = model_vault.events.extract("I play zorbball with Quentin.", learn=True)
     rejected = stage(report, "extract").details["model"]["rejected"]
     assert [(r["item"]["predicate"], r["reason"]) for r in rejected] == [
         ("!!!", "the predicate has no letters or digits")
@@ -315,7 +315,7 @@ def test_model_proposals_pass_the_same_negation_tense_and_attribution_gates(
         ]
     }
     fake_ollama.queue_chat(answer)
-    report = model_vault.extract(text, occurred_at="2025-06-10T10:00:00Z")
+    report = model_vault.events.extract(text, occurred_at="2025-06-10T10:00:00Z")
     gates = {g["proposition"]["object"]: g["gates"] for g in stage(report, "extract").details["model"]["gates"]}
     assert gates["peanuts"] == ["negated: the sentence says it does not hold"]
     assert gates["Porto"] == ["attributed to Marta: the sentence is about them"]
@@ -340,8 +340,8 @@ def test_each_fact_records_the_extractor_that_found_it_not_the_run(model_vault: 
             ]
         }
     )
-    model_vault.ingest_event(EventIn(conversation_id="c", content=text))
-    assert model_vault.wait_idle(20)
+    model_vault.events.ingest(EventIn(conversation_id="c", content=text))
+    assert model_vault.jobs.wait_idle(20)
     facts = every_fact(model_vault)
     by_value = {f.object_text: f for f in facts}
     assert by_value["Hanoi"].extractor == "rules" and by_value["Hanoi"].prompt_hash is None

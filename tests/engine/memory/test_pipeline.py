@@ -1,4 +1,4 @@
-"""The pipeline trace of ``Vault.extract``: every stage reported, dry runs store nothing, ``learn`` stores and
+"""The pipeline trace of ``vault.events.extract``: every stage reported, dry runs store nothing, ``learn`` stores and
 returns ids, evidence is verbatim, unknown predicates become ``custom:<slug>``, the gate says why it drops."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def test_a_dry_run_reports_every_stage_and_stores_nothing(vault: Vault) -> None:
     before = counts(vault, ("events", "facts", "jobs", "objects", "embeddings", "subjects", "episodes"))
     feed = ChangeLog(vault)
 
-    report = vault.extract(TEXT, occurred_at="2024-05-01T09:00:00Z")
+    report = vault.events.extract(TEXT, occurred_at="2024-05-01T09:00:00Z")
 
     assert [s.stage for s in report.stages] == STAGES
     assert not report.learned and report.event_id is None and report.fact_ids == ()
@@ -54,18 +54,18 @@ def test_a_dry_run_reports_every_stage_and_stores_nothing(vault: Vault) -> None:
 
 
 def test_a_dry_run_plans_against_stored_facts_without_changing_them(vault: Vault) -> None:
-    learned = vault.extract("I live in Hanoi.", learn=True)
+    learned = vault.events.extract("I live in Hanoi.", learn=True)
     (hanoi_id,) = learned.fact_ids
     before = counts(vault)
     feed = ChangeLog(vault)
 
-    move = vault.extract("I moved to Paris.")
+    move = vault.events.extract("I moved to Paris.")
     assert ("UPDATE", "lives_in", [hanoi_id], "change cue") in [
         (d["decision"], d["predicate"], d["targets"], d["reason"]) for d in move.decisions
     ]
-    contradiction = vault.extract("I live in Rome.")
+    contradiction = vault.events.extract("I live in Rome.")
     assert [(d["decision"], d["targets"]) for d in contradiction.decisions] == [("CONFLICT", [hanoi_id])]
-    again = vault.extract("I live in Hanoi!")
+    again = vault.events.extract("I live in Hanoi!")
     assert [d["decision"] for d in again.decisions] == ["MERGE"]
 
     assert counts(vault) == before and feed.all() == []
@@ -74,7 +74,7 @@ def test_a_dry_run_plans_against_stored_facts_without_changing_them(vault: Vault
 
 
 def test_learn_stores_the_event_and_its_facts_and_returns_their_ids(vault: Vault) -> None:
-    report = vault.extract(TEXT, learn=True, conversation_id="c-learn", occurred_at="2024-05-01T09:00:00Z")
+    report = vault.events.extract(TEXT, learn=True, conversation_id="c-learn", occurred_at="2024-05-01T09:00:00Z")
 
     assert report.learned and report.event_id is not None
     assert [s.stage for s in report.stages] == STAGES
@@ -87,21 +87,21 @@ def test_learn_stores_the_event_and_its_facts_and_returns_their_ids(vault: Vault
     assert {(f.predicate, f.object_text) for f in stored} == {("lives_in", "Hanoi"), ("works_as", "nurse")}
     assert all(f.event_id == report.event_id and f.conversation_id == "c-learn" for f in stored)
     # the enrichment job was done here: no worker applies the same analysis again
-    assert vault.wait_idle(10)
+    assert vault.jobs.wait_idle(10)
     assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE kind = 'enrich'") == 0
     assert [f.id for f in vault.facts(event_id=report.event_id)] == sorted(report.fact_ids, reverse=True)
     assert all(f.corroboration == 0 for f in vault.facts.get_many(list(report.fact_ids)))
 
 
 def test_a_learned_report_shows_what_the_firewall_did_at_ingest(vault: Vault) -> None:
-    redacted = vault.extract("Mail me at ann.lee@example.org. I live in Hanoi.", learn=True)
+    redacted = vault.events.extract("Mail me at ann.lee@example.org. I live in Hanoi.", learn=True)
     firewall = stage(redacted.stages, "firewall")
     assert firewall.details["findings"] == ["email:redact"] and not firewall.details["blocked"]
     assert "[EMAIL]" in firewall.details["text"] and "ann.lee" not in firewall.details["text"]
     assert len(redacted.fact_ids) == 1
 
     # national ids and IBANs are redacted by default, not blocked: the rest of the turn is still learned
-    ids = vault.extract(
+    ids = vault.events.extract(
         "My SSN is 078-05-1120 and my IBAN is GB82 WEST 1234 5698 7654 32. I work as a nurse.", learn=True
     )
     firewall = stage(ids.stages, "firewall")
@@ -109,7 +109,7 @@ def test_a_learned_report_shows_what_the_firewall_did_at_ingest(vault: Vault) ->
     assert "078-05-1120" not in firewall.details["text"] and "GB82" not in firewall.details["text"]
     assert [f.object_text for f in vault.facts.get_many(list(ids.fact_ids))] == ["nurse"]
 
-    blocked = vault.extract("My card is 4111 1111 1111 1111 and I live in Paris.", learn=True)
+    blocked = vault.events.extract("My card is 4111 1111 1111 1111 and I live in Paris.", learn=True)
     assert [s.stage for s in blocked.stages] == ["firewall"]
     assert stage(blocked.stages, "firewall").details["blocked"] is True
     assert blocked.fact_ids == () and any("blocked" in w for w in blocked.warnings)
@@ -117,8 +117,8 @@ def test_a_learned_report_shows_what_the_firewall_did_at_ingest(vault: Vault) ->
 
 
 def test_learning_a_duplicate_event_learns_nothing_new(vault: Vault) -> None:
-    first = vault.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z")
-    again = vault.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z")
+    first = vault.events.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z")
+    again = vault.events.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z")
     assert again.event_id == first.event_id and again.fact_ids == ()
     assert any("nothing to learn" in w for w in again.warnings)
     assert len(every_fact(vault)) == 1
@@ -128,10 +128,10 @@ def test_learn_is_never_applied_twice_by_the_background_worker(vault: Vault) -> 
     # Long texts keep the analysis busy long enough for a worker to pick up the same event if it could.
     for i in range(12):
         text = " ".join(f"I like flavour{i}x{j} ice cream." for j in range(30))
-        report = vault.extract(text, learn=True)
+        report = vault.events.extract(text, learn=True)
         assert [d["decision"] for d in report.decisions] == ["CREATE"] * 30, i
         assert len(report.fact_ids) == 30
-    assert vault.wait_idle(20)
+    assert vault.jobs.wait_idle(20)
     facts = every_fact(vault)
     assert len(facts) == 12 * 30
     assert all(f.corroboration == 0 and f.status == "active" for f in facts)
@@ -145,7 +145,7 @@ def test_every_fact_quotes_its_event_verbatim_at_its_offsets(vault: Vault) -> No
         "I moved to Lisbon last year.\n\nI work as a nurse.",
     ]
     for text in texts:
-        vault.extract(text, learn=True, conversation_id="quotes")
+        vault.events.extract(text, learn=True, conversation_id="quotes")
     facts = every_fact(vault)
     assert len(facts) >= 7
     for fact in facts:
@@ -158,9 +158,9 @@ def test_every_fact_quotes_its_event_verbatim_at_its_offsets(vault: Vault) -> No
 
 
 def test_system_messages_produce_no_proposals(vault: Vault) -> None:
-    report = vault.extract("I live in Hanoi.", role="system")
+    report = vault.events.extract("I live in Hanoi.", role="system")
     assert report.decisions == () and "system" in stage(report.stages, "classify").summary
-    learned = vault.extract("I live in Hanoi.", role="system", learn=True)
+    learned = vault.events.extract("I live in Hanoi.", role="system", learn=True)
     assert learned.fact_ids == () and every_fact(vault) == []
     assert vault.conversations.event(learned.event_id).status == "skipped"
 
@@ -180,7 +180,7 @@ def test_unknown_predicates_become_custom_with_low_importance(tmp_path: Path, fa
     )
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        report = vault.extract("Every Sunday I zorbulate with Quentin.", learn=True)
+        report = vault.events.extract("Every Sunday I zorbulate with Quentin.", learn=True)
         mapping = stage(report.stages, "map").details["mapping"]
         assert mapping == [{"raw": "zorbulates with", "predicate": "custom:zorbulates_with", "method": "custom"}]
         (fact_id,) = report.fact_ids
@@ -205,7 +205,7 @@ def test_the_gate_drops_empty_and_pronoun_objects_and_says_why(tmp_path: Path, f
     )
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", settings) as vault:
-        report = vault.extract(text, learn=True)
+        report = vault.events.extract(text, learn=True)
         gate = stage(report.stages, "gate").details["decisions"]
         dropped = {d["object"]: d["why"] for d in gate if not d["pass"]}
         assert dropped == {"it": "the object says nothing on its own", "them": "the object says nothing on its own"}
@@ -220,11 +220,11 @@ def test_the_stage_list_is_designs() -> None:
 
 
 def test_match_ranks_the_slot_and_tier_says_why_in_a_dry_run(vault: Vault) -> None:
-    (hanoi,) = vault.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z").fact_ids
-    jazz = vault.extract("I like jazz.", learn=True, occurred_at="2024-05-01T09:01:00Z").fact_ids[0]
-    chess = vault.extract("I like chess.", learn=True, occurred_at="2024-05-01T09:02:00Z").fact_ids[0]
+    (hanoi,) = vault.events.extract("I live in Hanoi.", learn=True, occurred_at="2024-05-01T09:00:00Z").fact_ids
+    jazz = vault.events.extract("I like jazz.", learn=True, occurred_at="2024-05-01T09:01:00Z").fact_ids[0]
+    chess = vault.events.extract("I like chess.", learn=True, occurred_at="2024-05-01T09:02:00Z").fact_ids[0]
 
-    move = vault.extract("I moved to Paris.", occurred_at="2024-06-01T09:00:00Z")
+    move = vault.events.extract("I moved to Paris.", occurred_at="2024-06-01T09:00:00Z")
     assert [s.stage for s in move.stages] == STAGES
     matches = {m["slot"]["predicate"]: m for m in stage(move.stages, "match").details["matches"]}
     assert matches["lives_in"]["slot"] == {"subject": "user", "predicate": "lives_in", "cardinality": "single"}
@@ -243,7 +243,7 @@ def test_match_ranks_the_slot_and_tier_says_why_in_a_dry_run(vault: Vault) -> No
 
     # a value with more detail ranks the fact it repeats first; a value of a multi-valued slot that shares no word
     # with it ("chess") cannot be the same fact and is not weighed at all
-    more = vault.extract("I like modal jazz.", occurred_at="2024-06-01T09:00:00Z")
+    more = vault.events.extract("I like modal jazz.", occurred_at="2024-06-01T09:00:00Z")
     (matched,) = stage(more.stages, "match").details["matches"]
     ranked = [(c["fact_id"], c["similarity"]) for c in matched["candidates"]]
     assert ranked[0] == (jazz, 0.8) and chess not in [fact_id for fact_id, _ in ranked]
@@ -254,8 +254,8 @@ def test_match_ranks_the_slot_and_tier_says_why_in_a_dry_run(vault: Vault) -> No
 
 
 def test_a_learned_trace_reports_the_tiers_and_vectors_that_were_stored(vault: Vault) -> None:
-    (hanoi,) = vault.extract("I live in Hanoi.", learn=True).fact_ids
-    report = vault.extract("I moved to Paris. Maybe I like sushi, my assistant thinks.", learn=True)
+    (hanoi,) = vault.events.extract("I live in Hanoi.", learn=True).fact_ids
+    report = vault.events.extract("I moved to Paris. Maybe I like sushi, my assistant thinks.", learn=True)
     assert [s.stage for s in report.stages] == STAGES
     created = list(report.fact_ids)
     tiers = {t["fact_id"]: (t["tier"], t["reason"]) for t in stage(report.stages, "tier").details["tiers"]}

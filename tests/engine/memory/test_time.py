@@ -20,7 +20,7 @@ def _ids(vault: Vault, **filters: object) -> set[int]:
 
 
 def test_relative_dates_resolve_against_the_event_time_not_now(vault: Vault) -> None:
-    report = vault.extract("Yesterday I adopted a dog.", learn=True, occurred_at=SAID)
+    report = vault.events.extract("Yesterday I adopted a dog.", learn=True, occurred_at=SAID)
     dog = vault.facts.get(report.fact_ids[0])
     assert (dog.predicate, dog.object_text) == ("has_pet", "dog")
     assert dog.valid_from == datetime(2023, 5, 7, tzinfo=UTC)
@@ -28,17 +28,19 @@ def test_relative_dates_resolve_against_the_event_time_not_now(vault: Vault) -> 
     assert dog.statement.endswith("(2023-05-07)")
 
     # the same through the background worker, and a dry run plans with the same dates
-    vault.ingest_event(EventIn(conversation_id="c", content="I went to a support group last Friday.", occurred_at=SAID))
-    assert vault.wait_idle(10)
+    vault.events.ingest(
+        EventIn(conversation_id="c", content="I went to a support group last Friday.", occurred_at=SAID)
+    )
+    assert vault.jobs.wait_idle(10)
     group = one(every_fact(vault), "attended", "support group")
     assert group.valid_from == datetime(2023, 5, 5, tzinfo=UTC)  # 2023-05-08 was a Monday
-    dry = vault.extract("Two days ago I adopted a kitten.", occurred_at=SAID)
+    dry = vault.events.extract("Two days ago I adopted a kitten.", occurred_at=SAID)
     score = next(s for s in dry.stages if s.stage == "score")
     assert score.details["scores"][0]["statement"].endswith("(2023-05-06)")
 
 
 def test_valid_time_dates_a_fact_that_says_no_date_itself(vault: Vault) -> None:
-    vault.ingest_events(
+    vault.events.ingest(
         [
             EventIn(
                 conversation_id="c",
@@ -54,7 +56,7 @@ def test_valid_time_dates_a_fact_that_says_no_date_itself(vault: Vault) -> None:
             ),
         ]
     )
-    assert vault.wait_idle(10)
+    assert vault.jobs.wait_idle(10)
     facts = every_fact(vault)
     assert one(facts, "lives_in", "Berlin").valid_from == datetime(2024, 3, 1, tzinfo=UTC)
     # a date in the text is still read against when it was said
@@ -63,8 +65,9 @@ def test_valid_time_dates_a_fact_that_says_no_date_itself(vault: Vault) -> None:
 
 def test_ephemeral_facts_get_a_valid_to_and_drop_out_of_as_of_after_it(vault: Vault) -> None:
     said = datetime.now(UTC) - timedelta(days=1)
-    feeling_id = vault.extract("I'm overwhelmed with work and the kids.", learn=True, occurred_at=said).fact_ids[0]
-    home_id = vault.extract("I live in Hanoi.", learn=True, occurred_at=said).fact_ids[0]
+    overwhelmed = "I'm overwhelmed with work and the kids."
+    feeling_id = vault.events.extract(overwhelmed, learn=True, occurred_at=said).fact_ids[0]
+    home_id = vault.events.extract("I live in Hanoi.", learn=True, occurred_at=said).fact_ids[0]
     feeling, home = vault.facts.get(feeling_id), vault.facts.get(home_id)
     assert feeling.decay == "ephemeral" and home.decay != "ephemeral" and home.valid_to is None
     assert feeling.valid_to is not None
@@ -79,13 +82,15 @@ def test_ephemeral_facts_get_a_valid_to_and_drop_out_of_as_of_after_it(vault: Va
 
 def test_as_of_is_what_was_believed_and_true_at_that_time(vault: Vault) -> None:
     t0 = datetime.now(UTC)
-    hanoi = vault.extract("I live in Hanoi.", learn=True).fact_ids[0]
+    hanoi = vault.events.extract("I live in Hanoi.", learn=True).fact_ids[0]
     t1 = datetime.now(UTC)
     paris = next(
-        d["fact_id"] for d in vault.extract("I moved to Paris.", learn=True).decisions if d["predicate"] == "lives_in"
+        d["fact_id"]
+        for d in vault.events.extract("I moved to Paris.", learn=True).decisions
+        if d["predicate"] == "lives_in"
     )
     t2 = datetime.now(UTC)
-    vault.extract("I don't live in Paris anymore.", learn=True)
+    vault.events.extract("I don't live in Paris anymore.", learn=True)
     t3 = datetime.now(UTC)
 
     def lives_in(at: datetime) -> list[str]:
@@ -99,7 +104,7 @@ def test_as_of_is_what_was_believed_and_true_at_that_time(vault: Vault) -> None:
     assert vault.facts(predicate="lives_in") == []
 
     # a fact about 2023 learned today was not believed in 2023: as-of is both belief and validity
-    dog = vault.extract("Yesterday I adopted a dog.", learn=True, occurred_at=SAID).fact_ids[0]
+    dog = vault.events.extract("Yesterday I adopted a dog.", learn=True, occurred_at=SAID).fact_ids[0]
     assert dog not in _ids(vault, as_of="2023-06-01T00:00:00Z")
     assert dog in _ids(vault, as_of=datetime.now(UTC))
     # deleted facts are in no as-of view
@@ -108,10 +113,10 @@ def test_as_of_is_what_was_believed_and_true_at_that_time(vault: Vault) -> None:
 
 
 def test_the_decay_sweep_retires_expired_ephemeral_facts_to_cold(vault: Vault) -> None:
-    old_feeling = vault.extract("I'm so tired today.", learn=True, occurred_at=SAID).fact_ids[0]
-    pinned_feeling = vault.extract("I feel exhausted.", learn=True, occurred_at=SAID).fact_ids[0]
-    fresh_feeling = vault.extract("I'm feeling anxious about the exam.", learn=True).fact_ids[0]
-    stable = vault.extract("I work as a nurse.", learn=True, occurred_at=SAID).fact_ids[0]
+    old_feeling = vault.events.extract("I'm so tired today.", learn=True, occurred_at=SAID).fact_ids[0]
+    pinned_feeling = vault.events.extract("I feel exhausted.", learn=True, occurred_at=SAID).fact_ids[0]
+    fresh_feeling = vault.events.extract("I'm feeling anxious about the exam.", learn=True).fact_ids[0]
+    stable = vault.events.extract("I work as a nurse.", learn=True, occurred_at=SAID).fact_ids[0]
     vault.facts.set_tier(pinned_feeling, "warm", pinned=True)
     before = {f.id: f for f in vault.facts.get_many([old_feeling, pinned_feeling, fresh_feeling, stable])}
     assert before[old_feeling].tier == "warm" and before[old_feeling].valid_to is not None

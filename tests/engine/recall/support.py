@@ -20,7 +20,7 @@ def ingest(
     role: str = "user",
 ) -> list[int]:
     """Ingest ``(occurred_at, text)`` turns and wait for enrichment; the new event ids in order."""
-    results = vault.ingest_events(
+    results = vault.events.ingest(
         [
             EventIn(
                 conversation_id=conversation,
@@ -33,7 +33,7 @@ def ingest(
             for when, text in turns
         ]
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     return [r.event_id for r in results]
 
 

@@ -52,7 +52,7 @@ def test_vector_channel_leaves_out_quarantine_other_users_and_other_conversation
     bobs = vault.facts.add("user", "likes", "harpsichord recitals", user_id="bob")
     ingest(vault, "chat-a", ("2024-05-01T10:00:00Z", "We listened to a harpsichord concert in the old church hall."))
     vault.conversations.close_episodes("chat-a")
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     episode = vault.conversations.episodes("chat-a")[0]
     assert "harpsichord" in vault.conversations.episode(episode.id).summary
     a = analysis("harpsichord concert")
@@ -195,7 +195,7 @@ def test_neighbours_are_the_turns_around_the_best_hits_in_hit_order(vault: Vault
         ("2024-05-01T10:02:00Z", "Oh nice, the food there is great."),
         ("2024-05-01T10:03:00Z", "Yes, mostly for the street food."),
     )
-    vault.ingest_event(
+    vault.events.ingest(
         EventIn(conversation_id="n", role="system", content="(system note)", occurred_at="2024-05-01T10:03:30Z")
     )
     (t5,) = ingest(vault, "n", ("2024-05-01T10:04:00Z", "We should cook together when I visit."))

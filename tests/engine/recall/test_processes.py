@@ -104,10 +104,10 @@ def test_helpers_see_every_vector_committed_before_the_question(helped: tuple[Va
     vault, processes = helped
     for round_ in range(3):
         word = f"zorblax{round_}qui"
-        [added] = vault.ingest_events(
+        [added] = vault.events.ingest(
             [EventIn(conversation_id="c2", content=f"The {word} gadget hums near the window.", occurred_at=REF)]
         )
-        assert vault.wait_idle(30)
+        assert vault.jobs.wait_idle(30)
         question = understood(vault, f"{word} gadget hums")
         question = dataclasses.replace(question, analysis=dataclasses.replace(question.analysis, keywords=()))
         remote = in_helper(processes, question)
@@ -118,9 +118,9 @@ def test_helpers_see_every_vector_committed_before_the_question(helped: tuple[Va
 
 def test_a_forget_reaches_the_helpers_copies(helped: tuple[Vault, RankerProcesses]) -> None:
     vault, processes = helped
-    [kept] = vault.ingest_events([EventIn(conversation_id="keep", content="Quillfeather lamps glow amber.")])
-    [gone] = vault.ingest_events([EventIn(conversation_id="drop", content="Quillfeather lamps glow amber too.")])
-    assert vault.wait_idle(30)
+    [kept] = vault.events.ingest([EventIn(conversation_id="keep", content="Quillfeather lamps glow amber.")])
+    [gone] = vault.events.ingest([EventIn(conversation_id="drop", content="Quillfeather lamps glow amber too.")])
+    assert vault.jobs.wait_idle(30)
     question = understood(vault, "quillfeather lamps glow amber")
     question = dataclasses.replace(question, analysis=dataclasses.replace(question.analysis, keywords=()))
     assert {kept.event_id, gone.event_id} <= {b.id for b in in_helper(processes, question).blocks if b.kind == "event"}

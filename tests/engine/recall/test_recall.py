@@ -18,13 +18,13 @@ REF = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
 def ingest(
     vault: Vault, conversation: str, *turns: tuple[str, str], author: str | None = None, user_id: str = "default"
 ) -> list[int]:
-    results = vault.ingest_events(
+    results = vault.events.ingest(
         [
             EventIn(conversation_id=conversation, content=text, occurred_at=when, author=author, user_id=user_id)
             for when, text in turns
         ]
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     return [r.event_id for r in results]
 
 
@@ -175,12 +175,12 @@ def test_injection_rules_candidate_quarantine_challenged(vault: Vault) -> None:
     )
     # a candidate (assistant-inferred) fact is searchable but never injected
     ingest(vault, "c2", ("2024-05-04T10:00:00Z", "Your sister Linh is a teacher."))
-    vault.ingest_event(
+    vault.events.ingest(
         EventIn(
             conversation_id="c2", role="assistant", content="Linh works as a pilot.", occurred_at="2024-05-05T10:00:00Z"
         )
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     candidates = vault.facts(standing="candidate")
     assert candidates, "the assistant's claim is kept as a candidate"
     for fact in candidates:
@@ -221,7 +221,7 @@ def test_budget_is_respected_and_text_is_deterministic(seeded: Vault) -> None:
 def test_history_and_working_memory_are_per_conversation(vault: Vault) -> None:
     ingest(vault, "chat-a", ("2024-05-01T10:00:00Z", "I play the violin."))
     ingest(vault, "chat-b", ("2024-05-02T10:00:00Z", "I speak Vietnamese."))
-    vault.ingest_event(EventIn(conversation_id="chat-a", content="Just saying hi", occurred_at="2024-05-03"))
+    vault.events.ingest(EventIn(conversation_id="chat-a", content="Just saying hi", occurred_at="2024-05-03"))
     r = recall(vault, "what instruments do I play", conversation="chat-a")
     assert [t.content for t in r.conversation_history] == ["I play the violin.", "Just saying hi"]
     assert all("Vietnamese" not in b.content for b in r.working_memory)
@@ -242,7 +242,7 @@ def test_usage_is_recorded_and_frequent_use_promotes_to_hot(seeded: Vault) -> No
     fact = next(f for f in seeded.facts() if f.tier == "warm" and f.standing in ("working", "fact"))
     for _ in range(6):
         recall(seeded, fact.object_text)
-    assert seeded.wait_idle()  # usage is gathered and written in batches after the answer: record it now
+    assert seeded.jobs.wait_idle()  # usage is gathered and written in batches after the answer: record it now
     updated = seeded.facts.get(fact.id)
     assert updated.access_count >= 5 and updated.tier == "hot"
 
@@ -266,7 +266,7 @@ def test_bad_requests_name_the_field(vault: Vault) -> None:
 
 
 def test_recent_unenriched_turns_are_in_history(vault: Vault) -> None:
-    vault_events = vault.ingest_events([EventIn(conversation_id="live", content=f"turn {i}") for i in range(3)])
+    vault_events = vault.events.ingest([EventIn(conversation_id="live", content=f"turn {i}") for i in range(3)])
     r = recall(vault, "anything", conversation="live")
     assert {t.event_id for t in r.conversation_history} == {e.event_id for e in vault_events}
 

@@ -28,7 +28,7 @@ def test_model_refines_the_query_when_it_answers_in_time(tmp_path: Path, fake_ol
     fake_ollama.on_chat(analysis_reply)
     vault = _vault(tmp_path, fake_ollama)
     try:
-        vault.ingest_event(EventIn(conversation_id="c", content="I take violin lessons on Mondays."))
+        vault.events.ingest(EventIn(conversation_id="c", content="I take violin lessons on Mondays."))
         result = vault.recall(RecallRequest(conversation_id="c", query="what could I practise this week?"))
         assert result.routing.engine == "ollama:llama3.2"
         assert result.routing.mode == "indirect"
@@ -80,7 +80,7 @@ def _brahms_vault(tmp_path: Path, fake: FakeOllama) -> tuple[Vault, int]:
     """Turns the question "what am I working on?" shares no word with, one of them the answer."""
     settings = fake.settings({"llm.provider": "ollama", "embedder.provider": "hashing", "llm.query_timeout_s": 2.0})
     vault = Vault.open(tmp_path / "v", settings=settings, start_workers=True)
-    results = vault.ingest_events(
+    results = vault.events.ingest(
         [
             EventIn(conversation_id="c", content=text, occurred_at=f"2024-05-01T10:0{minute}:00Z")
             for minute, text in enumerate(
@@ -94,7 +94,7 @@ def _brahms_vault(tmp_path: Path, fake: FakeOllama) -> tuple[Vault, int]:
             )
         ]
     )
-    assert vault.wait_idle(30)
+    assert vault.jobs.wait_idle(30)
     return vault, results[0].event_id
 
 
@@ -167,7 +167,7 @@ def test_recalls_waiting_on_the_model_do_not_hold_up_each_other(tmp_path: Path, 
     )
     vault = Vault.open(tmp_path / "v", settings=settings, start_workers=False)
     try:
-        vault.ingest_event(EventIn(conversation_id="c", content="I take violin lessons on Mondays."))
+        vault.events.ingest(EventIn(conversation_id="c", content="I take violin lessons on Mondays."))
         results: list[Any] = []
 
         def ask(n: int) -> None:

@@ -20,7 +20,7 @@ REF = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
 
 def recall(vault: Vault, query: str) -> RecallResult:
     result = vault.recall(RecallRequest(conversation_id="c", query=query, reference_time=REF))
-    assert vault.wait_idle()  # usage is gathered and written in batches after the answer: record it now
+    assert vault.jobs.wait_idle()  # usage is gathered and written in batches after the answer: record it now
     return result
 
 
@@ -90,7 +90,7 @@ def test_usage_is_gathered_into_one_write_with_summed_counts(vault: Vault) -> No
     """Recalls close together cost one write transaction between them, and each counts: three recalls selecting a
     fact add three accesses (and reach promotion as three separate writes would)."""
     kayak = vault.facts.add("user", "likes", "sea kayaking")
-    assert vault.wait_idle()
+    assert vault.jobs.wait_idle()
     writes: list[int] = []
     recorder = vault._recall._usage  # the recorder behind Vault.recall
     recorder._delay_s = 60.0  # however slow the machine, these recalls fall in one batch
@@ -100,7 +100,7 @@ def test_usage_is_gathered_into_one_write_with_summed_counts(vault: Vault) -> No
         result = vault.recall(RecallRequest(conversation_id="c", query="kayaking", reference_time=REF))
         assert kayak.id in {b.id for b in result.blocks}
     assert last_access(vault, kayak.id)[0] == 0, "nothing written while the batch gathers"
-    assert vault.wait_idle()
+    assert vault.jobs.wait_idle()
     assert writes == [1], "one write for every recall in the batch"
     promoted = vault.facts.get(kayak.id)
     assert promoted.access_count == params.PROMOTE_ACCESS_COUNT and promoted.tier == "hot"

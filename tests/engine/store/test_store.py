@@ -84,7 +84,7 @@ def test_planner_statistics_cover_the_tables_but_never_the_full_text_indexes_own
     # FTS5 plans its internal queries for shadow tables without statistics; a stale figure taken while an index
     # was empty made each insert cost time in proportion to the index's size.
     for n in range(50):
-        vault.ingest_event(EventIn(conversation_id=f"c{n % 5}", content=f"Turn {n}: I like tea number {n}."))
+        vault.events.ingest(EventIn(conversation_id=f"c{n % 5}", content=f"Turn {n}: I like tea number {n}."))
     vault.store.optimize()
     analysed = {r[0] for r in vault.store.query("SELECT tbl FROM sqlite_stat1")}
     assert "events" in analysed  # the base tables have statistics
@@ -586,8 +586,8 @@ def test_online_backups_keep_generations_and_are_consistent(tmp_path: Path) -> N
 
     settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing", "backups.generations": 2})
     with Vault.open(tmp_path / "v", settings=settings, start_workers=False) as vault:
-        vault.ingest_event(EventIn(conversation_id="c", content="I like tea."))
-        made = [vault.backup_now() for _ in range(3)]
+        vault.events.ingest(EventIn(conversation_id="c", content="I like tea."))
+        made = [vault.backups.now() for _ in range(3)]
         listed = vault.backups()
         assert len([b for b in listed if Path(b.path).name.startswith("vault-")]) == 2
         assert not Path(made[0].path).exists() and Path(made[-1].path).exists()
