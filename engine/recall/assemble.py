@@ -526,7 +526,7 @@ def _line(block: Block) -> str:
         return f"- [conflict #{block.id} {when}] {block.content}"
     if block.kind == "understanding":
         about = " & ".join(block.meta.get("subjects", []))
-        return f"- [understanding #{block.id} of {about}, {when}] {block.content}"
+        return f"- [understanding #{block.id} {when}] ({about}) {block.content}"
     where = block.meta.get("document", "document")
     if block.meta.get("section"):
         where += f" › {block.meta['section']}"

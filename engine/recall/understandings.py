@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from engine.recall.porter import stem
 from engine.recall.types import Block, Evidence
 from engine.temporal import from_epoch
 
@@ -51,7 +52,7 @@ def gathers(query: str) -> bool:
 
 
 def _words(text: str) -> set[str]:
-    return {w[:5] for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+    return {stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
 def _subject_ids(q: Any, user_id: str, names: Iterable[str]) -> list[tuple[int, str]]:

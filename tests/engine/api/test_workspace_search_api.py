@@ -1,16 +1,20 @@
-"""``search`` and the perspective verbs over the real endpoint: REST ``POST /v6/workspace/<verb>`` and the MCP tools
-of the same names answer the same JSON, and refusals are the error contract's."""
+"""``search`` and the perspective verbs over the real endpoint, and recall's understanding blocks: REST
+``POST /v6/workspace/<verb>`` and the MCP tools of the same names answer the same JSON, and refusals are the error
+contract's."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import httpx
+import pytest
 from mcp.client import Client
 
+from engine.recall import assemble
 from tests.engine.api.conftest import Served, assert_error
 from tests.engine.api.test_mcp import run, text_of
 from tests.engine.api.test_workspace_api import call, http, ok, tool
+from tests.engine.recall.test_understandings import seeded
 
 __all__ = ["http"]  # the fixture, shared with the workspace's other API tests
 
@@ -98,3 +102,21 @@ def test_mcp_search_and_perspectives_answer_what_rest_answers(served: Served, ht
     assert [p["name"] for p in removed.structured_content["perspectives"]] == DEFAULT_NAMES
     refused = tool(served, "remove_perspective", {"name": "health"})
     assert refused.is_error is True and "not_found" in text_of(refused)
+
+
+def test_recall_over_rest_returns_the_understanding_block(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assemble, "UNDERSTANDING_AT", 0)
+    seeded(served.vault)
+    with httpx.Client(base_url=served.url, headers=served.auth(), trust_env=False, timeout=30) as client:
+        response = client.post(
+            "/v6/recall",
+            json={
+                "conversation_id": "asking",
+                "query": "What has Marta loved doing?",
+                "reference_time": "2024-06-10",
+            },
+        )
+    assert response.status_code == 200, response.text
+    blocks = [b for b in response.json()["blocks"] if b["kind"] == "understanding"]
+    assert len(blocks) == 1 and blocks[0]["meta"]["subjects"] == ["Marta"]
+    assert blocks[0]["source_ids"] and blocks[0]["evidence"][0]["source_kind"] == "event"

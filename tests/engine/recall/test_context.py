@@ -19,10 +19,11 @@ from engine.recall.types import RecallRequest, RecallResult
 from tests.engine.recall.support import ingest
 
 REF = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
-#: How every item line of the text begins: ``[#id date]``, ``[episode #id date]``, ``[conflict #id date]``, or
+#: How every item line of the text begins: ``[#id date]``, ``[episode #id date]``, ``[conflict #id date]``,
+#: ``[understanding #id date]``, or
 #: for document items ``[#id where] (date)``.
 CITATION = re.compile(
-    r"^- \[(?:(?:episode|conflict) )?#(?P<id>\d+) "
+    r"^- \[(?:(?:episode|conflict|understanding) )?#(?P<id>\d+) "
     r"(?:(?P<date>\d{4}-\d{2}-\d{2})\]|[^\]]+\] \((?P<doc_date>\d{4}-\d{2}-\d{2})\))"
 )
 
