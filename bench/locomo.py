@@ -11,7 +11,10 @@ them.
 The baseline indexes one FTS5 row per turn (speaker + session date + text) and ranks by BM25 with the question's
 words OR-ed — the "plain index" of the README.
 
-Usage: ``python -m bench.locomo [--data DIR] [--json FILE] [--embedder hashing|onnx] [--files N]``
+After enrichment the vault runs one consolidation pass (what a quiet vault does by itself), so questions that name a
+subject can bring its understanding; ``--no-understandings`` leaves both out.
+
+Usage: ``python -m bench.locomo [--data DIR] [--json FILE] [--embedder hashing|onnx] [--files N] [--no-understandings]``
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ class Baseline:
 
 
 def run_file(
-    path: Path, embedder_name: str
+    path: Path, embedder_name: str, understandings: bool = True
 ) -> tuple[list[dict[str, Any]], list[float], list[dict[str, Any]], list[float], dict[str, Any]]:
     """Benchmark one conversation file: (cairn rows, cairn latencies, baseline rows, baseline latencies, info)."""
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -131,13 +134,15 @@ def run_file(
     reference = parse_session_date(sessions[-1][1])
     cairn_rows: list[dict[str, Any]] = []
     cairn_ms: list[float] = []
-    with bench_vault(make_embedder(embedder_name)) as vault:
+    with bench_vault(make_embedder(embedder_name), **{"recall.understandings": understandings}) as vault:
         t0 = time.perf_counter()
         summary = vault.conversations.import_summary(path)
         if summary.errors:
             raise SystemExit(f"{path.name}: import errors: {summary.errors}")
         vault.jobs.wait_idle(timeout=3600)
         enrich_s = time.perf_counter() - t0
+        if understandings:
+            vault.workspace.consolidate()  # the pass a quiet vault runs by itself (the extractive synthesis)
         conversation_id = vault.conversations()[0].conversation_id
         for q in questions:
             t1 = time.perf_counter()
@@ -185,6 +190,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--embedder", default="hashing", choices=["hashing", "onnx"])
     parser.add_argument("--files", type=int, default=0, help="only the first N files (0 = all)")
     parser.add_argument("--misses", type=Path, default=None, help="write per-question results for inspection")
+    parser.add_argument(
+        "--no-understandings",
+        action="store_true",
+        help="no consolidation pass and no understanding blocks (the 'before' of BENCHMARKS' understandings row)",
+    )
     args = parser.parse_args(argv)
     files = locomo_files(args.data)
     if args.files:
@@ -195,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     base_ms: list[float] = []
     infos = []
     for path in files:
-        c_rows, c_ms, b_rows, b_ms, info = run_file(path, args.embedder)
+        c_rows, c_ms, b_rows, b_ms, info = run_file(path, args.embedder, not args.no_understandings)
         cairn_rows += c_rows
         base_rows += b_rows
         cairn_ms += c_ms
