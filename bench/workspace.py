@@ -7,6 +7,8 @@ observations (each about one person or a pair), then times:
   at least three items a relationship one), without a model — the extractive synthesis;
 * an incremental pass after new observations about 50 people (it must touch only those);
 * ``bring_to_mind`` on topics naming a person and a thing, over one session with its heartbeat token (p50/p95).
+* embedding every item under the perspectives (the background job's work; one vector each with hashing), then
+  ``search`` on questions naming a person and a thing (p50/p95).
 
     python -m bench.workspace [--facts 100000] [--events 100000] [--observations 5000] [--calls 300] [--json F]
 """
@@ -109,6 +111,21 @@ def main() -> None:
             latencies.append((time.perf_counter() - t0) * 1000)
             token = shown.heartbeat_token
         out["bring_to_mind_ms"] = {
+            "p50": round(percentile(latencies, 50), 1),
+            "p95": round(percentile(latencies, 95), 1),
+            "max": round(max(latencies), 1),
+        }
+        t0 = time.perf_counter()
+        embedded = vault.workspace.searcher.embed("default")  # what the background job does after the writes
+        out["embed_items"] = embedded
+        out["embed_items_s"] = round(time.perf_counter() - t0, 1)
+        latencies = []
+        for _ in range(args.calls):
+            question = f"How is {rng.choice(names)} getting on with {rng.choice(THINGS)}?"
+            t0 = time.perf_counter()
+            vault.workspace.search(question)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        out["search_ms"] = {
             "p50": round(percentile(latencies, 50), 1),
             "p95": round(percentile(latencies, 95), 1),
             "max": round(max(latencies), 1),

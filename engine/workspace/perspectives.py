@@ -167,6 +167,22 @@ _ITEMS = (
 )
 
 
+def complete(q: Any, user_id: str, model_id: str, key: str) -> bool:
+    """Whether every item seems to have a vector under ``key``: as many vectors as items (two index counts, where
+    :func:`missing` reads every item).  Vectors of understandings superseded since the last prune can hide a missing
+    one until the job prunes them; a search finds such an item by its words meanwhile."""
+    vectors = q.execute(
+        "SELECT COUNT(*) FROM workspace_vectors WHERE user_id = ? AND model_id = ? AND perspective = ?",
+        (user_id, model_id, key),
+    ).scalar()
+    items = q.execute(
+        "SELECT (SELECT COUNT(*) FROM observations WHERE user_id = ?1) + (SELECT COUNT(*) FROM understandings "
+        "WHERE user_id = ?1 AND status = 'active' AND superseded_by IS NULL)",
+        (user_id,),
+    ).scalar()
+    return int(vectors or 0) >= int(items or 0)
+
+
 def missing(q: Any, user_id: str, model_id: str, key: str, limit: int) -> list[tuple[int, str]]:
     """Items without a vector under ``key`` in ``model_id``'s space (at most ``limit``)."""
     rows = q.execute(_ITEMS, {"user": user_id, "key": key, "model": model_id, "limit": limit}).fetchall()
@@ -219,15 +235,19 @@ def embed_missing(
     budget: int | None = None,
 ) -> int:
     """Embed what lacks a vector under each key in use, ``BATCH`` items per short write; at most ``budget`` items
-    in all (None: everything).  Returns how many vectors were written."""
+    in all (None: everything, after pruning what is no longer needed — the job's way; a search only tops up, and
+    reads nothing more than two counts per key when nothing is missing).  Returns how many vectors were written."""
     live = keys(found, instructed)
-    store.write(lambda tx: prune(tx, user_id, embedder.model_id, live))
+    if budget is None:
+        store.write(lambda tx: prune(tx, user_id, embedder.model_id, live))
     instructions = {p.name: p.instruction for p in found}
     written = 0
     for key in live:
         while budget is None or written < budget:
             size = BATCH if budget is None else min(BATCH, budget - written)
             with store.snapshot() as snap:
+                if budget is not None and complete(snap, user_id, embedder.model_id, key):
+                    break
                 batch = missing(snap, user_id, embedder.model_id, key, size)
             if not batch:
                 break

@@ -37,6 +37,9 @@ COVERED_BIAS = 0.8
 HALF_LIFE_DAYS = 90.0
 RECENCY_FLOOR = 0.75
 
+#: Candidates read and weighed (at least; five per result asked for).
+HYDRATE_MIN = 50
+
 _ACTIVE = "u.status = 'active' AND u.superseded_by IS NULL"
 
 
@@ -104,7 +107,9 @@ def search(
         found[object_id] = _Found(was.words, max(0.0, similarity), collapsed_as if key == "" else key)
     if not found:
         return []
-    ids = tuple(found)
+    # only the best by the channels are read and weighed: the weights reorder them, never lift the long tail
+    best = sorted(found, key=lambda i: -(VECTOR_WEIGHT * found[i].similarity + WORDS_WEIGHT * found[i].words))
+    ids = tuple(best[: max(HYDRATE_MIN, limit * 5)])
     marks = ",".join("?" * len(ids))
     tagged = "".join(
         f" AND EXISTS (SELECT 1 FROM {{tags}} t WHERE t.{{col}} = {{alias}}.id AND t.subject_id = {int(s)})"
