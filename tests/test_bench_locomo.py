@@ -15,7 +15,7 @@ from tests.plugins.importer_samples import locomo_conversation
 
 
 def _result(*externals: str | None) -> Any:
-    blocks = [SimpleNamespace(meta={} if e is None else {"external_id": e}) for e in externals]
+    blocks = [SimpleNamespace(kind="event", meta={} if e is None else {"external_id": e}) for e in externals]
     return SimpleNamespace(blocks=blocks)
 
 
@@ -27,6 +27,13 @@ def test_summaries_and_repeats_keep_their_slot_before_the_cut() -> None:
     assert scores[5] == 1.0
     crowded = locomo.ranked_turns(_result("D1", *([None] * 9), "D9"))
     assert locomo.score(crowded, ("D1", "D9")) == {5: 0.5, 10: 0.5, 20: 1.0}
+
+
+def test_an_understanding_takes_a_slot_for_each_turn_it_leads_to() -> None:
+    led = SimpleNamespace(kind="understanding", meta={"evidence_external_ids": ["D4", "D7"]})
+    empty = SimpleNamespace(kind="understanding", meta={"evidence_external_ids": []})
+    result = SimpleNamespace(blocks=[*_result("D1").blocks, led, empty, *_result("D9").blocks])
+    assert locomo.ranked_turns(result) == ["D1", "D4", "D7", None, "D9"]
 
 
 def test_a_turn_reached_twice_counts_once() -> None:

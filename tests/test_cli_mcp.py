@@ -115,6 +115,11 @@ def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
             "remember",
             "search_observations",
             "set_structural_understanding",
+            # search and perspectives
+            "search",
+            "list_perspectives",
+            "add_perspective",
+            "remove_perspective",
             "stats",
             "understanding_history",
             "update_subject_summary",
