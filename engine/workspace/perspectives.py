@@ -340,14 +340,6 @@ class PerspectiveIndex:
         ranked = sorted(best.items(), key=lambda kv: -kv[1][0])[:limit]
         return dict(ranked)
 
-    def forget(self, user_id: str | None = None) -> None:
-        """Drop the cached matrices (a user's, or all)."""
-        with self._lock:
-            if user_id is None:
-                self._cache.clear()
-            else:
-                self._cache.pop(user_id, None)
-
 
 def query_vectors(
     embedder: Embedder, question: str, found: Sequence[Perspective], instructed: bool

@@ -146,7 +146,3 @@ class Searcher:
                 collapsed_as="general",
             )
         return Searched(tuple(hits), names, embedder is not None and not instructed, model_id, tuple(notes))
-
-    def forget_cache(self, user_id: str | None = None) -> None:
-        """Drop the in-memory matrices (after a forget)."""
-        self._index.forget(user_id)
