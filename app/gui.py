@@ -8,7 +8,8 @@ vault's integrity check and loading code:
    them again and again find next to no garbage.  Once the window has been painted, what start-up
    made is set aside for good (``gc.freeze``) and the GUI-thread collector takes over
    (:mod:`ui.garbage`).
-1. Once the engine is loaded, the vault opens on a thread of its own (:class:`VaultOpening`).  Most
+1. Once the engine and PySide6's package (shiboken, whose start must not race another thread) are
+   loaded, the vault opens on a thread of its own (:class:`VaultOpening`).  Most
    of that time is SQLite's ``PRAGMA quick_check`` over the whole file, C code that releases the
    interpreter lock, so meanwhile the GUI thread loads Qt and the interface (:mod:`app.desktop`,
    imported only then) and creates the QApplication.  The check is never skipped.
@@ -176,6 +177,7 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
     from engine import paths
     from engine.doctor import inspect_vault_dir, vault_dir_problem
 
+    _load_shiboken()
     root = paths.resolve_vault_dir(vault_dir)
     # Nothing is written where no vault can be (a file, someone's folder, a read-only one): opening the vault then
     # fails with what is wrong and the fix, shown in the window's error dialog and on stderr.
@@ -185,6 +187,17 @@ def start_opening(vault_dir: Path | None) -> VaultOpening:
         except OSError:
             pass  # a folder that cannot be written after all: the opening says so
     return VaultOpening(root, functools.partial(open_vault, root, set_up_logging=False))
+
+
+def _load_shiboken() -> None:
+    """Load PySide6's package — shiboken's C module and its import hook — while this is the only thread.
+
+    Importing ``PySide6`` initialises ``shiboken6.Shiboken`` and replaces ``builtins.__import__`` with its own hook.
+    Done while the opening thread runs Python code, that initialisation aborted the process once (SIGABRT inside
+    ``from shiboken6.Shiboken import *``, the window never shown) in a suite run on a loaded machine.  Done first,
+    it takes ~0.13 s that the GUI thread spent anyway; the Qt modules themselves still load while the vault opens.
+    """
+    import PySide6  # noqa: F401  (imported for its side effect: shiboken initialised before any other thread)
 
 
 def run_gui(vault_dir: Path | None) -> int:

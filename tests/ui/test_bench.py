@@ -75,3 +75,44 @@ def test_startup_benchmark_times_a_fresh_process_to_its_first_paint(
     assert len(report.first_paint_ms) == 1
     assert 50 < report.first_paint_ms[0] <= report.content_ms[0] < 120_000
     assert "start-up to first paint" in capsys.readouterr().out
+
+
+CRASH_ONCE = """
+import os, signal, sys, time
+from pathlib import Path
+
+flag = Path(sys.argv[sys.argv.index("--vault") + 1]) / "{name}"
+if not flag.exists():
+    flag.write_text("")
+    sys.stderr.write("Fatal Python error: Aborted\\n")
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGABRT)
+print("FIRST_PAINT", time.time() + 0.1)
+"""
+
+
+def test_startup_benchmark_runs_a_start_killed_before_painting_once_more_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ui.bench import startup_benchmark
+
+    (tmp_path / "vault").mkdir()
+    script = tmp_path / "child.py"
+    script.write_text(CRASH_ONCE.format(name="crashed-once"))
+    report = startup_benchmark(tmp_path / "vault", runs=1, child=(str(script),))
+    assert len(report.first_paint_ms) == 1
+    assert len(report.crashes) == 1 and "signal 6" in report.crashes[0] and "Fatal Python error" in report.crashes[0]
+    assert "killed by a signal before painting and run again" in capsys.readouterr().out
+
+
+def test_startup_benchmark_fails_with_the_fatal_line_when_a_start_dies_twice(tmp_path: Path) -> None:
+    from ui.bench import startup_benchmark
+
+    (tmp_path / "vault").mkdir()
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import os, signal, sys\nsys.stderr.write('Fatal Python error: Aborted\\n' + 'x' * 5000)\n"
+        "sys.stderr.flush()\nos.kill(os.getpid(), signal.SIGABRT)\n"
+    )
+    with pytest.raises(RuntimeError, match=r"failed \(-6\): Fatal Python error: Aborted"):
+        startup_benchmark(tmp_path / "vault", runs=1, child=(str(script),))
