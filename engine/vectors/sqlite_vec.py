@@ -215,7 +215,8 @@ class SqliteVecIndex:
             sql += " AND user_id = ?"
             params.append(user_id)
         rows = self._store.query(sql, params)
-        return [VectorHit(int(r[0]), str(r[2]), 1.0 - float(r[1])) for r in rows]
+        # a vector with no direction (a question of no indexed words under hashing) has no cosine distance: NULL
+        return [VectorHit(int(r[0]), str(r[2]), 1.0 - float(r[1])) for r in rows if r[1] is not None]
 
     def count(self) -> int:
         """Number of stored vectors in this space."""

@@ -39,6 +39,15 @@ def test_add_search_filter_and_replace(vault: Vault) -> None:
     assert index.search(_unit([0, 0, 1]), 1)[0].object_id == fact_ids[0]
 
 
+def test_a_question_vector_with_no_direction_finds_nothing_rather_than_failing(vault: Vault) -> None:
+    """A question of no indexed words embeds (hashing) to zeros; vec0 has no cosine distance for it (NULL)."""
+    index = SqliteVecIndex(vault.store, "test-model", 3)
+    [fact_id] = _register(vault, "fact", 1)
+    vault.store.write(lambda tx: index.add(tx, [VectorItem(fact_id, "fact", "u1", _unit([1, 0, 0]), "h1")]))
+    assert not index.mirror.loaded  # the vec0 path
+    assert index.search(np.zeros(3, dtype=np.float32), 3) == []
+
+
 def test_an_object_made_in_the_transaction_can_have_its_vector_replaced_there(vault: Vault) -> None:
     """A new object's first vector skips looking for an older one; a second write in the same transaction (a fact
     restated right after it was stored) must still replace it, not collide with it."""
