@@ -24,8 +24,7 @@ from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Analysis, Pipeline
 from engine.jobs import Job, JobOutcome, finish_jobs
 from engine.prompts import load_prompt
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.subjects import ensure_subject
 from engine.temporal import to_epoch
 from engine.vectors import VectorIndex, VectorItem

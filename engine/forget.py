@@ -43,8 +43,7 @@ from typing import Any
 from engine.backups import make_backup
 from engine.errors import NotFound, ValidationError, VaultError
 from engine.facts.conflicts import restore_superseded, settle
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
 from engine.vectors.sqlite_vec import rebuild_vec_table
 

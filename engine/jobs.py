@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.config import JobSettings
-from engine.store import Store, Tx
-from engine.store.writer import WriterClosed, chunked
+from engine.store import Store, Tx, chunked
+from engine.store.writer import WriterClosed
 
 log = logging.getLogger(__name__)
 

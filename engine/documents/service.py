@@ -54,8 +54,7 @@ from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, UserError
 from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue
 from engine.plugin_api import ParsedDocument, Parser
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch
 from engine.vectors import VectorItem
 from engine.vectors.migration import queue_vectors

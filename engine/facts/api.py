@@ -34,8 +34,7 @@ from engine.facts.model import (
 from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Pipeline, Proposal
 from engine.facts.types import Evidence, Proposition
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.subjects import OWNER, find_subject_id
 from engine.temporal import parse_datetime, to_epoch
 from engine.vectors import VectorIndex, VectorItem

@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
-from engine.store import Reader
-from engine.store.writer import chunked
+from engine.store import Reader, chunked
 from engine.temporal import from_epoch
 
 

@@ -6,7 +6,7 @@ cores, however many recalls were waiting.  Two processes ranking side by side us
 
 So the vault's process keeps everything that writes or waits — the endpoint, the single writer, understanding a
 question (embedding it, asking a model to analyse it) and recording what was recalled — and hands the ranking of the
-understood question (:class:`~engine.recall.service.Question`) to one of a few helper processes.  Each helper:
+understood question (:class:`~engine.recall.ranker.Question`) to one of a few helper processes.  Each helper:
 
 - opens the vault file **read-only** (SQLite in WAL mode: it sees every commit as soon as it lands, never blocks
   the writer, and can never write);
@@ -45,6 +45,7 @@ from typing import Any
 
 import engine
 from engine.lifeline import die_with_parent, popen
+from engine.recall.ranker import INLINE, Ranker
 from engine.recall.types import RecallResult
 from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
 
@@ -352,7 +353,6 @@ def _return_free_memory() -> None:
 
 def serve(db_path: Path, model_id: str, dim: int, conn: Connection) -> None:
     """The helper's life: open the vault read-only, load the vectors, then apply changes and rank questions."""
-    from engine.recall.service import INLINE, Ranker
     from engine.store import Store
 
     try:

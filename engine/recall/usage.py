@@ -18,8 +18,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from engine.facts import params
-from engine.store import Tx
-from engine.store.writer import chunked
+from engine.store import Tx, chunked
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -323,15 +323,3 @@ def _translate(exc: BaseException) -> BaseException:
             fix="Make the vault folder writable or move the vault.",
         )
     return exc
-
-
-def chunked(values: Iterable[T], size: int = 500) -> Iterable[list[T]]:
-    """Split ``values`` into lists of at most ``size`` (SQLite bind-parameter limits)."""
-    chunk: list[T] = []
-    for value in values:
-        chunk.append(value)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk

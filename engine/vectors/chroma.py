@@ -41,8 +41,8 @@ import numpy.typing as npt
 
 from engine.errors import EnvironmentProblem, VaultDamaged
 from engine.permissions import private_dir
+from engine.store import chunked
 from engine.store.store import Store
-from engine.store.writer import chunked
 from engine.vectors.base import VectorHit
 from engine.vectors.matrix import Row
 from engine.vectors.reduced import ReducedStats

@@ -36,8 +36,7 @@ import numpy.typing as npt
 from engine.ai.embedders import Embedder, Matrix
 from engine.errors import ModelUnavailable
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.vectors.base import VectorHit, VectorItem
 from engine.vectors.reduced import ReducedStats
 from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.store import chunked
 from engine.store.store import Store
-from engine.store.writer import Tx, chunked
+from engine.store.writer import Tx
 from engine.vectors.base import VectorHit, VectorItem
 from engine.vectors.matrix import MatrixMirror, Row
 from engine.vectors.reduced import ReducedStats

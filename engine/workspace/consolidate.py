@@ -25,8 +25,7 @@ from typing import Any
 
 from engine.ai.llm import LLM
 from engine.prompts import load_prompt
-from engine.store import Tx
-from engine.store.writer import chunked
+from engine.store import Tx, chunked
 from engine.workspace.model import ConsolidationReport
 from engine.workspace.rows import current_generation
 

@@ -27,8 +27,7 @@ from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
-from engine.store import Store, Tx
-from engine.store.writer import chunked
+from engine.store import Store, Tx, chunked
 from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id, merge_subjects
 from engine.temporal import parse_datetime, to_epoch
 from engine.workspace import consolidate as passes, sessions

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.errors import ValidationError
-from engine.store import Tx
-from engine.store.writer import chunked
+from engine.store import Tx, chunked
 from engine.workspace.model import WORKSPACE_KINDS
 from engine.workspace.rows import current_generation
 from engine.workspace.searcher import queue_embedding

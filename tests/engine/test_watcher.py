@@ -18,7 +18,7 @@ import pytest
 
 from engine.config import WatchedFolder, WatchSettings
 from engine.errors import NotFound, ValidationError
-from engine.watcher import FolderScope, FolderWatcher, ScanResult, WatchTuning
+from engine.watching import FolderScope, FolderWatcher, ScanResult, WatchTuning
 from tests.engine.watch_support import (
     MemorySink,
     folder_index,

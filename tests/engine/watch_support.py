@@ -1,6 +1,6 @@
 """Test support for the folder watcher: a real in-memory sink, the folder's own index, editor saves.
 
-``MemorySink`` is a complete, minimal implementation of :class:`engine.watcher.FolderSink`: it reads
+``MemorySink`` is a complete, minimal implementation of :class:`engine.watching.FolderSink`: it reads
 each file it is asked to ingest, keys its index by path, and records every call — so a test can
 compare what the vault would hold against what the folder really holds (``folder_index``), which is
 computed independently of the watcher's own scope code.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.watcher import FileState
+from engine.watching import FileState
 
 DOC_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".html", ".htm")
 EXCLUDED_PARTS = ("node_modules", "__pycache__")

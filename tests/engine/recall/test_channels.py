@@ -14,7 +14,7 @@ from engine.recall.channels import (
     vector_channel,
 )
 from engine.recall.hydrate import load_turns, neighbour_turns
-from engine.recall.service import neighbours
+from engine.recall.ranker import neighbours
 from tests.engine.recall.support import analysis, channel_input, ingest
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from engine.facts.model import Fact
 from engine.recall.channels import Key
-from engine.recall.service import RERANK_POOL, RRF_K, Anchor, _fuse, rerank_indirect, weigh
+from engine.recall.ranker import RERANK_POOL, RRF_K, Anchor, _fuse, rerank_indirect, weigh
 from engine.recall.types import TimeWindow
 from tests.engine.recall.support import analysis
 

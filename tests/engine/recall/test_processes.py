@@ -21,7 +21,7 @@ from engine.errors import NotFound
 from engine.events import EventIn
 from engine.forget import ForgetScope
 from engine.recall.processes import RankerProcesses
-from engine.recall.service import INLINE, Question
+from engine.recall.ranker import INLINE, Question
 from engine.recall.types import RecallRequest, RecallResult
 from tests.engine.recall.test_recall import REF, ingest
 
