@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
-from app.gui import APP_NAME, VaultOpening, build_main_window
+from app.composition import APP_NAME, VaultOpening, build_main_window
 from app.runtime import make_endpoint
 from engine.doctor import PortHolder, probe_port
 from engine.errors import EnvironmentProblem, VaultError

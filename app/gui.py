@@ -22,7 +22,7 @@ vault's integrity check and loading code:
    address, or its problem and fix, arrives.
 
 This module therefore imports neither Qt nor the interface at the top.  The composition of the
-window is :func:`build_main_window`, used by :func:`run_gui` and by the tests, so what the tests
+window is :func:`app.composition.build_main_window`, used by :func:`run_gui` and by the tests, so what the tests
 check is what people run.  Shut-down happens in one order: the window closes and its runner
 finishes the operations in flight, the endpoint stops taking requests (or, still starting, is
 stopped as soon as it is up), then the vault drains its writer and releases its lock.
@@ -38,22 +38,19 @@ import functools
 import gc
 import os
 import sys
-import threading
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.composition import VaultOpening
+
 if TYPE_CHECKING:
-    from engine import Vault
-    from ui.main_window import MainWindow
-    from ui.ops import BugReporter, OpRunner
+    pass
 
 NO_DISPLAY_MESSAGE = (
     "No display found. Run `cairn serve` for the headless vault and endpoint, or set QT_QPA_PLATFORM=offscreen."
 )
-APP_NAME = "Cairn"
 
 
 def has_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
@@ -63,88 +60,6 @@ def has_display(env: Mapping[str, str] | None = None, platform: str | None = Non
     if not platform.startswith("linux"):
         return True
     return any(env.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
-
-
-def build_main_window(
-    vault: Vault | VaultOpening,
-    *,
-    endpoint_address: str | None,
-    token: str,
-    endpoint_problem: str = "",
-    endpoint_fix: str = "",
-    endpoint_starting: bool = False,
-    report_bug: BugReporter | None = None,
-) -> tuple[MainWindow, OpRunner]:
-    """The main window wired to ``vault`` (open, or still opening) through a new :class:`OpRunner`.
-
-    ``endpoint_starting`` shows the endpoint as starting; :meth:`MainWindow.set_endpoint` shows what
-    became of it.  Closing the window shuts the runner down (joining its threads); the caller still
-    closes the vault.
-    """
-    from ui.context import EndpointInfo
-    from ui.main_window import MainWindow
-    from ui.ops import OpRunner
-
-    if isinstance(vault, VaultOpening):
-        runner = OpRunner(vault.future, report_bug=report_bug)
-        root = vault.root
-    else:
-        runner = OpRunner(vault, report_bug=report_bug)
-        root = vault.paths.root
-    endpoint = EndpointInfo(
-        address=endpoint_address, token=token, problem=endpoint_problem, fix=endpoint_fix, starting=endpoint_starting
-    )
-    window = MainWindow(runner, endpoint=endpoint, title=f"{APP_NAME} — {root}")
-    window.closed.connect(runner.shutdown)
-    return window, runner
-
-
-class VaultOpening:
-    """A vault being opened on a thread of its own; :meth:`result` waits for it and hands it over.
-
-    Nothing uses the vault before it is open (the window's runner waits for :attr:`future` on its own
-    threads), so opening it elsewhere is safe; the gain is that its integrity check (C code, the
-    interpreter lock released) runs while the GUI thread loads the interface and builds the window.
-    A vault nobody claimed, because start-up failed before the window, is closed by :meth:`abandon`
-    so that its lock is released.
-    """
-
-    def __init__(self, root: Path, open_vault: Callable[[], Vault]) -> None:
-        self.root = root
-        """The vault's folder."""
-        self._future: Future[Vault] = Future()
-        self._claimed = False
-        self._thread = threading.Thread(target=self._open, args=(open_vault,), name="vault-open", daemon=True)
-        self._thread.start()
-
-    def _open(self, open_vault: Callable[[], Vault]) -> None:
-        try:
-            vault = open_vault()
-        except BaseException as exc:  # handed to the GUI thread, which reports it as it always did
-            self._future.set_exception(exc)
-        else:
-            self._future.set_result(vault)
-
-    @property
-    def future(self) -> Future[Vault]:
-        """The vault, for code that waits for it elsewhere (the runner's threads); does not claim it."""
-        return self._future
-
-    def result(self) -> Vault:
-        """The open vault, once it is; raises what opening it raised (a :class:`VaultError`: locked, damaged…)."""
-        self._claimed = True
-        return self._future.result()
-
-    def abandon(self) -> None:
-        """Close the vault if it was never claimed (waiting for the opening to finish); else do nothing."""
-        if self._claimed:
-            return
-        self._claimed = True
-        try:
-            vault = self._future.result()
-        except BaseException:  # it never opened: nothing to close, and the caller is failing already
-            return
-        vault.close()
 
 
 @contextmanager

@@ -23,8 +23,8 @@ from bench.common import machine, write_json
 from engine.config import PrivacySettings
 from engine.facts.catalog import load_catalog
 from engine.facts.classifier import classify
-from engine.facts.firewall import apply
 from engine.facts.rules import extract
+from engine.privacy import apply
 from engine.temporal import find_mentions
 
 CHAT = (

@@ -58,7 +58,7 @@ def _log(line: str) -> None:
 def capture(demo: DemoVault, out: Path, size: tuple[int, int], readme: Path | None) -> list[Path]:
     """Open a copy of the demo vault in the real window and save one PNG per view; returns the files written."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.gui import build_main_window
+    from app.composition import build_main_window
     from app.plugins import build_plugin_manager
     from engine.vault import Vault
     from ui.screenshots import Scene, capture_views, offscreen_session, pump

@@ -203,6 +203,15 @@ def recorded_vault_id(db: Path) -> str | None:
     return str(row[0]) if row else None
 
 
+def check_open_vault(vault: Vault) -> DoctorReport:
+    """``cairn doctor``'s findings for an open vault (the desktop app's Overview asks this way).
+
+    It lives here rather than on :class:`~engine.vault.Vault`: the doctor looks at a vault from outside (its
+    folder, its permissions, the machine), and a ``Vault.doctor()`` made the two modules import each other.
+    """
+    return run_doctor(vault.paths.root, settings=vault.settings, vault=vault)
+
+
 def run_doctor(vault_dir: Path, *, settings: Settings | None = None, vault: Vault | None = None) -> DoctorReport:
     """Run every check for the vault in ``vault_dir`` and return the findings in a fixed order."""
     findings: list[Finding] = [_python()]

@@ -8,15 +8,16 @@ Every error the engine raises on purpose derives from :class:`VaultError`.  Two 
   Also shown with a fix, but it is not the caller's input that is wrong.
 
 Anything else escaping the engine is a bug and is reported as such by the GUI and the endpoint (never with a stack
-trace over HTTP).
+trace over HTTP).  Each error names itself with a ``code``; which HTTP status answers it is the endpoint's business
+(:data:`engine.api.errors.HTTP_STATUS`), not the engine's.
 
 ::
 
     VaultError
     ├── UserError
-    │   ├── ValidationError        (field, message)      → HTTP 400
-    │   ├── NotFound               (kind, id)            → HTTP 404
-    │   ├── Conflict               (state clash)         → HTTP 409
+    │   ├── ValidationError        (field, message)
+    │   ├── NotFound               (kind, id)
+    │   ├── Conflict               (state clash)
     │   ├── VaultTooNew            (schema newer than this app)
     │   ├── VaultDamaged           (not SQLite, corrupt) — the file is left untouched
     │   ├── VaultLocked            (another process owns the vault)
@@ -36,7 +37,6 @@ class VaultError(Exception):
     """Base of every error the engine raises deliberately."""
 
     code = "vault_error"
-    http_status = 500
 
     def __init__(self, message: str, *, fix: str = "", details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -52,14 +52,12 @@ class UserError(VaultError):
     """Something the user or the calling client can fix."""
 
     code = "user_error"
-    http_status = 400
 
 
 class ValidationError(UserError):
     """Input that does not fit the contract; ``field`` names the offending field."""
 
     code = "validation_error"
-    http_status = 400
 
     def __init__(self, field: str, message: str, *, fix: str = "") -> None:
         super().__init__(f"{field}: {message}", fix=fix, details={"field": field})
@@ -70,7 +68,6 @@ class NotFound(UserError):
     """The object asked for does not exist (or was forgotten)."""
 
     code = "not_found"
-    http_status = 404
 
     def __init__(self, kind: str, ident: object) -> None:
         super().__init__(f"No {kind} with id {ident!r}.", details={"kind": kind, "id": ident})
@@ -80,42 +77,36 @@ class Conflict(UserError):
     """The request clashes with the current state (e.g. resolving an already resolved conflict)."""
 
     code = "conflict"
-    http_status = 409
 
 
 class VaultTooNew(UserError):
     """The vault's schema is newer than this Cairn understands; opening it could damage it."""
 
     code = "vault_too_new"
-    http_status = 409
 
 
 class VaultDamaged(UserError):
     """The vault database is not SQLite or is corrupt. It is reported and never replaced."""
 
     code = "vault_damaged"
-    http_status = 500
 
 
 class VaultLocked(UserError):
     """Another Cairn process has this vault open for writing."""
 
     code = "vault_locked"
-    http_status = 409
 
 
 class UnsupportedFile(UserError):
     """No parser handles this kind of file."""
 
     code = "unsupported_file"
-    http_status = 415
 
 
 class EnvironmentProblem(VaultError):
     """The machine lacks something Cairn needs; not the caller's fault."""
 
     code = "environment"
-    http_status = 503
 
 
 class ExtensionUnavailable(EnvironmentProblem):
@@ -128,7 +119,6 @@ class StorageFull(EnvironmentProblem):
     """The disk is full or read-only; nothing was acknowledged."""
 
     code = "storage_full"
-    http_status = 507
 
 
 class ModelUnavailable(EnvironmentProblem):

@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 from engine.config import Settings
 from engine.errors import ValidationError
-from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue_many
+from engine.privacy import apply as firewall_apply
 from engine.store import Tx
 from engine.temporal import from_epoch, parse_datetime, to_epoch
 

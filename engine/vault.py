@@ -36,7 +36,7 @@ from engine.documents.collections import CollectionsApi
 from engine.documents.distill import Distiller
 from engine.documents.folders import WatchApi
 from engine.documents.service import DocumentsApi
-from engine.dto import Counts, DoctorReport, VaultInfo
+from engine.dto import Counts, VaultInfo
 from engine.enrich import Enricher, EpisodeSummarizer
 from engine.episodes import EpisodeCutter
 from engine.errors import NotFound, ValidationError
@@ -541,12 +541,6 @@ class Vault:
     def schema_version(self) -> int:
         """The vault's schema version."""
         return self.store.schema_version
-
-    def doctor(self) -> DoctorReport:
-        """``cairn doctor``'s findings for this open vault."""
-        from engine.doctor import run_doctor
-
-        return run_doctor(self.paths.root, settings=self._settings, vault=self)
 
     def counts(self) -> Counts:
         """How many events, facts, documents … the vault holds."""

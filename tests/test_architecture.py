@@ -67,3 +67,134 @@ def test_the_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
     sample = tmp_path / "bad.py"
     sample.write_text("from PySide6.QtCore import QObject\nimport ui.main_window\nfrom . import x\n")
     assert list(imported_modules(sample)) == ["PySide6.QtCore", "ui.main_window", "."]
+
+
+# -- inside the engine: floors and circles -----------------------------------------------------------------------
+#: Each room of ``engine/`` (a top-level module or package) and its floor.  A room imports only rooms on its own floor
+#: or below; the package's lazy face (``engine/__init__.py``) is the one exception.  A new room gets a line here.
+FLOORS: dict[str, int] = {
+    # 1, the ground: no engine imports of their own
+    **dict.fromkeys(
+        ("changes", "commands", "dto", "errors", "lifeline", "paths", "permissions", "plugin_api", "prompts"), 1
+    ),
+    **dict.fromkeys(("token", "version"), 1),
+    **dict.fromkeys(("config", "lockfile", "store", "temporal"), 2),
+    **dict.fromkeys(("ai", "backups", "jobs", "privacy", "watching"), 3),  # the privacy firewall: below every input
+    **dict.fromkeys(("episodes", "events", "vectors"), 4),
+    **dict.fromkeys(("conversations", "documents", "subjects", "wiring"), 5),
+    **dict.fromkeys(("facts", "workspace"), 6),
+    **dict.fromkeys(("enrich", "forget", "recall"), 7),
+    **dict.fromkeys(("ingest", "upkeep"), 8),
+    "vault": 9,
+    **dict.fromkeys(("api", "doctor"), 10),
+}
+
+
+def engine_modules() -> dict[str, Path]:
+    """Dotted name → file of every engine module (a package by its ``__init__``)."""
+    found: dict[str, Path] = {}
+    for path in python_files("engine"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module → the engine modules it imports anywhere (top level, inside functions, under ``TYPE_CHECKING``).
+
+    ``from engine.vectors import postings`` names the submodule ``engine.vectors.postings``, not the package face.
+    """
+
+    def resolve(name: str) -> str | None:
+        while name not in modules:
+            if "." not in name:
+                return None
+            name = name.rsplit(".", 1)[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(t for a in node.names if a.name.startswith("engine") and (t := resolve(a.name)))
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("engine"):
+                targets.update(t for a in node.names if (t := resolve(f"{node.module}.{a.name}")))
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.get(step, ())))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def room_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_no_import_circle_inside_the_engine() -> None:
+    """Deferred and type-only imports count: a circle is two modules that cannot be understood one without the
+    other, however Python gets round loading them."""
+    assert circles(import_graph(engine_modules())) == []
+
+
+def test_every_engine_room_has_a_floor_and_no_import_climbs() -> None:
+    graph = import_graph(engine_modules())
+    rooms = {room_of(m) for m in graph} - {"__init__"}
+    assert rooms - FLOORS.keys() == set(), "a new room of engine/: give it a floor in FLOORS"
+    climbing = sorted(
+        f"{module} → {target}"
+        for module, targets in graph.items()
+        if room_of(module) != "__init__"
+        for target in targets
+        if room_of(target) != room_of(module) and FLOORS.get(room_of(target), 99) > FLOORS[room_of(module)]
+    )
+    assert climbing == []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}, "f": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"x": {"y"}, "y": {"x"}, "z": {"x"}}) == [["x", "y"]]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.gui import VaultOpening
+    from app.composition import VaultOpening
 
 PAINT_MARK = "FIRST_PAINT"
 CONTENT_MARK = "OVERVIEW_SHOWN"

@@ -104,15 +104,45 @@ async def _vault_error(request: Request, exc: Exception) -> Response:
     return Response(content=payload, status_code=status, media_type=JSON_MEDIA_TYPE, headers=headers)
 
 
+#: The HTTP status answering each engine error ``code``.  An error whose own code is not listed answers as its nearest
+#: listed ancestor (``extension_unavailable`` as ``environment``); anything unlisted at all is a 500.
+HTTP_STATUS: dict[str, int] = {
+    "vault_error": 500,
+    "user_error": 400,
+    "validation_error": 400,
+    "not_found": 404,
+    "conflict": 409,
+    "vault_too_new": 409,
+    "vault_damaged": 500,
+    "vault_locked": 409,
+    "unsupported_file": 415,
+    "path_not_allowed": 403,
+    "document_quarantined": 422,
+    "environment": 503,
+    "storage_full": 507,
+    "writer_closed": 503,
+}
+
+
+def status_of(exc: VaultError) -> int:
+    """The HTTP status answering ``exc``: its class's code, else the nearest ancestor's (see :data:`HTTP_STATUS`)."""
+    for cls in type(exc).__mro__:
+        code = cls.__dict__.get("code")
+        if isinstance(code, str) and code in HTTP_STATUS:
+            return HTTP_STATUS[code]
+    return 500
+
+
 def vault_error_answer(exc: VaultError, method: str, route: str) -> tuple[int, bytes, dict[str, str]]:
     """Status, JSON body and headers answering an engine error (logged by type and code, never by content)."""
-    level = logging.WARNING if exc.http_status >= 500 else logging.INFO
-    log.log(level, "%s %s answered %s (%s)", method, route, exc.http_status, exc.code)
+    status = status_of(exc)
+    level = logging.WARNING if status >= 500 else logging.INFO
+    log.log(level, "%s %s answered %s (%s)", method, route, status, exc.code)
     headers: dict[str, str] = {}
-    if exc.http_status == 503 or isinstance(exc, EnvironmentProblem):
+    if status == 503 or isinstance(exc, EnvironmentProblem):
         headers["Retry-After"] = str(RETRY_AFTER_UNAVAILABLE_S)
     details: dict[str, Any] = {"fix": exc.fix, **exc.details}
-    return exc.http_status, error_payload(exc.code, exc.message, details), headers
+    return status, error_payload(exc.code, exc.message, details), headers
 
 
 def internal_error_answer(exc: BaseException, method: str, route: str) -> bytes:

@@ -41,7 +41,6 @@ class DocumentQuarantined(UserError):
     """The upload was well-formed, but its file could not be parsed and is held in quarantine."""
 
     code = "document_quarantined"
-    http_status = 422
 
     def __init__(self, result: UploadResult) -> None:
         reason, _, detail = result.reason.partition(": ")

@@ -51,9 +51,9 @@ from engine.documents.model import (
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
 from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, UserError, ValidationError
-from engine.facts.firewall import apply as firewall_apply
 from engine.jobs import enqueue
 from engine.plugin_api import ParsedDocument, Parser
+from engine.privacy import apply as firewall_apply
 from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch
 from engine.vectors import VectorItem
@@ -79,7 +79,6 @@ class PathNotAllowed(UserError):
     """
 
     code = "path_not_allowed"
-    http_status = 403
 
     def __init__(self, message: str, *, fix: str, setting: str = ALLOWED_ROOTS_SETTING) -> None:
         super().__init__(message, fix=fix, details={"field": "path", "setting": setting})

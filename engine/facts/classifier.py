@@ -30,6 +30,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from engine.commands import EN_COMMAND, VI_COMMAND
 from engine.facts import classifier_cues as cues
 from engine.facts.types import Classification, Segment, SegmentLabel
 
@@ -235,7 +236,7 @@ def _label(piece: str, *, strip_first: bool = True) -> tuple[SegmentLabel, str]:
         return "filler", "only a name"  # "Caroline!" alone; as a prefix ("Books, …") it stays
     low = _norm(piece)
     unaddressed = _norm(_LEADING_VOCATIVE.sub("", piece.strip(), count=1))
-    if any(cues.EN_COMMAND.match(x) or cues.VI_COMMAND.match(x) for x in (low, unaddressed)):
+    if any(EN_COMMAND.match(x) or VI_COMMAND.match(x) for x in (low, unaddressed)):
         return "command", "request or imperative"
     tail = cues.EMOJI_RE.sub("", piece.rstrip().rstrip(_CLOSERS + " ")).rstrip()
     if tail.endswith(("?", "？")):

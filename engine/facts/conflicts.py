@@ -9,17 +9,24 @@ retraction.  Every function here runs inside the writer's transaction and publis
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.facts.model import Fact, confidence, standing_for, tier_for
 from engine.store import Store, Tx
 from engine.temporal import from_epoch
 
-if TYPE_CHECKING:
-    from engine.facts.api import FactsApi
+
+class FactLookup(Protocol):
+    """What the conflicts API needs of the facts API: facts by id (a protocol, so that neither module imports the
+    other — :class:`~engine.facts.api.FactsApi` builds this one and satisfies it)."""
+
+    def get_many(self, ids: Sequence[int]) -> list[Fact]:
+        """Facts by id, in the order asked (missing ids are skipped)."""
+        ...
 
 
 def open_conflict(tx: Tx, user_id: str, subject_id: int, predicate: str, old_id: int, new_id: int, reason: str) -> int:
@@ -223,7 +230,7 @@ class ConflictView:
 class ConflictsApi:
     """Open and resolved conflicts."""
 
-    def __init__(self, store: Store, facts: FactsApi) -> None:
+    def __init__(self, store: Store, facts: FactLookup) -> None:
         self._store = store
         self._facts = facts
 

@@ -24,14 +24,15 @@ from engine.errors import ModelUnavailable, ValidationError
 from engine.facts import params
 from engine.facts.catalog import Catalog
 from engine.facts.classifier import classify
-from engine.facts.firewall import apply as firewall_apply
 from engine.facts.gates import gate
 from engine.facts.llm_extract import ExtractionError, extract_with_model
 from engine.facts.model import confidence, kind_of, normalise_object, render_statement, standing_for
 from engine.facts.rules import extract as rules_extract
-from engine.facts.types import FirewallResult, Proposition, StageTrace, TemporalMention
+from engine.facts.types import Proposition, StageTrace
+from engine.privacy import FirewallResult, apply as firewall_apply
 from engine.temporal import find_mentions
 from engine.temporal.direction import pick
+from engine.temporal.types import TemporalMention
 
 #: Every stage of DESIGN §4, in the order ``vault.events.extract`` reports them.  The statements' vectors (Embed) are
 #: computed before Match, in one batch outside the write transaction; the Embed entry follows Decide because what is

@@ -7,11 +7,10 @@ saying what it decided and why, so ``vault.events.extract`` can show the whole p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
-PiiCategory = Literal["card", "national_id", "iban", "secret", "password", "email", "phone"]
-PiiAction = Literal["block", "redact", "keep"]
+from engine.temporal.types import TemporalMention
+
 SegmentLabel = Literal["statement", "greeting", "question", "command", "code", "filler"]
 FactKind = Literal["identity", "occupational", "preference", "behavioral", "temporal", "relational"]
 Decay = Literal["stable", "moderate", "ephemeral"]
@@ -20,31 +19,6 @@ Standing = Literal["quarantine", "candidate", "working", "fact", "challenged"]
 FactStatus = Literal["active", "contested", "superseded", "retracted", "deleted"]
 Decision = Literal["CREATE", "UPDATE", "MERGE", "LINK", "NOOP", "CONFLICT", "RESOLVE", "RETRACT"]
 SourceRole = Literal["user", "assistant", "system", "tool", "manual", "document"]
-
-
-# -- L0 firewall ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class PiiFinding:
-    """One personal identifier found in a text: where it was, what it is, and what the policy did with it."""
-
-    category: PiiCategory
-    start: int
-    end: int
-    action: PiiAction
-    detector: str  # e.g. "luhn", "iban-checksum", "prefix:sk-", "entropy", "phrase:password"
-
-
-@dataclass(frozen=True, slots=True)
-class FirewallResult:
-    """The text after the firewall (identifiers replaced by ``[CATEGORY]`` placeholders unless kept).
-
-    ``blocked`` is True when a finding's policy is ``block``: the text is stored masked and produces no memory.
-    """
-
-    text: str
-    blocked: bool
-    findings: tuple[PiiFinding, ...] = ()
-    claim_type: str = "statement"
 
 
 # -- L0.5 classifier --------------------------------------------------------------------------------------------
@@ -74,42 +48,6 @@ class Classification:
     def kept(self) -> tuple[Segment, ...]:
         """The segments that pass."""
         return tuple(s for s in self.segments if s.keep)
-
-
-# -- temporal ---------------------------------------------------------------------------------------------------
-Grain = Literal[
-    "instant",
-    "minute",
-    "hour",
-    "part_of_day",
-    "day",
-    "weekend",
-    "week",
-    "month",
-    "season",
-    "year",
-    "range",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class TimeRange:
-    """An absolute, timezone-aware interval [start, end) that a time expression resolved to."""
-
-    start: datetime
-    end: datetime
-    grain: Grain
-    expression: str
-
-
-@dataclass(frozen=True, slots=True)
-class TemporalMention:
-    """A time expression found in a text, with its offsets and resolved range."""
-
-    start: int
-    end: int
-    text: str
-    range: TimeRange
 
 
 # -- extract ----------------------------------------------------------------------------------------------------

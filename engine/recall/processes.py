@@ -43,7 +43,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import engine
 from engine.lifeline import die_with_parent, popen
 from engine.recall.ranker import INLINE, Ranker
 from engine.recall.types import RecallResult
@@ -84,7 +83,7 @@ class _Helper:
         """Start the process; ``first`` is sent before anything else (the first passes fitted so far)."""
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
-        root = str(Path(engine.__file__).resolve().parent.parent)
+        root = str(Path(__file__).resolve().parents[2])  # the folder holding the engine package
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
             self.proc = popen(

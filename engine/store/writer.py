@@ -153,7 +153,6 @@ class WriterClosed(VaultError):
     """The writer has shut down; the operation was not run."""
 
     code = "writer_closed"
-    http_status = 503
 
 
 class Writer:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Literal
 
-from engine.facts.types import Grain, TimeRange
+from engine.temporal.types import Grain, TimeRange
 
 Prefer = Literal["past", "future"]
 Part = Literal["early", "mid", "late"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from engine.facts.types import TemporalMention
+from engine.temporal.types import TemporalMention
 
 #: How much closer the other side must be before a clause's own tense is overruled for a dated expression.
 LEAN = timedelta(days=120)

@@ -21,7 +21,6 @@ from functools import cache
 from typing import Any, cast
 
 from engine.errors import ValidationError
-from engine.facts.types import TemporalMention, TimeRange
 from engine.temporal.arithmetic import Prefer, Span, day_span, part_of, union, weekend_span
 from engine.temporal.grammar import (
     BARE_HOUR,
@@ -66,6 +65,7 @@ from engine.temporal.lexicon import (
     unnamed,
     vi,
 )
+from engine.temporal.types import TemporalMention, TimeRange
 
 _FLAGS = re.IGNORECASE
 _B = r"(?<!\w)"

@@ -18,6 +18,7 @@ from app.logs import PrivateRotatingFileHandler
 from app.plugins import build_plugin_manager
 from engine import Settings, Vault
 from engine.backups import make_backup
+from engine.doctor import check_open_vault
 from engine.events import EventIn
 from engine.permissions import private_dir
 
@@ -113,10 +114,10 @@ def test_an_existing_vault_is_tightened_at_open_and_doctor_says_so(tmp_path: Pat
         assert_private(root)
         tightened = {item.path for item in vault.tightened_at_open}
         assert root / "vault.db" in tightened and root in tightened
-        (finding,) = [f for f in vault.doctor().findings if f.check == "permissions"]
+        (finding,) = [f for f in check_open_vault(vault).findings if f.check == "permissions"]
         assert finding.status == "warn" and "made private" in finding.detail
     with open_vault(root) as vault:
-        (finding,) = [f for f in vault.doctor().findings if f.check == "permissions"]
+        (finding,) = [f for f in check_open_vault(vault).findings if f.check == "permissions"]
         assert finding.status == "ok" and vault.tightened_at_open == ()
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.errors import ValidationError
-from engine.facts.types import TimeRange
 from engine.temporal import find_mentions, from_epoch, parse_datetime, resolve, to_epoch
+from engine.temporal.types import TimeRange
 
 #: Wednesday 15 May 2024, 10:30 UTC.
 ANCHOR = datetime(2024, 5, 15, 10, 30, tzinfo=UTC)

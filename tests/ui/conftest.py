@@ -11,7 +11,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.gui import build_main_window
+from app.composition import build_main_window
 from engine import Settings, Vault
 from engine.store.writer import Tx
 from ui.garbage import MainThreadGarbageCollector

@@ -17,8 +17,8 @@ import httpx
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.composition import build_main_window
 from app.desktop import BackgroundEndpoint, serve_endpoint
-from app.gui import build_main_window
 from app.runtime import make_endpoint
 from engine import Settings, Vault
 from engine.api.server import EndpointServer

@@ -11,8 +11,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QListWidget
 from pytestqt.qtbot import QtBot
 
+from app.composition import build_main_window
 from app.desktop import TrayIcon
-from app.gui import build_main_window
 from engine import Vault
 from tests.ui.conftest import ADDRESS, TOKEN
 from ui.main_window import MainWindow

@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from app.gui import build_main_window
+from app.composition import build_main_window
 from engine import Vault
 from engine.changes import Change
 from engine.doctor import run_doctor

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from app import desktop
+from app.composition import VaultOpening, build_main_window
 from app.desktop import BackgroundEndpoint, StartingWindow, collect_after_first_paint
-from app.gui import VaultOpening, build_main_window, collection_paused
+from app.gui import collection_paused
 from app.runtime import make_endpoint
 from engine import Settings, Vault
 from engine.api.server import EndpointServer

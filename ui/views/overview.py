@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from engine import Vault
 from engine.changes import Change
+from engine.doctor import check_open_vault
 from engine.dto import DoctorReport, VaultInfo
 from ui.context import ViewContext
 from ui.throttle import Throttle
@@ -56,7 +57,7 @@ def is_relevant(change: Change) -> bool:
 
 def load_doctor_report(vault: Vault) -> DoctorReport:
     """Run ``cairn doctor``'s checks on the open vault (a reader-pool op: it probes sockets)."""
-    return vault.doctor()
+    return check_open_vault(vault)
 
 
 class OverviewView(QWidget):

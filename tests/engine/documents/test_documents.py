@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from engine.errors import Conflict, NotFound, UnsupportedFile, ValidationError
-from engine.facts.firewall import apply as firewall_apply
 from engine.forget import ForgetScope
 from engine.plugin_api import ParsedDocument, ParseLimits
+from engine.privacy import apply as firewall_apply
 from engine.vault import Vault
 from plugins.parsers.markdown import MarkdownParser
 from plugins.parsers.pdf import PdfParser

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.api.errors import status_of
 from engine.documents.service import PathNotAllowed
 from engine.errors import ValidationError
 from engine.vault import Vault
@@ -131,7 +132,7 @@ def test_a_client_path_outside_the_allowed_folders_is_refused_naming_the_setting
     with pytest.raises(PathNotAllowed) as raised:
         vault.documents.upload(path=secret, client_path=True)
     error = raised.value
-    assert error.http_status == 403 and error.code == "path_not_allowed"
+    assert status_of(error) == 403 and error.code == "path_not_allowed"
     assert "documents.allowed_roots" in error.message and "documents.allowed_roots" in error.fix
     assert error.details == {"field": "path", "setting": "documents.allowed_roots"}
     assert vault.documents() == [] and vault.documents.quarantine() == []

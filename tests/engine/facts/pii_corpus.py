@@ -17,7 +17,7 @@ import re
 import string
 from dataclasses import dataclass, field
 
-from engine.facts.types import PiiCategory
+from engine.privacy import PiiCategory
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 import pytest
 
 from engine.config import PrivacySettings
-from engine.facts.firewall import (
+from engine.privacy import (
     PLACEHOLDERS,
     Detection,
+    PiiCategory,
     apply,
     claim_type,
     iban_valid,
@@ -18,7 +19,6 @@ from engine.facts.firewall import (
     luhn_valid,
     scan,
 )
-from engine.facts.types import PiiCategory
 from tests.engine.facts import pii_corpus as corpus
 
 STRUCTURED: tuple[PiiCategory, ...] = ("card", "national_id", "iban", "secret", "email", "phone")

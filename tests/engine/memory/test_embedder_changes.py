@@ -14,6 +14,7 @@ import pytest
 
 from app.plugins import build_plugin_manager
 from engine import Vault
+from engine.doctor import check_open_vault
 from engine.events import EventIn
 from engine.recall.types import RecallRequest
 from tests.engine.memory.support import check_invariants
@@ -79,7 +80,7 @@ def test_auto_finding_ollama_re_embeds_everything_and_nothing_is_invisible_meanw
         assert status.migration is not None and status.migration.from_model == "hashing-v1-384"
         assert status.remaining == status.migration.total == len(before)
         assert any("re-embedding" in w for w in vault.info().warnings)
-        (finding,) = [f for f in vault.doctor().findings if f.check == "embedder"]
+        (finding,) = [f for f in check_open_vault(vault).findings if f.check == "embedder"]
         assert finding.status == "warn" and f"0 of {len(before)} done" in finding.detail
         jobs = _jobs_json(vault)
         assert jobs["vectors"]["migration"]["remaining"] == len(before)
@@ -145,7 +146,7 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         assert vault.jobs.wait_idle(30)
         status = vault.vector_status()
         assert status.queued >= 3 and status.last_error is not None  # fact, event, spans wait for their vectors
-        (finding,) = [f for f in vault.doctor().findings if f.check == "embedder"]
+        (finding,) = [f for f in check_open_vault(vault).findings if f.check == "embedder"]
         assert (
             finding.status == "warn" and "wait for their vectors" in finding.detail and "last error" in finding.detail
         )

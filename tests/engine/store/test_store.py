@@ -13,6 +13,7 @@ import pytest
 import sqlean
 
 from engine import Settings, Vault
+from engine.api.errors import status_of
 from engine.conversations import set_title
 from engine.errors import ExtensionUnavailable, ValidationError, VaultDamaged, VaultLocked, VaultTooNew
 from engine.events import EventIn
@@ -361,7 +362,7 @@ def test_sqlite_vec_that_cannot_load_is_a_readable_error_and_no_vault_is_made(
         Vault.open(root, settings=offline_settings)
     assert info.value.message == "sqlite-vec could not be loaded into SQLite: vec0.so: wrong ELF class: ELFCLASS32"
     assert info.value.fix == "Reinstall sqlite-vec for this platform (`pip install --force-reinstall sqlite-vec`)."
-    assert info.value.code == "extension_unavailable" and info.value.http_status == 503
+    assert info.value.code == "extension_unavailable" and status_of(info.value) == 503
     assert not [p.name for p in root.iterdir() if p.name.startswith("vault.db")]  # no database without vectors
     with pytest.raises(ExtensionUnavailable):  # a Store on its own refuses the same way
         Store(tmp_path / "bare.db")

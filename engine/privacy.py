@@ -1,8 +1,11 @@
-"""L0 firewall: finds personal identifiers and secrets in a text and masks them per the policy.
+"""The privacy firewall (L0): finds personal identifiers and secrets in a text and masks them per the policy.
+
+It runs wherever text comes in — every ingested event, every document span — so it sits on the floor of the
+inputs, below the facts room that used to hold it.
 
 Two functions.  :func:`scan` finds payment cards, national ids, IBANs, secrets, passwords, e-mail
 addresses and phone numbers, and returns :class:`Detection` spans with overlaps resolved.
-:func:`apply` turns them into :class:`~engine.facts.types.PiiFinding` objects carrying the action
+:func:`apply` turns them into :class:`PiiFinding` objects carrying the action
 the user's :class:`~engine.config.PrivacySettings` chose for each category, and replaces every
 identifier whose action is ``redact`` or ``block`` by a ``[CATEGORY]`` placeholder.
 
@@ -37,10 +40,39 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 
+from engine.commands import EN_COMMAND, VI_COMMAND
 from engine.config import PrivacySettings
-from engine.facts import classifier_cues as cues
-from engine.facts.types import FirewallResult, PiiAction, PiiCategory, PiiFinding
+
+PiiCategory = Literal["card", "national_id", "iban", "secret", "password", "email", "phone"]
+PiiAction = Literal["block", "redact", "keep"]
+
+
+# -- what the firewall finds and returns ----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PiiFinding:
+    """One personal identifier found in a text: where it was, what it is, and what the policy did with it."""
+
+    category: PiiCategory
+    start: int
+    end: int
+    action: PiiAction
+    detector: str  # e.g. "luhn", "iban-checksum", "prefix:sk-", "entropy", "phrase:password"
+
+
+@dataclass(frozen=True, slots=True)
+class FirewallResult:
+    """The text after the firewall (identifiers replaced by ``[CATEGORY]`` placeholders unless kept).
+
+    ``blocked`` is True when a finding's policy is ``block``: the text is stored masked and produces no memory.
+    """
+
+    text: str
+    blocked: bool
+    findings: tuple[PiiFinding, ...] = ()
+    claim_type: str = "statement"
+
 
 PLACEHOLDERS: dict[PiiCategory, str] = {
     "card": "[CARD]",
@@ -517,6 +549,6 @@ def claim_type(text: str, findings: Iterable[PiiFinding] = ()) -> str:
     if stripped.endswith(("?", "？")) and not _SENTENCE_END.search(stripped, 0, len(stripped) - 1):
         return "question"
     opening = " ".join(stripped[:80].lower().replace("’", "'").split())
-    if cues.EN_COMMAND.match(opening) or cues.VI_COMMAND.match(opening):
+    if EN_COMMAND.match(opening) or VI_COMMAND.match(opening):
         return "command"
     return "statement"
