@@ -558,6 +558,7 @@ def _render(
         # distillations are still being made: the model should know it sees raw passages only
         header += "\n" + DEGRADED_MARKER
     sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
+    carried: dict[str, list[tuple[str, int]]] = {title: [] for title in sections}
     chars = len(header)
 
     def cost(section: str, line: str) -> int:
@@ -567,33 +568,35 @@ def _render(
     def fits(extra: int) -> bool:
         return math.ceil((chars + extra) / 4) <= budget
 
-    def take(section: str, line: str) -> bool:
+    def take(section: str, line: str, block: Block | None = None) -> bool:
         nonlocal chars
         extra = cost(section, line)
         if not fits(extra):
             return False
         sections[section].append(line)
+        if block is not None:
+            carried[section].append((block.kind, block.id))
         chars += extra
         return True
 
     background_cap = budget * 0.4
     for block in background:
-        if chars / 4 > background_cap or not take("Background", _line(block)):
+        if chars / 4 > background_cap or not take("Background", _line(block), block):
             break
     for block in conflicts:
-        take("Ask the user", _line(block))
+        take("Ask the user", _line(block), block)
     shown = {b.id for b in background}
     # the pinned outline, whole if it fits; else as much as fits beside a note saying how much is missing
-    outline_lines = [_line(b) for b in outline]
-    whole = sum(len(line) + 1 for line in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
+    outline_lines = [(_line(b), b) for b in outline]
+    whole = sum(len(line) + 1 for line, _b in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
     trimmed = not fits(whole)
-    for position, line in enumerate(outline_lines):
+    for position, (line, pinned_block) in enumerate(outline_lines):
         if trimmed:
             note = _outline_note(len(outline_lines) - position, len(outline_lines))
             if not fits(cost("Documents", line) + len(note) + 1):
                 take("Documents", note)
                 break
-        take("Documents", line)
+        take("Documents", line, pinned_block)
     shown |= {b.id for b in outline}
     for block in [*answer, *blocks]:
         if block.id in shown or not block.meta.get("injected"):
@@ -601,7 +604,7 @@ def _render(
         if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
-        if take(section, _line(block)):
+        if take(section, _line(block), block):
             shown.add(block.id)
     parts = [header]
     for title, lines in sections.items():
@@ -609,7 +612,7 @@ def _render(
             parts.append(f"{title}:")
             parts.extend(lines)
     text = "\n".join(parts)
-    return LLMContext(text, tokens(text))
+    return LLMContext(text, tokens(text), tuple(item for title in sections for item in carried[title]))
 
 
 def _outline_note(missing: int, total: int) -> str:
