@@ -15,6 +15,14 @@ words of the query that the hit (with its neighbours) lacks, the episode is adde
 the ranked blocks, ``meta.around`` naming the hit — because it explains what the hit was part of.  An episode that
 would only repeat the hit is left out, and episodes of other conversations never appear.
 
+What the text carries (issue 24: a chat model pastes it into its prompt and trusts it — every line should help
+answer, none should mislead): background hot facts only about whom the question asks and touching what it asks; a
+turn whose facts have all ended (superseded, retracted) labelled ``(earlier, until <date>)``; document passages from
+an unnamed search only above :data:`DOCUMENT_FLOOR`; for a personal slot question with its slot's answer at hand, no
+fact of another predicate; and no ranked item below :data:`RELEVANT_FLOOR` of the best.  A fact's evidence is the
+turn it was extracted from and nothing else (a short turn's neighbours are the turn's context, not the fact's).
+These rules change only the text and ``meta["injected"]``: the ranked blocks, and so recall@k, stay as ranked.
+
 A DOCUMENT request pins the document's outline (its distillation and every section distillation, in order) ahead of
 the ranked blocks; only the token budget trims it, and the text then says how many were left out.
 """
@@ -68,10 +76,9 @@ DOCUMENT_FLOOR = 0.5
 #: A ranked item reaches the text only when it scores at least this share of the best ranked item: the long tail of
 #: weak hits (a turn reached only as a neighbour, one shared word) fills the budget without helping answer.
 #: Tuned on LoCoMo's development conversations 26, 30 and 41 and checked on 42 and 43 (BENCHMARKS.md, "Precision of
-#: llm_context").
+#: llm_context"): 0.2 / 0.3 / 0.4 kept 78.5 / 77.1 / 72.5 % of the evidence turns in the text at a precision of
+#: 0.051 / 0.062 / 0.086 — past 0.3 the text starts to lose evidence faster than it sheds padding.
 RELEVANT_FLOOR = 0.3
-#: At most this many ranked items (answer facts included) in the text, whatever the budget leaves room for.
-RELEVANT_LIMIT = 1000
 #: Statuses of a fact that no longer holds: a turn that stated only such facts is an earlier state of things.
 ENDED = ("superseded", "retracted")
 DEGRADED_MARKER = "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
@@ -489,18 +496,21 @@ def _is_slot_fact(fact: Fact | None, analysis: QueryAnalysis, reference: datetim
 
 
 def _asked_about(block: Block, analysis: QueryAnalysis) -> bool:
-    """A background (hot) fact reaches the text when it is about whom the question asks — the people it names (or
-    whose slot it asks about), else, a question naming nobody, the vault's owner — and touches what it asks.
+    """A background (hot) fact reaches the text when it is about whom the question asks.
 
-    Another person's hot fact is not context for a question about someone else.  And of the right person's hot
-    facts, a profile question (``broad``) takes them all, any other question those of a predicate it targets or
-    sharing a word with it (the person's name aside): on LoCoMo the rest were a fifth of the text's items and
-    almost never evidence.  A hot fact the ranking found still shows, among the ranked items.
+    A question naming nobody takes the vault owner's profile, whole (DESIGN §5: hot facts always).  A question
+    naming people (the asker included: "I") takes only their hot facts — another person's hot fact is not context
+    for a question about someone else — and of those, a profile question (``broad``) all, any other question those
+    of a predicate it targets or sharing a word with it (the person's name aside): on LoCoMo the rest were a fifth
+    of the text's items and almost never evidence.  A hot fact the ranking found still shows, among the ranked items.
     """
     asked = {*analysis.subject_ids, *analysis.slot_subject_ids}
-    whose = block.meta.get("subject_id") in asked if asked else block.meta.get("subject") == "user"
-    if not whose or analysis.mode == "broad":
-        return whose
+    if not asked:
+        return block.meta.get("subject") == "user"
+    if block.meta.get("subject_id") not in asked:
+        return False
+    if analysis.mode == "broad":
+        return True
     if block.meta.get("predicate") in {*analysis.predicates, *analysis.slot_predicates}:
         return True
     names = {_stem(t) for name in analysis.subjects for t in _TOKEN.findall(name)}
@@ -756,18 +766,16 @@ def _render(
         take("Documents", line, pinned_block)
     shown |= {b.id for b in outline}
     floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
-    relevant = 0
     for block in [*answer, *blocks]:
         if block.id in shown or not block.meta.get("injected"):
             continue
-        if block not in answer and (block.score < floor or relevant >= RELEVANT_LIMIT):
-            continue  # padding: far below the best hit, or past what a reader can use
+        if block.kind != "understanding" and block not in answer and block.score < floor:
+            continue  # padding: far below the best hit (an understanding is placed, not ranked: it stays)
         if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
         if take(section, _line(block), block):
             shown.add(block.id)
-            relevant += 1
     parts = [header]
     for title, lines in sections.items():
         if lines:
