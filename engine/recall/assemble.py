@@ -21,7 +21,8 @@ turn whose facts have all ended (superseded, retracted) labelled ``(earlier, unt
 an unnamed search only above :data:`DOCUMENT_FLOOR`; for a personal slot question with its slot's answer at hand, no
 fact of another predicate; and no ranked item below :data:`RELEVANT_FLOOR` of the best.  A fact's evidence is the
 turn it was extracted from and nothing else (a short turn's neighbours are the turn's context, not the fact's).
-These rules change only the text and ``meta["injected"]``: the ranked blocks, and so recall@k, stay as ranked.
+These rules change only the text and the ``left_out`` and ``earlier`` marks: the ranked blocks, and so recall@k,
+stay as ranked.
 
 A DOCUMENT request pins the document's outline (its distillation and every section distillation, in order) ahead of
 the ranked blocks; only the token budget trims it, and the text then says how many were left out.
@@ -155,9 +156,8 @@ def build(
     background_ids = {b.id for b in background}
     fact_blocks = [b for b in ranked if b.kind == "fact"]
     # a hot fact the query asks about is an answer too (the text still shows it once, under Background)
-    answer = _slot_first([b for b in fact_blocks if b.meta.get("injected")], analysis, hydrated, reference)[
-        :ANSWER_FACTS
-    ]
+    answerable = [b for b in fact_blocks if b.meta.get("injected") and not b.meta.get("left_out")]
+    answer = _slot_first(answerable, analysis, hydrated, reference)[:ANSWER_FACTS]
     supporting = [b for b in fact_blocks if b not in answer and b.id not in background_ids]
     conflicts = _conflicts(store, request, challenged)
     docs = [b for b in blocks if b.kind in ("span", "section", "document")]
@@ -397,8 +397,8 @@ def _hygiene(
 ) -> list[Block]:
     """What the text may carry of the ranked blocks: every line should help answer, none should mislead.
 
-    The blocks themselves stay (search and the GUI see the whole ranking); only ``meta["injected"]`` and the
-    ``earlier`` label change:
+    The blocks themselves stay (search and the GUI see the whole ranking); a block the text skips says why in
+    ``meta["left_out"]``, and an ended turn carries ``meta["earlier"]``:
 
     * a turn whose facts have all ended (superseded or retracted) is labelled ``earlier`` with the date it ended,
       so "I live in Paris." is not read as where the user lives now;
@@ -421,12 +421,14 @@ def _hygiene(
             out.append(block)
         elif block.kind == "event" and block.id in ended:
             out.append(replace(block, meta={**block.meta, "earlier": f"{ended[block.id]:%Y-%m-%d}"}))
-        elif _padding(block, named=named, wanted=wanted, slot_answered=slot_answered) or (
+        elif _padding(block, named=named, wanted=wanted, slot_answered=slot_answered):
+            out.append(_hidden(block, "document passage below the relevance floor"))
+        elif (
             block.kind == "fact"
             and slot_answered
             and not _is_slot_fact(hydrated["fact"].get(block.id), analysis, reference)
         ):
-            out.append(_hidden(block))
+            out.append(_hidden(block, "not the slot the question asks about"))
         else:
             out.append(block)
     return out
@@ -440,8 +442,14 @@ def _padding(block: Block, *, named: bool, wanted: set[str], slot_answered: bool
     return slot_answered or not _above_floor(block, wanted)
 
 
-def _hidden(block: Block) -> Block:
-    return replace(block, meta={**block.meta, "injected": False})
+def _hidden(block: Block, reason: str) -> Block:
+    """``block`` marked as left out of the text, saying why.
+
+    ``injected`` (may this item be injected at all: its standing) is left as it was: it also decides which facts
+    count an access (``Recall``), and a fact the text skips as padding was still ranked for this question — counting
+    it differently would move later rankings.
+    """
+    return replace(block, meta={**block.meta, "left_out": reason})
 
 
 def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]) -> dict[int, datetime]:
@@ -767,7 +775,7 @@ def _render(
     shown |= {b.id for b in outline}
     floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
     for block in [*answer, *blocks]:
-        if block.id in shown or not block.meta.get("injected"):
+        if block.id in shown or not block.meta.get("injected") or block.meta.get("left_out"):
             continue
         if block.kind != "understanding" and block not in answer and block.score < floor:
             continue  # padding: far below the best hit (an understanding is placed, not ranked: it stays)

@@ -1,6 +1,8 @@
 """The assembled context (DESIGN §5 step 4): the episode around a hit, conversation scoping of episodes, every line
 of ``llm_context.text`` citing an id and a date, the token budget holding everything (the document status marker
-too), and the DOCUMENT strategy returning the whole outline of a long document."""
+too), the DOCUMENT strategy returning the whole outline of a long document, and what the text carries (issue 24):
+ended turns as earlier states, no other person's hot facts, no document passage below the floor, a fact's own turn
+as its evidence, the slot over a word match."""
 
 from __future__ import annotations
 
@@ -304,7 +306,7 @@ def test_a_document_passage_below_the_floor_is_left_out(household: Vault) -> Non
         asked = recall(household, query)
         assert asked.documents, "the documents channel still ranks passages"
         assert "Documents:" not in asked.llm_context.text, query
-        assert not any(b.meta.get("injected") for b in asked.documents)
+        assert all(b.meta.get("left_out") for b in asked.documents)
     relevant = recall(household, "When are the espalier pears pruned?")
     assert any(kind == "span" for kind, _id in relevant.llm_context.items)
     named = recall(household, "Where does Robert work?", document_id=_orchard(household))
