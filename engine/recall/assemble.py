@@ -420,7 +420,14 @@ def _hygiene(
         if not block.meta.get("injected"):
             out.append(block)
         elif block.kind == "event" and block.id in ended:
-            out.append(replace(block, meta={**block.meta, "earlier": f"{ended[block.id]:%Y-%m-%d}"}))
+            was = ended[block.id]
+            history = any(
+                predicate in analysis.slot_predicates
+                and (not analysis.slot_subject_ids or subject in analysis.slot_subject_ids)
+                for subject, predicate in was.slots
+            )
+            marks = {"earlier": f"{was.until:%Y-%m-%d}"} | ({"slot_history": True} if history else {})
+            out.append(replace(block, meta={**block.meta, **marks}))
         elif _padding(block, named=named, wanted=wanted, slot_answered=slot_answered):
             out.append(_hidden(block, "document passage below the relevance floor"))
         elif (
@@ -452,7 +459,15 @@ def _hidden(block: Block, reason: str) -> Block:
     return replace(block, meta={**block.meta, "left_out": reason})
 
 
-def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]) -> dict[int, datetime]:
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A turn whose facts have all ended: when the last of them did, and which (subject id, predicate) they were."""
+
+    until: datetime
+    slots: frozenset[tuple[int, str]]
+
+
+def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]) -> dict[int, Ended]:
     """The turns among ``event_ids`` whose facts have all ended, with the day the last of them ended.
 
     A turn that also states a live fact stays current; a turn that stated no fact is not judged at all.
@@ -463,19 +478,26 @@ def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]
     marks = ",".join("?" * len(ids))
     # it ended when what replaced it began to hold (else when it was closed, else when it was replaced)
     rows = store.query(
-        "SELECT f.event_id, f.status, COALESCE(f.valid_to, n.valid_from, n.recorded_at, f.superseded_at) "
+        "SELECT f.event_id, f.status, COALESCE(f.valid_to, n.valid_from, n.recorded_at, f.superseded_at), "
+        "f.subject_id, f.predicate "
         f"FROM facts f LEFT JOIN facts n ON n.id = f.superseded_by WHERE f.user_id = ? "
         f"AND f.event_id IN ({marks}) AND f.status != 'deleted'",
         (request.user_id, *ids),
     )
     live: set[int] = set()
     until: dict[int, float] = {}
-    for event_id, status, ended_at in rows:
+    slots: dict[int, set[tuple[int, str]]] = {}
+    for event_id, status, ended_at, subject_id, predicate in rows:
         if status in ENDED:
             until[int(event_id)] = max(until.get(int(event_id), 0.0), float(ended_at or 0.0))
+            slots.setdefault(int(event_id), set()).add((int(subject_id), str(predicate)))
         else:
             live.add(int(event_id))
-    return {event_id: from_epoch(at) for event_id, at in until.items() if event_id not in live and at > 0}
+    return {
+        event_id: Ended(from_epoch(at), frozenset(slots[event_id]))
+        for event_id, at in until.items()
+        if event_id not in live and at > 0
+    }
 
 
 def _above_floor(block: Block, wanted: set[str]) -> bool:
@@ -777,8 +799,8 @@ def _render(
     for block in [*answer, *blocks]:
         if block.id in shown or not block.meta.get("injected") or block.meta.get("left_out"):
             continue
-        if block.kind != "understanding" and block not in answer and block.score < floor:
-            continue  # padding: far below the best hit (an understanding is placed, not ranked: it stays)
+        if block.score < floor and not _spared(block, answer, analysis):
+            continue  # padding: far below the best hit
         if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
@@ -791,6 +813,16 @@ def _render(
             parts.extend(lines)
     text = "\n".join(parts)
     return LLMContext(text, tokens(text), tuple(item for title in sections for item in carried[title]))
+
+
+def _spared(block: Block, answer: list[Block], analysis: QueryAnalysis) -> bool:
+    """Items the floor under the ranked tail does not apply to: the answer facts; an understanding (placed after the
+    ten best, not ranked, so its score says nothing); and, for a personal slot question, a turn labelled as an
+    earlier state of that very slot — its history ("where did I live before?"), which the label keeps from
+    misleading."""
+    if block.kind == "understanding" or block in answer:
+        return True
+    return bool(block.meta.get("slot_history"))
 
 
 def _outline_note(missing: int, total: int) -> str:
