@@ -8,13 +8,27 @@ recall@k (``bench-data/locomo-dev/README.md``): the top k ranked blocks are mapp
 their slot; a turn reached twice counts once), and the score is the fraction of the question's evidence turns among
 them.
 
+Beside recall, what the prompt would carry: ``llm_context`` precision and tokens per query.  An *item* is one entry
+the text carries (``LLMContext.items``: each fact, turn, episode, span, distillation, conflict or understanding line,
+background facts included; header and section titles are not items).  An item is *evidence* when the turn it comes
+from is one of the question's evidence turns: a turn is its own turn; a fact is the turn it was extracted from (its
+``event_id``, looked up in the vault — not whatever the block quotes); an understanding is evidence when any turn
+it leads to is; a conflict when either fact's turn is.  Items from no turn (episodes, document passages, facts typed
+by hand) count as non-evidence.  Precision is evidence items / items per question, averaged over questions (a
+question whose text carries no items scores 0).  Beside it, context recall: the share of the question's evidence
+turns the text carries at all, so that a cut which raises precision by dropping evidence shows.  Tokens per query is
+``LLMContext.tokens``, the text's own estimate (``engine.recall.assemble.tokens``: ≈ 4 characters a token), at the
+default token budget.
+
 The baseline indexes one FTS5 row per turn (speaker + session date + text) and ranks by BM25 with the question's
 words OR-ed — the "plain index" of the README.
 
 After enrichment the vault runs one consolidation pass (what a quiet vault does by itself), so questions that name a
 subject can bring its understanding; ``--no-understandings`` leaves both out.
 
-Usage: ``python -m bench.locomo [--data DIR] [--json FILE] [--embedder hashing|onnx] [--files N] [--no-understandings]``
+Usage: ``python -m bench.locomo [--data DIR] [--json FILE] [--embedder hashing|onnx] [--files N] [--only 26,30,41]
+[--no-understandings]`` (``--only`` keeps the conversations whose file name starts with one of the given stems: the
+tuning half 26, 30, 41 and the held-out half 42, 43).
 """
 
 from __future__ import annotations
@@ -68,6 +82,43 @@ def ranked_turns(result: RecallResult) -> list[str | None]:
     return turns
 
 
+def context_items(result: RecallResult, fact_turn: dict[int, str], event_turn: dict[int, str]) -> list[set[str]]:
+    """The turns (dia_ids) each item of ``llm_context`` maps to, in text order; an empty set for an item from none.
+
+    ``fact_turn`` maps a fact to the turn it was extracted from and ``event_turn`` an event to its dia_id (both read
+    from the vault), so a fact counts by its own turn whatever evidence its block shows.
+    """
+    by_key = {(b.kind, b.id): b for b in (*result.background_context, *result.blocks)}
+    out: list[set[str]] = []
+    for kind, item_id in result.llm_context.items:
+        block = by_key.get((kind, item_id))
+        turns: set[str] = set()
+        if kind == "event":
+            turns = {event_turn[item_id]} if item_id in event_turn else set()
+        elif kind == "fact":
+            turns = {fact_turn[item_id]} if item_id in fact_turn else set()
+        elif kind == "understanding" and block is not None:
+            turns = {str(t) for t in block.meta.get("evidence_external_ids", []) if t}
+        elif kind == "conflict" and block is not None:
+            turns = {fact_turn[f] for f in (block.meta.get("fact_a"), block.meta.get("fact_b")) if f in fact_turn}
+        out.append(turns)
+    return out
+
+
+def precision(items: Sequence[set[str]], evidence: tuple[str, ...]) -> float:
+    """The share of items that are evidence for the question (0 when the text carries none)."""
+    if not items:
+        return 0.0
+    wanted = set(evidence)
+    return sum(1 for turns in items if turns & wanted) / len(items)
+
+
+def context_recall(items: Sequence[set[str]], evidence: tuple[str, ...]) -> float:
+    """The share of the question's evidence turns the text carries (what a precision cut must not give away)."""
+    carried = set().union(*items) if items else set()
+    return len(carried & set(evidence)) / len(evidence)
+
+
 def score(turns: Sequence[str | None], evidence: tuple[str, ...]) -> dict[int, float]:
     """Evidence recall at each k: the evidence turns among the first k items (None and repeats add nothing)."""
     return {k: len({t for t in turns[:k] if t is not None} & set(evidence)) / len(evidence) for k in KS}
@@ -80,7 +131,13 @@ def summarise(rows: list[dict[str, Any]], latencies: list[float]) -> dict[str, A
         by_category[row["category"]].append(row)
 
     def agg(items: list[dict[str, Any]]) -> dict[str, float]:
-        return {f"recall@{k}": round(mean([r["recall"][k] for r in items]), 4) for k in KS} | {"n": len(items)}
+        out = {f"recall@{k}": round(mean([r["recall"][k] for r in items]), 4) for k in KS}
+        if items and "precision" in items[0]:
+            out["context_precision"] = round(mean([r["precision"] for r in items]), 4)
+            out["context_recall"] = round(mean([r["context_recall"] for r in items]), 4)
+            out["context_items"] = round(mean([r["items"] for r in items]), 2)
+            out["tokens_per_query"] = round(mean([r["tokens"] for r in items]), 1)
+        return out | {"n": len(items)}
 
     return {
         "overall": agg(rows),
@@ -144,13 +201,30 @@ def run_file(
         if understandings:
             vault.workspace.consolidate()  # the pass a quiet vault runs by itself (the extractive synthesis)
         conversation_id = vault.conversations()[0].conversation_id
+        event_turn = {
+            int(i): str(e)
+            for i, e in vault.store.query("SELECT id, external_id FROM events WHERE external_id IS NOT NULL")
+        }
+        fact_turn = {
+            int(f): event_turn[int(e)]
+            for f, e in vault.store.query("SELECT id, event_id FROM facts WHERE event_id IS NOT NULL")
+            if int(e) in event_turn
+        }
         for q in questions:
             t1 = time.perf_counter()
             result = vault.recall(
                 RecallRequest(conversation_id=conversation_id, query=q.text, reference_time=reference, limit=max(KS))
             )
             cairn_ms.append((time.perf_counter() - t1) * 1000)
-            cairn_rows.append(_row(q, ranked_turns(result)))
+            row = _row(q, ranked_turns(result))
+            items = context_items(result, fact_turn, event_turn)
+            row |= {
+                "precision": precision(items, q.evidence),
+                "context_recall": context_recall(items, q.evidence),
+                "items": len(items),
+                "tokens": result.llm_context.tokens,
+            }
+            cairn_rows.append(row)
         info = {
             "file": path.name,
             "turns": summary.events_added,
@@ -189,6 +263,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--embedder", default="hashing", choices=["hashing", "onnx"])
     parser.add_argument("--files", type=int, default=0, help="only the first N files (0 = all)")
+    parser.add_argument(
+        "--only", default="", help="comma-separated file stems to keep, e.g. 26,30,41 (the tuning half) or 42,43"
+    )
     parser.add_argument("--misses", type=Path, default=None, help="write per-question results for inspection")
     parser.add_argument(
         "--no-understandings",
@@ -199,11 +276,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     files = locomo_files(args.data)
     if args.files:
         files = files[: args.files]
+    if args.only:
+        stems = {s.strip() for s in args.only.split(",") if s.strip()}
+        files = [p for p in files if p.stem in stems]
+        if not files:
+            raise SystemExit(f"--only {args.only}: no such files in {args.data}")
     cairn_rows: list[dict[str, Any]] = []
     base_rows: list[dict[str, Any]] = []
     cairn_ms: list[float] = []
     base_ms: list[float] = []
     infos = []
+    by_file: dict[str, dict[str, Any]] = {}
     for path in files:
         c_rows, c_ms, b_rows, b_ms, info = run_file(path, args.embedder, not args.no_understandings)
         cairn_rows += c_rows
@@ -211,16 +294,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         cairn_ms += c_ms
         base_ms += b_ms
         infos.append(info)
+        by_file[path.stem] = summarise(c_rows, c_ms)["overall"]
         c10 = mean([r["recall"][10] for r in c_rows])
         b10 = mean([r["recall"][10] for r in b_rows])
         print(
             f"{path.name}: {info['turns']} turns, {info['facts']} facts, enrich {info['ingest_and_enrich_s']} s; "
-            f"recall@10 cairn {c10:.3f} vs baseline {b10:.3f}",
+            f"recall@10 cairn {c10:.3f} vs baseline {b10:.3f}; context precision "
+            f"{mean([r['precision'] for r in c_rows]):.3f}, {mean([r['tokens'] for r in c_rows]):.0f} tokens/query",
             flush=True,
         )
     payload = {
         "cairn": summarise(cairn_rows, cairn_ms),
         "baseline": summarise(base_rows, base_ms),
+        "cairn_by_file": by_file,
         "embedder": infos[0]["embedder"],
         "llm": infos[0]["llm"],
         "machine": machine(),
@@ -229,6 +315,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(json.dumps({k: payload[k] for k in ("cairn", "baseline", "embedder", "llm")}, indent=2))
     gain = payload["cairn"]["overall"]["recall@10"] - payload["baseline"]["overall"]["recall@10"]
     print(f"recall@10 gain over the plain index: {gain:+.3f}")
+    overall = payload["cairn"]["overall"]
+    print(
+        f"llm_context: precision {overall['context_precision']:.3f} ({overall['context_items']} items), "
+        f"context recall {overall['context_recall']:.3f}, "
+        f"{overall['tokens_per_query']} tokens/query; recall@5 {overall['recall@5']:.3f}, "
+        f"recall@10 {overall['recall@10']:.3f}"
+    )
+    for category, agg in payload["cairn"]["by_category"].items():
+        print(
+            f"  category {category}: precision {agg['context_precision']:.3f}, "
+            f"context recall {agg['context_recall']:.3f}, {agg['tokens_per_query']} tokens/query, "
+            f"recall@5 {agg['recall@5']:.3f}, recall@10 {agg['recall@10']:.3f} (n={agg['n']})"
+        )
     write_json(args.json, payload)
     if args.misses:
         write_json(args.misses, {"cairn": cairn_rows, "baseline": base_rows})

@@ -48,11 +48,40 @@ def test_a_run_writes_both_systems_side_by_side(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     locomo.main(["--data", str(data), "--json", str(out)])
     report = json.loads(out.read_text())
-    for system in ("cairn", "baseline"):
+    context = {"context_precision", "context_recall", "context_items", "tokens_per_query"}
+    for system, extra in (("cairn", context), ("baseline", set())):
         overall = report[system]["overall"]
-        assert set(overall) == {"recall@5", "recall@10", "recall@20", "n"}
+        assert set(overall) == {"recall@5", "recall@10", "recall@20", "n"} | extra
         assert overall["n"] == 1  # the sample's one question of categories 1-4
         assert set(report[system]["latency_ms"]) == {"p50", "p95"}
         assert set(report[system]["by_category"]) == {"4"}
     assert report["cairn"]["overall"]["recall@10"] == 1.0  # "What did Ana adopt?" finds "I adopted a cat"
     assert report["embedder"].startswith("hashing") and report["llm"] == "simple"
+    cairn = report["cairn"]["overall"]
+    assert cairn["context_items"] >= 1 and cairn["tokens_per_query"] > 0
+    assert 0.0 < cairn["context_precision"] <= 1.0 and cairn["context_recall"] == 1.0
+    assert report["cairn_by_file"]["1"]["n"] == 1
+
+
+def _context(items: list[tuple[str, int]], blocks: list[Any], background: tuple[Any, ...] = ()) -> Any:
+    return SimpleNamespace(
+        llm_context=SimpleNamespace(items=tuple(items), tokens=10), blocks=blocks, background_context=background
+    )
+
+
+def test_context_items_map_to_the_turn_they_come_from() -> None:
+    # a fact counts by the turn it was extracted from, whatever its block quotes; an episode maps to no turn
+    led = SimpleNamespace(kind="understanding", id=5, meta={"evidence_external_ids": ["D3", "D4"]})
+    conflict = SimpleNamespace(kind="conflict", id=6, meta={"fact_a": 10, "fact_b": 11})
+    result = _context(
+        [("fact", 10), ("event", 1), ("episode", 2), ("understanding", 5), ("conflict", 6)], [led, conflict]
+    )
+    items = locomo.context_items(result, {10: "D9", 11: "D8"}, {1: "D1"})
+    assert items == [{"D9"}, {"D1"}, set(), {"D3", "D4"}, {"D9", "D8"}]
+    assert locomo.precision(items, ("D1", "D4")) == 2 / 5
+    assert locomo.context_recall(items, ("D1", "D4", "D7")) == 2 / 3
+
+
+def test_an_empty_context_has_no_precision() -> None:
+    assert locomo.precision([], ("D1",)) == 0.0
+    assert locomo.context_recall([], ("D1",)) == 0.0

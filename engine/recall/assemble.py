@@ -15,6 +15,15 @@ words of the query that the hit (with its neighbours) lacks, the episode is adde
 the ranked blocks, ``meta.around`` naming the hit — because it explains what the hit was part of.  An episode that
 would only repeat the hit is left out, and episodes of other conversations never appear.
 
+What the text carries (issue 24: a chat model pastes it into its prompt and trusts it — every line should help
+answer, none should mislead): background hot facts only about whom the question asks and touching what it asks; a
+turn whose facts have all ended (superseded, retracted) labelled ``(earlier, until <date>)``; document passages from
+an unnamed search only above :data:`DOCUMENT_FLOOR`; for a personal slot question with its slot's answer at hand, no
+fact of another predicate; and no ranked item below :data:`RELEVANT_FLOOR` of the best.  A fact's evidence is the
+turn it was extracted from and nothing else (a short turn's neighbours are the turn's context, not the fact's).
+These rules change only the text and the ``left_out`` and ``earlier`` marks: the ranked blocks, and so recall@k,
+stay as ranked.
+
 A DOCUMENT request pins the document's outline (its distillation and every section distillation, in order) ahead of
 the ranked blocks; only the token budget trims it, and the text then says how many were left out.
 """
@@ -23,8 +32,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -61,6 +70,18 @@ EPISODE_SHARE = 0.5
 #: they cost nothing at 10 and 0.002 at 20.  In ``llm_context`` they follow the answer facts: the model reads the
 #: synthesis beside its sources.
 UNDERSTANDING_AT = 10
+#: A document passage found by an unnamed search reaches the text only when it holds at least this share of the
+#: question's keywords (and two of them when the question has two or more): a passage the vector channel found for a
+#: word or two in common with the question ("live" in an orchard handbook) is not an answer to it.
+DOCUMENT_FLOOR = 0.5
+#: A ranked item reaches the text only when it scores at least this share of the best ranked item: the long tail of
+#: weak hits (a turn reached only as a neighbour, one shared word) fills the budget without helping answer.
+#: Tuned on LoCoMo's development conversations 26, 30 and 41 and checked on 42 and 43 (BENCHMARKS.md, "Precision of
+#: llm_context"): 0.2 / 0.3 / 0.4 kept 78.5 / 77.1 / 72.5 % of the evidence turns in the text at a precision of
+#: 0.051 / 0.062 / 0.086 — past 0.3 the text starts to lose evidence faster than it sheds padding.
+RELEVANT_FLOOR = 0.3
+#: Statuses of a fact that no longer holds: a turn that stated only such facts is an earlier state of things.
+ENDED = ("superseded", "retracted")
 DEGRADED_MARKER = "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -128,14 +149,15 @@ def build(
         score = head[-1].score if head else 0.0
         ranked = [*head, *understand(shown_events=shown, score=score), *ranked[UNDERSTANDING_AT:]]
     around = _episodes_around(store, ranked, hydrated, analysis, request)
+    ranked = _hygiene(store, ranked, hydrated, analysis, request, reference)
+    around = _hygiene(store, around, hydrated, analysis, request, reference)
     blocks = [*outline, *ranked, *around]
     background = _background(store, request)
     background_ids = {b.id for b in background}
     fact_blocks = [b for b in ranked if b.kind == "fact"]
     # a hot fact the query asks about is an answer too (the text still shows it once, under Background)
-    answer = _slot_first([b for b in fact_blocks if b.meta.get("injected")], analysis, hydrated, reference)[
-        :ANSWER_FACTS
-    ]
+    answerable = [b for b in fact_blocks if b.meta.get("injected") and not b.meta.get("left_out")]
+    answer = _slot_first(answerable, analysis, hydrated, reference)[:ANSWER_FACTS]
     supporting = [b for b in fact_blocks if b not in answer and b.id not in background_ids]
     conflicts = _conflicts(store, request, challenged)
     docs = [b for b in blocks if b.kind in ("span", "section", "document")]
@@ -144,7 +166,15 @@ def build(
     understood = [b for b in ranked if b.kind == "understanding"]
     shown_after = [*understood, *(b for b in ranked if b.kind != "understanding"), *around]
     context = _render(
-        analysis, reference, documents_degraded, background, answer, shown_after, conflicts, outline, budget
+        analysis,
+        reference,
+        documents_degraded,
+        [b for b in background if _asked_about(b, analysis)],
+        answer,
+        shown_after,
+        conflicts,
+        outline,
+        budget,
     )
     return Parts(blocks, background, answer, supporting, conflicts, docs, working, history, context)
 
@@ -185,7 +215,6 @@ def _block(anchor: Any, hydrated: dict[str, dict[int, Any]], around_turns: dict[
         if turn is None:
             return None
         evidence = [_turn_evidence(turn, best)]
-        evidence += [_turn_evidence(t, None) for t in around_turns.get(turn.id, ())]
         meta: dict[str, Any] = {
             "turn_id": turn.id,
             "external_id": turn.external_id,
@@ -208,6 +237,8 @@ def _block(anchor: Any, hydrated: dict[str, dict[int, Any]], around_turns: dict[
                 meta,
             )
         meta["injected"] = True
+        # a turn too short to stand alone carries its neighbours; a fact's evidence is its own turn and nothing else
+        evidence += [_turn_evidence(t, None) for t in around_turns.get(turn.id, ())]
         speaker = turn.author or turn.role
         return Block(
             "event", turn.id, f"{speaker}: {turn.content}", score, (turn.id,), tuple(evidence), turn.at, channels, meta
@@ -356,6 +387,167 @@ def _episodes_around(
     return out
 
 
+def _hygiene(
+    store: Reader,
+    blocks: list[Block],
+    hydrated: dict[str, dict[int, Any]],
+    analysis: QueryAnalysis,
+    request: RecallRequest,
+    reference: datetime,
+) -> list[Block]:
+    """What the text may carry of the ranked blocks: every line should help answer, none should mislead.
+
+    The blocks themselves stay (search and the GUI see the whole ranking); a block the text skips says why in
+    ``meta["left_out"]``, and an ended turn carries ``meta["earlier"]``:
+
+    * a turn whose facts have all ended (superseded or retracted) is labelled ``earlier`` with the date it ended,
+      so "I live in Paris." is not read as where the user lives now;
+    * a document passage from an unnamed search reaches the text only above :data:`DOCUMENT_FLOOR`, and a personal
+      slot question ("where do I live?") takes none: the memory answers it, not a handbook that says *live*;
+    * a personal slot question that has its slot's answer takes no fact of another predicate: the residence answers
+      "where do I live", not a partner fact matched on the word *live* (predicate cues beat keyword hits).
+    """
+    if not blocks:
+        return blocks
+    ended = _ended_turns(store, request, [b.id for b in blocks if b.kind == "event"])
+    named = request.document_id is not None or request.collection_id is not None or analysis.section is not None
+    wanted = {_stem(t) for k in analysis.keywords for t in _TOKEN.findall(k)}
+    slot_answered = bool(analysis.slot_predicates) and any(
+        _is_slot_fact(hydrated["fact"].get(b.id), analysis, reference) for b in blocks if b.kind == "fact"
+    )
+    out: list[Block] = []
+    for block in blocks:
+        if not block.meta.get("injected"):
+            out.append(block)
+        elif block.kind == "event" and block.id in ended:
+            was = ended[block.id]
+            history = any(
+                predicate in analysis.slot_predicates
+                and (not analysis.slot_subject_ids or subject in analysis.slot_subject_ids)
+                for subject, predicate in was.slots
+            )
+            marks = {"earlier": f"{was.until:%Y-%m-%d}"} | ({"slot_history": True} if history else {})
+            out.append(replace(block, meta={**block.meta, **marks}))
+        elif _padding(block, named=named, wanted=wanted, slot_answered=slot_answered):
+            out.append(_hidden(block, "document passage below the relevance floor"))
+        elif (
+            block.kind == "fact"
+            and slot_answered
+            and not _is_slot_fact(hydrated["fact"].get(block.id), analysis, reference)
+        ):
+            out.append(_hidden(block, "not the slot the question asks about"))
+        else:
+            out.append(block)
+    return out
+
+
+def _padding(block: Block, *, named: bool, wanted: set[str], slot_answered: bool) -> bool:
+    """A document passage from an unnamed search that does not reach :data:`DOCUMENT_FLOOR` (a personal slot
+    question with its answer at hand takes none)."""
+    if block.kind not in ("span", "section", "document") or named:
+        return False
+    return slot_answered or not _above_floor(block, wanted)
+
+
+def _hidden(block: Block, reason: str) -> Block:
+    """``block`` marked as left out of the text, saying why.
+
+    ``injected`` (may this item be injected at all: its standing) is left as it was: it also decides which facts
+    count an access (``Recall``), and a fact the text skips as padding was still ranked for this question — counting
+    it differently would move later rankings.
+    """
+    return replace(block, meta={**block.meta, "left_out": reason})
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A turn whose facts have all ended: when the last of them did, and which (subject id, predicate) they were."""
+
+    until: datetime
+    slots: frozenset[tuple[int, str]]
+
+
+def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]) -> dict[int, Ended]:
+    """The turns among ``event_ids`` whose facts have all ended, with the day the last of them ended.
+
+    A turn that also states a live fact stays current; a turn that stated no fact is not judged at all.
+    """
+    ids = sorted(set(event_ids))
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    # it ended when what replaced it began to hold (else when it was closed, else when it was replaced)
+    rows = store.query(
+        "SELECT f.event_id, f.status, COALESCE(f.valid_to, n.valid_from, n.recorded_at, f.superseded_at), "
+        "f.subject_id, f.predicate "
+        f"FROM facts f LEFT JOIN facts n ON n.id = f.superseded_by WHERE f.user_id = ? "
+        f"AND f.event_id IN ({marks}) AND f.status != 'deleted'",
+        (request.user_id, *ids),
+    )
+    live: set[int] = set()
+    until: dict[int, float] = {}
+    slots: dict[int, set[tuple[int, str]]] = {}
+    for event_id, status, ended_at, subject_id, predicate in rows:
+        if status in ENDED:
+            until[int(event_id)] = max(until.get(int(event_id), 0.0), float(ended_at or 0.0))
+            slots.setdefault(int(event_id), set()).add((int(subject_id), str(predicate)))
+        else:
+            live.add(int(event_id))
+    return {
+        event_id: Ended(from_epoch(at), frozenset(slots[event_id]))
+        for event_id, at in until.items()
+        if event_id not in live and at > 0
+    }
+
+
+def _above_floor(block: Block, wanted: set[str]) -> bool:
+    """Whether a passage from an unnamed search holds enough of the question's keywords (:data:`DOCUMENT_FLOOR`)."""
+    if not wanted:
+        return False
+    held = wanted & {_stem(t) for t in _TOKEN.findall(block.content)}
+    return len(held) >= max(min(2, len(wanted)), math.ceil(DOCUMENT_FLOOR * len(wanted)))
+
+
+def _is_slot_fact(fact: Fact | None, analysis: QueryAnalysis, reference: datetime) -> bool:
+    """A live fact of the slot a personal question asks about (its predicates, whose slot it is)."""
+    if fact is None or fact.status != "active":
+        return False
+    rank = slot_rank(
+        fact.predicate,
+        fact.object_text,
+        fact.subject_id,
+        fact.valid_from,
+        predicates=analysis.slot_predicates,
+        subject_ids=analysis.slot_subject_ids,
+        reference=reference,
+        now=analysis.asks_now,
+    )
+    return rank is not None
+
+
+def _asked_about(block: Block, analysis: QueryAnalysis) -> bool:
+    """A background (hot) fact reaches the text when it is about whom the question asks.
+
+    A question naming nobody takes the vault owner's profile, whole (DESIGN §5: hot facts always).  A question
+    naming people (the asker included: "I") takes only their hot facts — another person's hot fact is not context
+    for a question about someone else — and of those, a profile question (``broad``) all, any other question those
+    of a predicate it targets or sharing a word with it (the person's name aside): on LoCoMo the rest were a fifth
+    of the text's items and almost never evidence.  A hot fact the ranking found still shows, among the ranked items.
+    """
+    asked = {*analysis.subject_ids, *analysis.slot_subject_ids}
+    if not asked:
+        return block.meta.get("subject") == "user"
+    if block.meta.get("subject_id") not in asked:
+        return False
+    if analysis.mode == "broad":
+        return True
+    if block.meta.get("predicate") in {*analysis.predicates, *analysis.slot_predicates}:
+        return True
+    names = {_stem(t) for name in analysis.subjects for t in _TOKEN.findall(name)}
+    wanted = {_stem(t) for k in analysis.keywords for t in _TOKEN.findall(k)} - names
+    return bool(wanted & {_stem(t) for t in _TOKEN.findall(block.content)})
+
+
 def _stem(token: str) -> str:
     return stem(fold(token))
 
@@ -393,6 +585,7 @@ def _slot_first(
 def _fact_meta(fact: Fact) -> dict[str, Any]:
     return {
         "subject": fact.subject,
+        "subject_id": fact.subject_id,
         "predicate": fact.predicate,
         "object": fact.object_text,
         "standing": fact.standing,
@@ -519,6 +712,9 @@ def _line(block: Block) -> str:
         return f"- [#{block.id} {when}] {block.content}" + (f' — "{quote}"' if quote else "")
     if block.kind == "event":
         text = block.content if len(block.content) <= 300 else block.content[:297] + "…"
+        if block.meta.get("earlier"):
+            # what it said has since changed: an earlier state, never the current answer
+            text = f"(earlier, until {block.meta['earlier']}) {text}"
         return f"- [#{block.id} {when}] {text}"
     if block.kind == "episode":
         return f"- [episode #{block.id} {when}] {block.content}"
@@ -558,6 +754,7 @@ def _render(
         # distillations are still being made: the model should know it sees raw passages only
         header += "\n" + DEGRADED_MARKER
     sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
+    carried: dict[str, list[tuple[str, int]]] = {title: [] for title in sections}
     chars = len(header)
 
     def cost(section: str, line: str) -> int:
@@ -567,41 +764,47 @@ def _render(
     def fits(extra: int) -> bool:
         return math.ceil((chars + extra) / 4) <= budget
 
-    def take(section: str, line: str) -> bool:
+    def take(section: str, line: str, block: Block | None = None) -> bool:
         nonlocal chars
         extra = cost(section, line)
         if not fits(extra):
             return False
         sections[section].append(line)
+        if block is not None:
+            carried[section].append((block.kind, block.id))
         chars += extra
         return True
 
     background_cap = budget * 0.4
+    shown: set[int] = set()
     for block in background:
-        if chars / 4 > background_cap or not take("Background", _line(block)):
+        if chars / 4 > background_cap or not take("Background", _line(block), block):
             break
+        shown.add(block.id)
     for block in conflicts:
-        take("Ask the user", _line(block))
-    shown = {b.id for b in background}
+        take("Ask the user", _line(block), block)
     # the pinned outline, whole if it fits; else as much as fits beside a note saying how much is missing
-    outline_lines = [_line(b) for b in outline]
-    whole = sum(len(line) + 1 for line in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
+    outline_lines = [(_line(b), b) for b in outline]
+    whole = sum(len(line) + 1 for line, _b in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
     trimmed = not fits(whole)
-    for position, line in enumerate(outline_lines):
+    for position, (line, pinned_block) in enumerate(outline_lines):
         if trimmed:
             note = _outline_note(len(outline_lines) - position, len(outline_lines))
             if not fits(cost("Documents", line) + len(note) + 1):
                 take("Documents", note)
                 break
-        take("Documents", line)
+        take("Documents", line, pinned_block)
     shown |= {b.id for b in outline}
+    floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
     for block in [*answer, *blocks]:
-        if block.id in shown or not block.meta.get("injected"):
+        if block.id in shown or not block.meta.get("injected") or block.meta.get("left_out"):
             continue
+        if block.score < floor and not _spared(block, answer, analysis):
+            continue  # padding: far below the best hit
         if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
-        if take(section, _line(block)):
+        if take(section, _line(block), block):
             shown.add(block.id)
     parts = [header]
     for title, lines in sections.items():
@@ -609,7 +812,17 @@ def _render(
             parts.append(f"{title}:")
             parts.extend(lines)
     text = "\n".join(parts)
-    return LLMContext(text, tokens(text))
+    return LLMContext(text, tokens(text), tuple(item for title in sections for item in carried[title]))
+
+
+def _spared(block: Block, answer: list[Block], analysis: QueryAnalysis) -> bool:
+    """Items the floor under the ranked tail does not apply to: the answer facts; an understanding (placed after the
+    ten best, not ranked, so its score says nothing); and, for a personal slot question, a turn labelled as an
+    earlier state of that very slot — its history ("where did I live before?"), which the label keeps from
+    misleading."""
+    if block.kind == "understanding" or block in answer:
+        return True
+    return bool(block.meta.get("slot_history"))
 
 
 def _outline_note(missing: int, total: int) -> str:

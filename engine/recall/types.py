@@ -90,10 +90,15 @@ class Routing:
 
 @dataclass(frozen=True, slots=True)
 class LLMContext:
-    """The prompt-ready text and its size in tokens (estimated)."""
+    """The prompt-ready text, its size in tokens (estimated), and the items it carries.
+
+    ``items`` names each item line of the text as ``(kind, id)`` in text order, so that what the model was shown can
+    be judged item by item (the LoCoMo benchmark's context precision) without parsing the text.
+    """
 
     text: str
     tokens: int
+    items: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

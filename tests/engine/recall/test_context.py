@@ -1,6 +1,8 @@
 """The assembled context (DESIGN §5 step 4): the episode around a hit, conversation scoping of episodes, every line
 of ``llm_context.text`` citing an id and a date, the token budget holding everything (the document status marker
-too), and the DOCUMENT strategy returning the whole outline of a long document."""
+too), the DOCUMENT strategy returning the whole outline of a long document, and what the text carries (issue 24):
+ended turns as earlier states, no other person's hot facts, no document passage below the floor, a fact's own turn
+as its evidence, the slot over a word match."""
 
 from __future__ import annotations
 
@@ -229,3 +231,102 @@ def test_a_small_budget_trims_the_outline_and_says_so(docs_vault: Vault) -> None
     assert note and int(note[2]) == len(sections) + 1 and int(note[1]) == len(sections) + 1 - (len(shown) + 1)
     # the response itself keeps the whole outline; only the text is trimmed
     assert [b.id for b in result.documents if b.kind == "section"] == [s.id for s in sections]
+
+
+# -- what the text carries: every line should help answer, none should mislead -----------------------------------
+@pytest.fixture
+def household(docs_vault: Vault) -> Vault:
+    """The user moved from Paris to Lyon, has a partner who loves *living* by the river, a brother Robert (hot fact:
+    where he works, followed by a short tool turn), a sister Anna (hot fact: her allergy), and an orchard handbook
+    whose pruning passage says *live*."""
+    vault = docs_vault
+    ingest(vault, "c", ("2024-01-01T10:00:00Z", "I live in Paris."))
+    ingest(vault, "c", ("2024-03-01T10:00:00Z", "I moved to Lyon last week, I live in Lyon now."))
+    ingest(vault, "c", ("2024-03-05T10:00:00Z", "My partner Sam loves living near the river."))
+    ingest(vault, "c", ("2024-03-06T10:00:00Z", "Robert works at Globex in Berlin."))
+    ingest(vault, "c", ("2024-03-06T10:01:00Z", "ok"), role="tool")
+    ingest(vault, "c", ("2024-03-07T10:00:00Z", "Robert is my brother."))
+    ingest(vault, "c", ("2024-03-08T10:00:00Z", "My sister Anna is allergic to peanuts."))
+    upload(vault, "orchard.md", HANDBOOK + "\nThe pickers live in the village and walk up at dawn.\n")
+    assert vault.jobs.wait_idle(30)
+    return vault
+
+
+def _orchard(vault: Vault) -> int:
+    return int(vault.store.scalar("SELECT id FROM documents WHERE name = 'orchard.md'"))
+
+
+def _lines(result: RecallResult) -> list[str]:
+    return [line for line in result.llm_context.text.splitlines() if line.startswith("- ")]
+
+
+def _fact_id(vault: Vault, predicate: str, obj: str) -> int:
+    return int(vault.store.scalar("SELECT id FROM facts WHERE predicate = ? AND object_text = ?", (predicate, obj)))
+
+
+def test_the_text_names_each_item_it_carries(household: Vault) -> None:
+    asked = recall(household, "Where does Robert work?")
+    assert len(asked.llm_context.items) == len(_lines(asked))
+    known = {(b.kind, b.id) for b in (*asked.background_context, *asked.blocks, *asked.documents)}
+    assert set(asked.llm_context.items) <= known
+
+
+def test_a_superseded_residence_shows_only_as_an_earlier_state(household: Vault) -> None:
+    lyon = _fact_id(household, "lives_in", "Lyon")
+    assert ("fact", lyon) in recall(household, "Where do I live?").llm_context.items, "the current residence answers"
+    shown = []
+    for query in ("Where do I live?", "Where did I live before?"):
+        asked = recall(household, query)
+        stated = [b for b in asked.blocks if b.kind == "event" and "Paris" in b.content]
+        assert stated and all(b.meta.get("earlier") == "2024-03-01" for b in stated), "labelled with when it ended"
+        paris = [line for line in _lines(asked) if "Paris" in line]
+        for line in paris:  # left out, or shown as what it was
+            assert "(earlier, until 2024-03-01)" in line, line
+        shown += paris
+    assert shown, "the residence's history is worth showing, labelled"
+    elsewhere = recall(household, "Where does Robert work?")
+    assert not [line for line in _lines(elsewhere) if "Paris" in line], "another slot's history is padding"
+
+
+def test_another_persons_hot_fact_is_left_out_unless_the_question_names_them(household: Vault) -> None:
+    anna = _fact_id(household, "has_allergy", "peanuts")
+    robert = _fact_id(household, "works_at", "Globex")
+    about_me = recall(household, "Where do I live?")
+    assert {b.id for b in about_me.background_context} >= {anna, robert}, "the hot facts are still background"
+    assert ("fact", anna) not in about_me.llm_context.items and ("fact", robert) not in about_me.llm_context.items
+    about_robert = recall(household, "Where does Robert work?")
+    assert ("fact", robert) in about_robert.llm_context.items
+    assert ("fact", anna) not in about_robert.llm_context.items
+    assert not [item for item in about_robert.llm_context.items if item[0] == "fact" and item[1] != robert], (
+        "the user's own hot facts do not answer a question about Robert"
+    )
+    assert ("fact", anna) in recall(household, "What is Anna allergic to?").llm_context.items
+
+
+def test_a_document_passage_below_the_floor_is_left_out(household: Vault) -> None:
+    for query in ("Where does Robert work?", "Where do I live?"):
+        asked = recall(household, query)
+        assert asked.documents, "the documents channel still ranks passages"
+        assert "Documents:" not in asked.llm_context.text, query
+        assert all(b.meta.get("left_out") for b in asked.documents)
+    relevant = recall(household, "When are the espalier pears pruned?")
+    assert any(kind == "span" for kind, _id in relevant.llm_context.items)
+    named = recall(household, "Where does Robert work?", document_id=_orchard(household))
+    assert "Documents:" in named.llm_context.text, "a named document is shown whatever the words"
+
+
+def test_a_facts_evidence_is_the_turn_it_was_extracted_from(household: Vault) -> None:
+    asked = recall(household, "Where does Robert work?")
+    facts = [b for b in asked.blocks if b.kind == "fact"]
+    assert facts
+    for block in facts:
+        own = household.store.scalar("SELECT event_id FROM facts WHERE id = ?", (block.id,))
+        assert [e.source_id for e in block.evidence] == [own], block.content
+
+
+def test_the_slot_answers_a_direct_question_not_a_word_match(household: Vault) -> None:
+    asked = recall(household, "Where do I live?")
+    partner = _fact_id(household, "has_partner", "Sam")
+    assert any(b.id == partner for b in asked.blocks), "the keyword channel still finds it"
+    assert ("fact", partner) not in asked.llm_context.items
+    assert "partner" not in asked.llm_context.text
