@@ -112,7 +112,7 @@ def test_a_server_collection_answers_searches_and_follows_every_write(
             EventIn(conversation_id="c1", content="Our cat Pumpernickel sleeps on the radiator all winter.")
         )
         vault.events.ingest(EventIn(conversation_id="c1", content="The quarterly budget review moved to Thursday."))
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         index = _in_step(vault)
         assert index.chroma_count() == index.count() > 0
         assert "Chroma server http://127.0.0.1" in index.backend and "in step" in index.backend
@@ -183,7 +183,7 @@ def test_a_forget_leaves_nothing_of_the_forgotten_in_the_collection(
     with Vault.open(tmp_path / "vault", settings=_settings(offline_settings, chroma_server.url)) as vault:
         vault.events.ingest(EventIn(conversation_id="keep", content="I moved to Lisbon in March."))
         vault.events.ingest(EventIn(conversation_id="secret", user_id="ann", content="My doctor is Dr. Okonkwo."))
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         index = _in_step(vault)
         forgotten = {int(r[0]) for r in vault.store.query("SELECT object_id FROM embeddings WHERE user_id = 'ann'")}
         assert forgotten
@@ -223,7 +223,7 @@ def test_embedded_chroma_lives_in_the_vault_folder_and_survives_reopening(
 def _use_embedded(root: Path, offline_settings: Settings) -> None:
     with Vault.open(root, settings=_settings(offline_settings)) as vault:
         vault.events.ingest(EventIn(conversation_id="c", content="Maria adopted a greyhound named Comet."))
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         index = _in_step(vault)
         count = index.count()
         assert count > 0 and index.chroma_count() == count

@@ -69,7 +69,7 @@ def test_a_new_vault_and_everything_it_writes_is_owner_only(tmp_path: Path) -> N
         vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
         vault.documents.upload(text="# Notes\n\nThe spare key is under the blue pot.", name="notes.md")
         vault.documents.upload(data=b"%PDF-1.4 " + b"x" * 70_000, name="big.pdf")  # handed over through work/
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         vault.endpoint_token()
         vault.update_settings({"llm.openai_api_key": "sk-local-secret"})
         make_backup(vault.store, vault.paths.backups, 3)
@@ -94,7 +94,7 @@ def test_an_existing_vault_is_tightened_at_open_and_doctor_says_so(tmp_path: Pat
     root = tmp_path / "vault"
     with open_vault(root) as vault:
         vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         make_backup(vault.store, vault.paths.backups, 3)
     for name in modes(root):  # as a copy, a restore or an older Cairn would leave it
         path = root / name
@@ -144,7 +144,7 @@ def test_work_a_killed_process_left_is_swept_at_the_next_open(tmp_path: Path) ->
     with open_vault(root) as vault:
         assert list(vault.paths.work.iterdir()) == []
         document = vault.documents.upload(data=b"# Title\n\n" + b"word " * 20_000, name="long.md")
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         assert vault.documents.get(document.document_id).info.status == "ready"
         made = list(vault.paths.work.iterdir())
         assert all(p.name.startswith("cairn-parse-") for p in made)  # the sandbox works inside the vault

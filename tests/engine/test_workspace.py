@@ -139,7 +139,7 @@ def test_facts_and_turns_tagged_with_both_subjects_are_part_of_their_intersectio
     vault.events.ingest(
         [EventIn(conversation_id="c", content="My sister Marta lives in Porto.", occurred_at="2024-03-01T10:00:00Z")]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     around = vault.workspace.open_around("Marta")
     assert around and around[0].name == "user"
     between = vault.workspace.open_intersection("user", "Marta")

@@ -86,7 +86,7 @@ def test_consolidation_writes_cited_extractive_understandings_and_touches_only_w
             EventIn(conversation_id="c", content="Marta works as a nurse.", occurred_at="2024-03-01T10:01Z"),
         ]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     ws.remember("Marta and Ana run a book club.", ["Marta", "Ana"])
     ws.remember("Marta and Ana met at school.", ["Marta", "Ana"])
     ws.remember("Marta and Ana share a love of crime novels.", ["Marta", "Ana"])
@@ -188,7 +188,7 @@ def test_the_configured_model_writes_understandings_in_a_background_job(
         vault.workspace.remember("Hamid works as an accountant in Toronto.", ["Hamid"])
         assert vault.workspace.request_consolidation() is not None
         assert vault.workspace.request_consolidation() is None  # one queued pass at a time
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         (hamid,) = vault.workspace.get_understandings(["Hamid"])
         assert hamid.content == "Hamid is an accountant in Toronto [#1]."
         prompt = " ".join(fake_ollama.texts_sent())
@@ -196,7 +196,7 @@ def test_the_configured_model_writes_understandings_in_a_background_job(
         fake_ollama.stop()
         vault.workspace.remember("Hamid plays squash on Fridays.", ["Hamid"])
         vault.workspace.request_consolidation()
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         (after,) = vault.workspace.get_understandings(["Hamid"])
         assert "Hamid plays squash on Fridays." in after.content and after.supersedes == hamid.id
         assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE status = 'parked'") == 0
@@ -239,7 +239,7 @@ def test_upkeep_queues_a_pass_for_a_quiet_user_and_keeps_going_when_a_task_fails
     time.sleep(0.05)  # the evidence must be older than the (tiny) quiet period
     for _ in range(3):
         upkeep.tick()
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     assert vault.workspace.get_understandings(["Zanele"])  # the third tick queued the pass, a worker ran it
     for _ in range(8):  # the tenth tick fits the vectors: that task fails, is logged, and upkeep goes on
         upkeep.tick()
@@ -260,7 +260,7 @@ def test_a_subject_with_many_facts_still_shows_its_new_observations(vault: Vault
             )
         ]
     )
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     ws = vault.workspace
     ws.consolidate()
     ws.remember("Omar moved to Rabat in May.", ["Omar"])

@@ -69,7 +69,7 @@ def test_search_finds_by_words_and_meaning_and_says_the_perspectives_collapse(va
     assert found.collapsed and found.embedder == "hashing-v1-384"
     assert found.perspectives == tuple(p.name for p in DEFAULTS)
     assert any("ignores instructions" in n for n in found.notes)
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     assert vectors_of(vault) == {"": 3}  # one vector per item, not five copies
 
 
@@ -112,7 +112,7 @@ def test_an_embedder_that_reads_instructions_keeps_the_perspectives_apart(instru
     ).observation
     ws.remember("Ana bought a loud old fridge for the kitchen last spring.", ["Ana"])
     ws.remember("Ana's sister visits her every other Sunday.", ["Ana"])
-    assert instructed.jobs.wait_idle(30)
+    assert instructed.jobs.wait_idle(120)
     assert vectors_of(instructed) == dict.fromkeys(("general", "technical", "relational", "temporal", "project"), 3) | {
         "colours": 3
     }
@@ -128,7 +128,7 @@ def test_an_embedder_that_reads_instructions_keeps_the_perspectives_apart(instru
 
     ws.searcher.add_perspective("colours", "Represent the colours:", user_id="default")
     ws.searcher.add_perspective("colours", COLOURS, user_id="default")  # re-worded: the old vectors go
-    assert instructed.jobs.wait_idle(30)
+    assert instructed.jobs.wait_idle(120)
     assert vectors_of(instructed)["colours"] == 3
 
 
@@ -170,7 +170,7 @@ def test_forgetting_a_user_takes_their_perspectives_and_vectors(vault: Vault) ->
     ws.searcher.add_perspective("health", "Represent the health matters:", user_id="other")
     ws.remember("Other person sees a physiotherapist weekly.", ["Other"], user_id="other")
     ws.remember("Ana sees a physiotherapist weekly.", ["Ana"])
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     assert ws.search("physiotherapist", user_id="other").hits
     assert vectors_of(vault, "other") == {"": 1}
     vault.forget(ForgetScope(user_id="other"))

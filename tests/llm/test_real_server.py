@@ -108,7 +108,7 @@ def test_junk_answers_of_a_tiny_real_model_are_gated_and_nothing_is_lost(
     offline = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "rules", offline) as reference:
         _ingest(reference, TURNS)
-        assert reference.jobs.wait_idle(60)
+        assert reference.jobs.wait_idle(120)
         rule_facts = _slots(every_fact(reference))
     assert rule_facts, "the rule path finds facts in these turns"
 

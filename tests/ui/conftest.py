@@ -118,7 +118,7 @@ def seed_chat(vault: Vault) -> list[int]:
     results = vault.events.ingest(
         [EventIn(conversation_id=conv, role=role, content=text, occurred_at=when) for conv, role, text, when in CHAT]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     return [r.event_id for r in results]
 
 

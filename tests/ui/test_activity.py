@@ -133,7 +133,7 @@ def test_a_model_that_goes_away_shows_up_as_a_warning(
     assert notice.level == "warning"
     assert notice.text.startswith("model unavailable, used the rule path")
     assert view.notices.data(view.notices.index(0, 1)) == "Learning from chat turns"
-    assert model_vault.jobs.wait_idle(10)
+    assert model_vault.jobs.wait_idle(120)
     assert [f.object_text for f in model_vault.facts()] == ["Lisbon"]  # the rules still learned
 
 
@@ -144,7 +144,7 @@ def test_a_re_embedding_shows_its_progress_in_activity_and_settings(
         first.events.ingest(
             [EventIn(conversation_id="c", content=t) for t in ("I live in Hanoi.", "I work as a nurse.")]
         )
-        assert first.jobs.wait_idle(20)
+        assert first.jobs.wait_idle(120)
         vectors = first.vector_status()
         total = int(first.store.scalar("SELECT COUNT(*) FROM embeddings") or 0)
         assert vectors.migration is None and total >= 4
@@ -173,7 +173,7 @@ def test_a_forget_that_replaced_the_backups_says_so(vault: Vault, window_for: Wi
 
     _window, view = _open(window_for, vault, qtbot)
     vault.events.ingest(EventIn(conversation_id="secret", content="I live in Lisbon."))
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     vault.backups.now()
     receipt = vault.forget(ForgetScope(conversation_id="secret"))
     qtbot.waitUntil(lambda: any(n.kind == "forget" for n in view.notices.rows()), timeout=60_000)

@@ -81,7 +81,7 @@ def test_a_document_scope_routes_to_the_document_strategy(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
 ) -> None:
     doc = plugin_vault.documents.upload(path=write_note(tmp_path / "d"))
-    assert plugin_vault.jobs.wait_idle(30)
+    assert plugin_vault.jobs.wait_idle(120)
     window, _runner = window_for(plugin_vault)
     view = _ask(window, qtbot)
     assert view.conversation.currentText() == "playground"  # a free id when the vault has none

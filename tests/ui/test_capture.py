@@ -32,7 +32,7 @@ def test_every_view_is_captured_with_something_chosen(
 ) -> None:
     seed_chat(plugin_vault)
     plugin_vault.documents.upload(path=write_pdf(tmp_path / "docs", "report.pdf"))
-    assert plugin_vault.jobs.wait_idle(30)
+    assert plugin_vault.jobs.wait_idle(120)
     window, _runner = window_for(plugin_vault)
     window.resize(1200, 800)
     window.show()

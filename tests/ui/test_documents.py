@@ -212,7 +212,7 @@ def test_the_document_pane_shows_status_summaries_sections_and_spans(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
 ) -> None:
     doc = plugin_vault.documents.upload(path=write_pdf(tmp_path / "p", "report.pdf"))
-    assert plugin_vault.jobs.wait_idle(30)  # distillations made
+    assert plugin_vault.jobs.wait_idle(120)  # distillations made
     window, _runner = window_for(plugin_vault)
     window.show()
     window.show_view("documents")

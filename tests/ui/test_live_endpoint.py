@@ -60,7 +60,7 @@ def test_an_event_posted_to_the_endpoint_appears_in_memories_without_a_reload(
         )
     assert response.status_code == 202, response.text
     event_id = response.json()["event_id"]
-    assert vault.jobs.wait_idle(30)  # enrichment made the fact
+    assert vault.jobs.wait_idle(120)  # enrichment made the fact
     qtbot.waitUntil(lambda: "Lisbon" in _values(view), timeout=60_000)
     fact = view.model.fact_at(_values(view).index("Lisbon"))
     assert fact is not None and fact.predicate == "lives_in"

@@ -59,7 +59,7 @@ def _populate(vault: Vault, tmp_path: Path) -> None:
     vault.conversations.import_summary(transcript)
     vault.documents.upload(path=write_note(tmp_path / "docs"))
     vault.store.write(lambda tx: enqueue(tx, "enrich", {"event_id": "broken"}, max_attempts=1))
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
 
 
 def _distinct_colours(image: QImage) -> int:

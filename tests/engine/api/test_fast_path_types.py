@@ -49,7 +49,7 @@ def test_a_body_not_labelled_utf8_json_is_answered_by_the_route_not_the_fast_pat
 ) -> None:
     """(Other types, and a body without one, never get this far: the guard answers 415 for every route.)"""
     post(served, path, "application/json")  # the middleware stack is built on the first request
-    assert served.vault.jobs.wait_idle(20)
+    assert served.vault.jobs.wait_idle(120)
     before, counts = answered(served, path), table_counts(served.vault)
     response = post(served, path, content_type)
     if status is None:

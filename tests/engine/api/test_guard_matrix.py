@@ -414,7 +414,7 @@ async def _run_matrix(vault: Vault, route: Route, allowed: tuple[str, ...]) -> O
         async with live(app) as running:
             # Refusals first, all against one target: nothing may change, checked after each one.
             values = route.targets(vault) if route.targets else {}
-            assert vault.jobs.wait_idle(30)  # background enrichment must not move the counts meanwhile
+            assert vault.jobs.wait_idle(120)  # background enrichment must not move the counts meanwhile
             counts = table_counts(vault)
             for case in (c for c in cases if expected[c] != route.ok):
                 seq, version = vault.changes.last_seq, watch.version()

@@ -61,7 +61,7 @@ def rest_traffic(served: Served) -> list[int]:
             http.get(f"{url}/v6/facts/{CANARY}", headers=auth).status_code,
             http.get(f"{url}/v6/facts", params={"as_of": CANARY}, headers=auth).status_code,
         ]
-    assert served.vault.jobs.wait_idle(30)
+    assert served.vault.jobs.wait_idle(120)
     fact_id = served.vault.facts(q=CANARY)[0].id
     with httpx.Client(trust_env=False, timeout=30) as http:
         statuses.append(

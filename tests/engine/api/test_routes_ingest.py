@@ -203,7 +203,7 @@ def test_what_the_fast_path_does_not_accept_goes_to_the_route(
     client: httpx.Client, auth: dict[str, str], vault: Vault
 ) -> None:
     client.post("/v6/ingest", json=event(), headers=auth)
-    assert vault.jobs.wait_idle(20)  # its enrichment is done: the counts below change only if a refusal stored
+    assert vault.jobs.wait_idle(120)  # its enrichment is done: the counts below change only if a refusal stored
     before = _fast_path_count(client)
     counts = table_counts(vault)
     missing = client.post("/v6/ingest", json={"content": "no conversation"}, headers=auth)
@@ -220,7 +220,7 @@ def test_what_the_fast_path_does_not_accept_goes_to_the_route(
 def test_an_engine_refusal_on_the_fast_path_has_the_endpoints_error_shape(
     client: httpx.Client, auth: dict[str, str], vault: Vault
 ) -> None:
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     before = _fast_path_count(client)
     counts = table_counts(vault)
     # blank content passes the body model (one character or more) and is refused by the vault itself

@@ -98,7 +98,7 @@ def test_a_document_question_uses_the_document_strategy(
         },
         headers=auth,
     ).json()
-    assert vault.jobs.wait_idle(30)  # distilled: the DOCUMENT strategy runs undegraded
+    assert vault.jobs.wait_idle(120)  # distilled: the DOCUMENT strategy runs undegraded
     out = recall(client, auth, query="When is the oil delivered?", document_id=uploaded["document_id"]).json()
     assert out["routing"]["strategy"] == "DOCUMENT" and out["routing"]["degraded"] is False
     assert out["documents"] and all(b["meta"]["document_id"] == uploaded["document_id"] for b in out["documents"])
@@ -170,7 +170,7 @@ def test_the_fast_paths_json_is_the_response_models_json(vault: Vault) -> None:
     vault.events.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
     vault.events.ingest(EventIn(conversation_id="chat-r", content="Last week I went sailing with Ana."))
     vault.documents.upload(name="harbour.md", text="# Boats\n\nThe ferry leaves at nine.\n\n# Fees\n\nMooring is free.")
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     adapter = TypeAdapter(RecallOut)
     seen: set[str] = set()
     for query in ("Where do I live?", "What did I do last week?", "When does the ferry leave?"):

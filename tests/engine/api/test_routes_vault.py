@@ -60,7 +60,7 @@ def test_closing_a_conversation_closes_its_open_episode(
     episodes = client.get("/v6/episodes", params={"conversation_id": "chat-close"}, headers=auth).json()["episodes"]
     assert len(episodes) == 1
     assert episodes[0]["status"] in ("closed", "summarized") and episodes[0]["turn_count"] == 2
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     summarized = client.get(f"/v6/objects/{episodes[0]['id']}", headers=auth).json()
     assert summarized["kind"] == "episode" and summarized["value"]["status"] == "summarized"
     assert "nurse" in summarized["value"]["summary"]
@@ -170,7 +170,7 @@ def test_jobs_show_the_queue_and_retry_parked_failures(
 
 def test_forget_dry_run_counts_and_keeps_everything(client: httpx.Client, auth: dict[str, str], vault: Vault) -> None:
     ids = ingest(vault, "forget-me", "I live in Lisbon.", "My sister is Ana.")
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     before = table_counts(vault)
     response = client.post(
         "/v6/forget",
@@ -191,7 +191,7 @@ def test_forget_removes_the_scope_and_leaves_a_receipt(
 ) -> None:
     gone = ingest(vault, "forget-me", "I live in Lisbon.")
     kept = ingest(vault, "keep-me", "I work as a nurse.")
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     response = client.post("/v6/forget", json={"user_id": "default", "conversation_id": "forget-me"}, headers=auth)
     receipt = response.json()
     assert receipt["dry_run"] is False and receipt["deleted_counts"]["events"] == 1

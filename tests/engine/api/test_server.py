@@ -246,7 +246,7 @@ def test_every_hardening_host_over_real_sockets(host_server: Served, template: s
         ("DELETE", "/v6/facts/1", {**auth, "Content-Type": "text/plain"}, b"", 415),  # and before the type
     ]
     for method, path, headers, body, ok in cases:
-        assert served.vault.jobs.wait_idle(30)  # the enrichment of an accepted ingest must not move the numbers
+        assert served.vault.jobs.wait_idle(120)  # the enrichment of an accepted ingest must not move the numbers
         seq, counts = served.vault.changes.last_seq, table_counts(served.vault)
         answer = raw_request(address, port, http_bytes(method, path, host, headers, body))
         where = f"{method} {path} Host {host!r}"

@@ -277,7 +277,7 @@ def test_every_kind_of_change_arrives_with_its_id_and_a_resume_replays_the_misse
         scan = http.post("/v6/documents", files={"file": ("scan.pdf", garbage_with_header(), "application/pdf")})
         assert scan.status_code == 422, scan.text
         quarantined = scan.json()["error"]["details"]["quarantine_id"]
-        assert live.vault.jobs.wait_idle(30)
+        assert live.vault.jobs.wait_idle(120)
         missed, complete = live.vault.changes.since(last_seen)
         assert complete
 
@@ -341,7 +341,7 @@ def test_reconnecting_with_last_event_id_replays_what_was_missed(live: Live) -> 
     last = first.next("event.created")
     first.close()
     missed = [live.ingest(f"Missed turn {i}.") for i in range(3)]
-    assert live.vault.jobs.wait_idle(20)
+    assert live.vault.jobs.wait_idle(120)
     for resume in (
         {"Last-Event-ID": str(last.id)},  # what EventSource sends
         {},  # ?since= for clients that cannot set headers

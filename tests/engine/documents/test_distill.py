@@ -71,7 +71,7 @@ def warnings_of(changes: list[Change]) -> list[str]:
 def upload(vault: Vault) -> tuple[int, list[Change]]:
     seq = vault.changes.last_seq
     document_id = vault.documents.upload(name="handbook.md", text=HANDBOOK).document_id
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     changes, complete = vault.changes.since(seq)
     assert complete
     return document_id, list(changes)

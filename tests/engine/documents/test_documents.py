@@ -233,7 +233,7 @@ def test_distillations_arrive_in_the_background_and_the_document_becomes_ready(t
     name, data = md()
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         result = vault.documents.upload(name=name, data=data)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         tree = vault.documents.get(result.document_id)
         assert tree.info.status == "ready" and tree.info.status_reason is None
         assert tree.info.distillation and "marmalade" in tree.info.distillation
@@ -250,7 +250,7 @@ def test_re_uploading_a_document_id_replaces_tree_vectors_and_distillations(tmp_
     new_text = README.replace("quokkaberry", "zanzibarite").replace("marmalade", "saltpetre")
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         first = vault.documents.upload(name=name, data=data)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         old_spans = ids_of(vault, "spans", first.document_id)
         old_sections = ids_of(vault, "sections", first.document_id)
         old_vector = np.array(vault.embedder.embed(["quokkaberry"])[0])
@@ -280,7 +280,7 @@ def test_re_uploading_a_document_id_replaces_tree_vectors_and_distillations(tmp_
         assert not finds(vault, "quokkaberry") and finds(vault, "zanzibarite")
         assert len(vault.documents()) == 1
     with open_vault(tmp_path / "v", start_workers=True) as vault:
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         info = vault.documents.get(first.document_id).info
         assert info.status == "ready" and "saltpetre" in info.distillation
         assert "marmalade" not in info.distillation
@@ -313,7 +313,7 @@ def _ready_document_in_a_collection(vault: Vault) -> tuple[int, int, list[int], 
     keep = vault.documents.upload(name="other.md", text="# Other\n\nThe quokkaberry is mentioned here too.")
     collection = vault.collections.create("Manuals")
     vault.collections.add(collection.id, [result.document_id, keep.document_id])
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     assert vault.documents.get(result.document_id).info.status == "ready"
     return (
         result.document_id,
@@ -388,7 +388,7 @@ def test_pii_is_masked_in_spans_and_never_embedded_or_indexed(tmp_path: Path) ->
     text = parse_md(data, "contact.md").text
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         result = vault.documents.upload(name="contact.md", data=data)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         tree = vault.documents.get(result.document_id)
         spans = [span for section in tree.sections for span in section.spans]
         for span in spans:
@@ -422,7 +422,7 @@ def test_the_model_writing_distillations_never_sees_pii(tmp_path: Path, fake_oll
     settings = fake_ollama.settings({"llm.provider": "ollama", "embedder.provider": "hashing"})
     with open_vault(tmp_path / "v", start_workers=True, settings=settings) as vault:
         result = vault.documents.upload(name="contact.md", text=PII_NOTE)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         tree = vault.documents.get(result.document_id)
         assert tree.info.status == "ready"
         assert {s.distillation for s in tree.sections} == {"How to reach the sender, and what the parcel holds."}

@@ -58,7 +58,7 @@ def test_past_the_caps_a_document_is_degraded_with_a_reason_and_keeps_its_text(t
     with open_vault(tmp_path / "v", settings=settings, start_workers=True) as vault:
         result = vault.documents.upload(name="book.md", text=chapters(10, 30))  # 310 sections
         assert result.status == "degraded" and result.document_id is not None
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         tree = vault.documents.get(result.document_id)
         info = tree.info
         assert info.status == "degraded", "distilled, and still says what the caps did"

@@ -79,7 +79,7 @@ def ready(tmp_path: Path) -> Iterator[Corpus]:
     """The corpus with every distillation made."""
     with open_vault(tmp_path / "v", start_workers=True) as vault:
         corpus = _load(vault)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         assert {d.status for d in vault.documents()} == {"ready"}
         yield corpus
 
@@ -219,7 +219,7 @@ def test_document_strategy_becomes_ready_when_the_distillation_arrives(tmp_path:
         doc = vault.documents.upload(name="GUIDE.md", text=GUIDE).document_id
         assert recall(vault, "pump", document_id=doc).routing.degraded
     with open_vault(tmp_path / "v", start_workers=True) as vault:
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         result = recall(vault, "pump", document_id=doc)
         assert not result.routing.degraded and DEGRADED not in result.llm_context.text
         assert kinds(result)[0] == "document"

@@ -181,7 +181,7 @@ def test_assistant_and_tool_statements_never_overrule_the_user(vault: Vault) -> 
     # "You live in …" from an assistant is not a statement by the user: nothing is learned from it
     before = len(every_fact(vault))
     vault.events.ingest(EventIn(conversation_id="c", role="assistant", content="You live in Rome."))
-    assert vault.jobs.wait_idle(10) and len(every_fact(vault)) == before
+    assert vault.jobs.wait_idle(120) and len(every_fact(vault)) == before
     # and a user statement replaces a value only an assistant gave
     marco = learn(vault, "Marco lives in Rome.", role="assistant")["fact_id"]
     replaced = learn(vault, "Marco lives in Pisa.")
@@ -193,7 +193,7 @@ def test_system_messages_change_nothing(vault: Vault) -> None:
     hanoi = learn(vault, "I live in Hanoi.")["fact_id"]
     feed = ChangeLog(vault)
     result = vault.events.ingest(EventIn(conversation_id="c", role="system", content="I moved to Paris. I love jazz."))
-    assert result.status == "skipped" and vault.jobs.wait_idle(10)
+    assert result.status == "skipped" and vault.jobs.wait_idle(120)
     assert [f.id for f in every_fact(vault)] == [hanoi] and vault.facts.get(hanoi).status == "active"
     assert [c.type for c in feed.all()] == ["event.created"]
     one(every_fact(vault), "lives_in", "Hanoi")

@@ -25,7 +25,7 @@ def say(vault: Vault, *turns: tuple[str, str], conversation: str = "c1") -> None
             for i, (when, text) in enumerate(turns)
         ]
     )
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
 
 
 def live(vault: Vault, predicate: str | None = None, subject: str | None = None) -> list[Fact]:
@@ -175,7 +175,7 @@ def test_hypotheticals_questions_and_assistant_suggestions_are_no_user_facts(vau
             ),
         ]
     )
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     statements = " ".join(f.statement for f in live(vault))
     assert "Norway" not in statements and "Cascais" not in statements
 
@@ -266,7 +266,7 @@ def test_relative_dates_of_an_import_resolve_against_each_turn_time(vault: Vault
     )
     try:
         plugged.conversations.import_summary(path)
-        assert plugged.jobs.wait_idle(60)
+        assert plugged.jobs.wait_idle(120)
         (home,) = [f for f in plugged.facts(limit=100) if f.predicate == "lives_in"]
         assert home.valid_from is not None and home.valid_from.date() == date(2026, 1, 10)
         assert [c.title for c in plugged.conversations()] == ["Moving"]

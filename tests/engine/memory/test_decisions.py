@@ -163,7 +163,7 @@ def _enrich_everything_again(vault: Vault) -> None:
 
     requeued = vault.store.write(requeue)
     vault.jobs.retry()  # wakes the workers
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     assert vault.store.scalar("SELECT COUNT(*) FROM events WHERE status = 'queued'") == 0
     assert requeued > 0
     for t in tables:
@@ -208,7 +208,7 @@ def test_random_statement_sequences_keep_every_invariant(steps: list[tuple[Any, 
                 _check_decisions(vault, report.decisions, before, at_before, feed, report.event_id)
             else:
                 vault.events.ingest(EventIn(conversation_id="prop", content=text, role=role))
-                assert vault.jobs.wait_idle(20)
+                assert vault.jobs.wait_idle(120)
             check_invariants(vault)
         _check_as_of_reaches_every_old_version(vault)
         _enrich_everything_again(vault)

@@ -49,7 +49,7 @@ def test_kill_9_between_enqueue_and_processing_loses_nothing(tmp_path: Path) -> 
     assert len(acked) == 40
     with Vault.open(vault_dir, settings=_settings()) as vault:
         assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE kind = 'enrich'") == 40
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         statuses = dict(vault.store.query("SELECT id, status FROM events"))
         assert sorted(statuses) == sorted(acked)
         assert set(statuses.values()) == {"enriched"}
@@ -64,7 +64,7 @@ def test_kill_9_during_enrichment_resumes_and_stays_consistent(tmp_path: Path, s
     acked = _run_child(vault_dir, 200, workers=True, kill_after_acks=rng.randint(20, 180))
     time.sleep(rng.random() * 0.05)
     with Vault.open(vault_dir, settings=_settings()) as vault:
-        assert vault.jobs.wait_idle(60)
+        assert vault.jobs.wait_idle(120)
         ids = {int(r[0]) for r in vault.store.query("SELECT id FROM events")}
         assert set(acked) <= ids, "every acknowledged event survived"
         assert vault.store.scalar("SELECT COUNT(*) FROM events WHERE status != 'enriched'") == 0

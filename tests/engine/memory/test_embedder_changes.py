@@ -53,7 +53,7 @@ def fill(vault: Vault) -> None:
     for i, text in enumerate(TURNS):
         vault.events.ingest(EventIn(conversation_id="c", content=text, external_id=str(i)))
     vault.documents.upload(text=NOTE, name="sourdough.md")
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
 
 
 def nearest(vault: Vault, text: str, k: int = 50) -> set[int]:
@@ -91,7 +91,7 @@ def test_auto_finding_ollama_re_embeds_everything_and_nothing_is_invisible_meanw
         assert any("Hanoi" in b.content for b in answer.answer_facts) and not answer.routing.degraded
 
     with open_vault(tmp_path / "v", settings) as vault:  # resumed where it stopped
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         status = vault.vector_status()
         assert status.migration is None and status.remaining == 0
         assert spaces(vault) == {"ollama:nomic-embed-text": len(before)}  # the old space is dropped
@@ -116,7 +116,7 @@ def test_an_explicit_change_of_embedder_migrates_and_recall_keeps_working_during
         result = vault.recall(RecallRequest(conversation_id="asker", query="What instrument does Linh play?"))
         assert any("violin" in b.content for b in [*result.answer_facts, *result.supporting_facts])
     with open_vault(tmp_path / "v", _settings(second)) as vault:
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         assert spaces(vault) == {"hashing-v1-256": len(before)}
         check_invariants(vault)
 
@@ -128,7 +128,7 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         fake_ollama.stop()
         # enrichment keeps the rules' facts; nothing is parked
         result = vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         facts = vault.facts(limit=10)
         assert [(f.predicate, f.object_text) for f in facts] == [("lives_in", "Hanoi")]
         assert vault.jobs.stats().parked == 0
@@ -143,7 +143,7 @@ def test_an_embedder_outage_degrades_queues_and_catches_up(tmp_path: Path, fake_
         dry = vault.events.extract("I work as a nurse.")
         assert [d["object"] for d in dry.decisions] == ["nurse"]
         assert any("embedder unavailable" in w for w in dry.warnings)
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         status = vault.vector_status()
         assert status.queued >= 3 and status.last_error is not None  # fact, event, spans wait for their vectors
         (finding,) = [f for f in check_open_vault(vault).findings if f.check == "embedder"]

@@ -26,7 +26,7 @@ def _seed(vault: Vault) -> None:
             EventIn(conversation_id="secret", content="I like green tea.", occurred_at="2024-03-03", user_id="other"),
         ]
     )
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
 
 
 def _snapshot(vault: Vault, where: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
@@ -175,7 +175,7 @@ def test_forgetting_a_project_removes_its_rows_and_leaves_another_project_byte_i
         beta_doc = vault.documents.upload(
             name="beta.md", text="# Beta\n\nThe lighthouse ledger lists every beta shipment.\n", project_id="beta"
         ).document_id
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         beta_before = _project_rows(vault, "beta")
         alpha_before = _project_rows(vault, "alpha")
         assert all(beta_before[t] for t in ("events", "facts", "documents", "sections", "spans", "vectors")), (
@@ -215,7 +215,7 @@ def test_a_conversation_forget_counts_its_conflict_and_episode_and_settles_the_o
     assert [d["decision"] for d in clash.decisions] == [d["decision"] for d in rome.decisions] == ["CONFLICT"]
     assert vault.conflicts.count() == 2 and vault.facts.get(home).status == "contested"
     assert vault.conversations.close_episodes("secret") == 1
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     secret_episodes = vault.conversations.episodes("secret")
     assert len(secret_episodes) == 1 and secret_episodes[0].summary
     keep_episodes = [e.id for e in vault.conversations.episodes("keep")]
@@ -306,7 +306,7 @@ def test_forgetting_what_replaced_a_fact_gives_the_slot_its_truth_back(vault: Va
             EventIn(conversation_id="move", content="I moved to Rome.", occurred_at="2024-04-01"),
         ]
     )
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "active")]
 
     vault.forget(ForgetScope(user_id="default", conversation_id="move"))
@@ -324,7 +324,7 @@ def test_forgetting_a_fact_in_the_middle_of_a_chain_links_its_neighbours(vault: 
             EventIn(conversation_id="again", content="I moved to Paris.", occurred_at="2024-05-01"),
         ]
     )
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     assert _lives_in(vault) == [("Hanoi", "superseded"), ("Rome", "superseded"), ("Paris", "active")]
 
     vault.forget(ForgetScope(user_id="default", conversation_id="move"))

@@ -134,7 +134,7 @@ def seed(vault: Vault, scope: str) -> ForgetScope:
             )
         )
         chosen = ForgetScope(user_id="other")
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     vault.backups.now()  # holds the canary: the forget must delete it and make a fresh one
     return chosen
 

@@ -20,7 +20,7 @@ def test_ingest_returns_an_id_and_queues_enrichment(vault: Vault) -> None:
     assert event.content == "I live in Hanoi." and event.conversation_id == "c1"
     assert event.occurred_at.isoformat().startswith("2024-05-01")
     assert vault.store.scalar("SELECT kind FROM objects WHERE id = ?", (result.event_id,)) == "event"
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     assert vault.conversations.event(result.event_id).status == "enriched"
 
 
@@ -126,5 +126,5 @@ def test_secrets_are_never_stored_and_pii_is_redacted(vault: Vault) -> None:
 def test_system_messages_are_stored_but_never_processed(vault: Vault) -> None:
     result = vault.events.ingest(EventIn(conversation_id="c", role="system", content="I am a helpful assistant."))
     assert result.status == "skipped"
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     assert vault.facts() == []

@@ -26,7 +26,7 @@ def test_failures_retry_with_backoff_then_park_with_the_error(tmp_path: Path) ->
         runner.register("flaky", flaky)
         job_id = vault.store.write(lambda tx: enqueue(tx, "flaky", {"n": 1}, max_attempts=3))
         runner.start()
-        assert runner.wait_idle(10)
+        assert runner.wait_idle(120)
         runner.stop()
         assert calls == [1, 2, 3]
         stats = vault.jobs.stats()
@@ -56,7 +56,7 @@ def test_a_job_that_succeeds_is_deleted_and_its_batch_is_grouped(tmp_path: Path)
         runner.register("ok", ok, batch_size=10)
         vault.store.write(lambda tx: [enqueue(tx, "ok", {"i": i}) for i in range(25)])
         runner.start()
-        assert runner.wait_idle(10)
+        assert runner.wait_idle(120)
         runner.stop()
         assert sum(batches) == 25 and max(batches) <= 10 and len(batches) < 25
         assert vault.store.scalar("SELECT COUNT(*) FROM jobs") == 0
@@ -80,7 +80,7 @@ def test_jobs_left_running_by_a_crash_are_resumed(tmp_path: Path) -> None:
 
         runner.register("ok", ok)
         runner.start()
-        assert runner.wait_idle(10)
+        assert runner.wait_idle(120)
         runner.stop()
         assert len(done) == 3
     finally:
@@ -138,7 +138,7 @@ def test_background_jobs_give_way_while_events_are_being_acknowledged(tmp_path: 
         busy.join()
         under_load = len(starts)
         under_load_running = running[1]
-        assert runner.wait_idle(20)  # the rest at full speed once the acknowledgements stop
+        assert runner.wait_idle(120)  # the rest at full speed once the acknowledgements stop
         runner.stop()
         # a 0.1 s batch is followed by a 1.9 s rest while events arrive, and the two workers take turns: one or two
         # batches in 2 s, not 20 or 40

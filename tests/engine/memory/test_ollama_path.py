@@ -107,7 +107,7 @@ def test_model_facts_whose_evidence_is_not_verbatim_are_rejected_and_never_store
     assert [d["object"] for d in dry.decisions] == ["zorbball"]
 
     model_vault.events.ingest(EventIn(conversation_id="c", content=text))  # the worker's path
-    assert model_vault.jobs.wait_idle(15)
+    assert model_vault.jobs.wait_idle(120)
     facts = every_fact(model_vault)
     assert [(f.predicate, f.object_text) for f in facts] == [("plays_sport", "zorbball")]
     assert facts[0].source_text == "I play zorbball" and text[facts[0].source_start : facts[0].source_end] == (
@@ -127,7 +127,7 @@ def test_output_that_is_not_the_schema_falls_back_to_the_rule_path_and_never_par
 
     feed = ChangeLog(model_vault)
     result = model_vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-    assert model_vault.jobs.wait_idle(20)
+    assert model_vault.jobs.wait_idle(120)
     fact = one(every_fact(model_vault), "lives_in", "Hanoi")
     assert fact.extractor == "rules" and fact.event_id == result.event_id
     (warning,) = [c for c in feed.of("job.warning") if c.data["kind"] == "enrich"]
@@ -139,7 +139,7 @@ def test_output_that_is_not_the_schema_falls_back_to_the_rule_path_and_never_par
     for answer in ({"facts": [{"subject": "user"}]}, ["not", "an", "object"], "no json at all"):
         fake_ollama.on_chat(lambda request, answer=answer: answer)
         model_vault.events.extract("I work as a nurse.", learn=True)
-    assert model_vault.jobs.wait_idle(20)
+    assert model_vault.jobs.wait_idle(120)
     assert model_vault.jobs.stats().parked == 0
     assert {f.object_text for f in every_fact(model_vault)} == {"Hanoi", "nurse"}
     check_invariants(model_vault)
@@ -160,7 +160,7 @@ def test_an_unavailable_model_falls_back_to_the_rule_path_with_a_warning(
             fake_ollama.stop()
         feed = ChangeLog(vault)
         result = vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.jobs.wait_idle(20)
+        assert vault.jobs.wait_idle(120)
 
         fact = one(every_fact(vault), "lives_in", "Hanoi")
         assert fact.extractor == "rules" and fact.event_id == result.event_id and fact.status == "active"
@@ -184,7 +184,7 @@ def test_redaction_happens_before_anything_is_sent(tmp_path: Path, fake_ollama: 
     with open_vault(tmp_path / "v", settings) as vault:
         assert vault.embedder.model_id.startswith("ollama:")
         vault.events.ingest(EventIn(conversation_id="c", content=text))
-        assert vault.jobs.wait_idle(15)
+        assert vault.jobs.wait_idle(120)
         vault.events.extract(text)  # the dry run takes the same care
         vault.events.extract(f"I moved to Lisbon. Write to {EMAIL}.", learn=True)
 
@@ -202,7 +202,7 @@ def test_redaction_happens_before_anything_is_sent(tmp_path: Path, fake_ollama: 
 def test_a_blocked_event_sends_nothing_at_all(model_vault: Vault, fake_ollama: FakeOllama) -> None:
     fake_ollama.clear_requests()
     result = model_vault.events.ingest(EventIn(conversation_id="c", content=f"My card is {CARD}. I live in Hanoi."))
-    assert result.status == "blocked" and model_vault.jobs.wait_idle(10)
+    assert result.status == "blocked" and model_vault.jobs.wait_idle(120)
     report = model_vault.events.extract(f"My card is {CARD}. I live in Hanoi.")
     assert report.decisions == () and stage(report, "firewall").details["blocked"] is True
     assert fake_ollama.requests_to("/api/chat") == [] and every_fact(model_vault) == []
@@ -341,7 +341,7 @@ def test_each_fact_records_the_extractor_that_found_it_not_the_run(model_vault: 
         }
     )
     model_vault.events.ingest(EventIn(conversation_id="c", content=text))
-    assert model_vault.jobs.wait_idle(20)
+    assert model_vault.jobs.wait_idle(120)
     facts = every_fact(model_vault)
     by_value = {f.object_text: f for f in facts}
     assert by_value["Hanoi"].extractor == "rules" and by_value["Hanoi"].prompt_hash is None

@@ -52,7 +52,7 @@ def test_the_model_and_the_embedder_of_an_openai_server_are_the_vaults(tmp_path:
         assert vault.llm_engine == f"openai:{CHAT}" and vault.embedder.model_id == f"openai:{EMBED}"
         vault.events.ingest(EventIn(conversation_id="c", content=ZORB))
         vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         fact = one(every_fact(vault), "plays_sport", "zorbball")
         assert fact.extractor == f"openai:{CHAT}"
         assert one(every_fact(vault), "lives_in", "Hanoi").extractor == "rules"
@@ -81,7 +81,7 @@ def test_junk_answers_and_a_vanished_server_lose_nothing(tmp_path: Path, fake_op
             fake_openai.on_chat(lambda request: junk)
         feed = ChangeLog(vault)
         result = vault.events.ingest(EventIn(conversation_id="c", content="I live in Hanoi."))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         fact = one(every_fact(vault), "lives_in", "Hanoi")
         assert fact.extractor == "rules" and fact.event_id == result.event_id
         assert vault.jobs.stats().parked == 0 and feed.of("job.failed") == []
@@ -103,14 +103,14 @@ def test_switching_to_the_servers_embedder_re_embeds_and_its_outage_keeps_the_sp
     with open_vault(tmp_path / "v", offline) as vault:
         for i, text in enumerate([ZORB, "I live in Hanoi.", "My daughter Linh plays the violin."]):
             vault.events.ingest(EventIn(conversation_id="c", content=text, external_id=str(i)))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         before = {int(r[0]) for r in vault.store.query("SELECT object_id FROM embeddings")}
 
     chosen = openai_settings(fake_openai, **{"llm.provider": "simple"})
     with open_vault(tmp_path / "v", chosen) as vault:
         assert vault.embedder.model_id == f"openai:{EMBED}"
         assert any("re-embedding" in w for w in vault.info().warnings)
-        assert vault.jobs.wait_idle(30) and _until(lambda: vault.vector_status().migration is None, vault)
+        assert vault.jobs.wait_idle(120) and _until(lambda: vault.vector_status().migration is None, vault)
         rows = vault.store.query(
             "SELECT s.model_id, COUNT(e.object_id) FROM vector_spaces s JOIN embeddings e ON e.space_id = s.id "
             "GROUP BY s.id"
@@ -122,7 +122,7 @@ def test_switching_to_the_servers_embedder_re_embeds_and_its_outage_keeps_the_sp
         assert vault.embedder.model_id == f"openai:{EMBED}"
         assert vault.vector_status().migration is None
         vault.events.ingest(EventIn(conversation_id="c", content="I work as a nurse."))
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         assert one(every_fact(vault), "works_as", "nurse").status == "active"
         assert vault.vector_status().queued >= 1
         answer = vault.recall(RecallRequest(conversation_id="asker", query="What is my job?"))

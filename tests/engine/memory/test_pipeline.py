@@ -87,7 +87,7 @@ def test_learn_stores_the_event_and_its_facts_and_returns_their_ids(vault: Vault
     assert {(f.predicate, f.object_text) for f in stored} == {("lives_in", "Hanoi"), ("works_as", "nurse")}
     assert all(f.event_id == report.event_id and f.conversation_id == "c-learn" for f in stored)
     # the enrichment job was done here: no worker applies the same analysis again
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     assert vault.store.scalar("SELECT COUNT(*) FROM jobs WHERE kind = 'enrich'") == 0
     assert [f.id for f in vault.facts(event_id=report.event_id)] == sorted(report.fact_ids, reverse=True)
     assert all(f.corroboration == 0 for f in vault.facts.get_many(list(report.fact_ids)))
@@ -131,7 +131,7 @@ def test_learn_is_never_applied_twice_by_the_background_worker(vault: Vault) -> 
         report = vault.events.extract(text, learn=True)
         assert [d["decision"] for d in report.decisions] == ["CREATE"] * 30, i
         assert len(report.fact_ids) == 30
-    assert vault.jobs.wait_idle(20)
+    assert vault.jobs.wait_idle(120)
     facts = every_fact(vault)
     assert len(facts) == 12 * 30
     assert all(f.corroboration == 0 and f.status == "active" for f in facts)

@@ -31,7 +31,7 @@ def test_relative_dates_resolve_against_the_event_time_not_now(vault: Vault) -> 
     vault.events.ingest(
         EventIn(conversation_id="c", content="I went to a support group last Friday.", occurred_at=SAID)
     )
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     group = one(every_fact(vault), "attended", "support group")
     assert group.valid_from == datetime(2023, 5, 5, tzinfo=UTC)  # 2023-05-08 was a Monday
     dry = vault.events.extract("Two days ago I adopted a kitten.", occurred_at=SAID)
@@ -56,7 +56,7 @@ def test_valid_time_dates_a_fact_that_says_no_date_itself(vault: Vault) -> None:
             ),
         ]
     )
-    assert vault.jobs.wait_idle(10)
+    assert vault.jobs.wait_idle(120)
     facts = every_fact(vault)
     assert one(facts, "lives_in", "Berlin").valid_from == datetime(2024, 3, 1, tzinfo=UTC)
     # a date in the text is still read against when it was said

@@ -33,7 +33,7 @@ def ingest(
             for when, text in turns
         ]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     return [r.event_id for r in results]
 
 

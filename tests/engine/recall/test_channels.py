@@ -52,7 +52,7 @@ def test_vector_channel_leaves_out_quarantine_other_users_and_other_conversation
     bobs = vault.facts.add("user", "likes", "harpsichord recitals", user_id="bob")
     ingest(vault, "chat-a", ("2024-05-01T10:00:00Z", "We listened to a harpsichord concert in the old church hall."))
     vault.conversations.close_episodes("chat-a")
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     episode = vault.conversations.episodes("chat-a")[0]
     assert "harpsichord" in vault.conversations.episode(episode.id).summary
     a = analysis("harpsichord concert")

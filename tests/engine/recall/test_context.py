@@ -71,7 +71,7 @@ def trip(vault: Vault) -> tuple[Vault, int, int]:
     """The trip told in conversation ``trip``, its episode closed and summarised: (vault, teapot turn, episode)."""
     ids = ingest(vault, "trip", *((f"2024-05-01T10:{i:02d}:00Z", text) for i, text in enumerate(TRIP)))
     vault.conversations.close_episodes("trip")
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     (episode,) = vault.conversations.episodes("trip")
     summary = vault.conversations.episode(episode.id).summary
     assert "Kyoto" in summary and "teapot" not in summary, summary
@@ -162,7 +162,7 @@ def test_every_line_cites_an_id_and_a_date_documents_and_conflicts_included(docs
     assert cited[conflict.id] == f"{conflict.created_at:%Y-%m-%d}", "the conflict is dated by when it was raised"
 
     doc = upload(vault, "orchard.md", HANDBOOK)
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     updated = vault.documents.get(doc).info.updated_at
     for result in (
         recall(vault, "espalier pears medlar"),  # LOCAL spans
@@ -202,7 +202,7 @@ LONG_DOCUMENT = "# Field manual\n\nA manual of twenty-five short chapters about 
 def test_document_strategy_returns_every_section_distillation_then_spans(docs_vault: Vault) -> None:
     vault = docs_vault
     doc = upload(vault, "manual.md", LONG_DOCUMENT)
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     tree = vault.documents.get(doc)
     sections = [s for s in tree.sections if s.distillation]
     assert len(sections) >= 25
@@ -219,7 +219,7 @@ def test_document_strategy_returns_every_section_distillation_then_spans(docs_va
 def test_a_small_budget_trims_the_outline_and_says_so(docs_vault: Vault) -> None:
     vault = docs_vault
     doc = upload(vault, "manual.md", LONG_DOCUMENT)
-    assert vault.jobs.wait_idle(60)
+    assert vault.jobs.wait_idle(120)
     sections = [s for s in vault.documents.get(doc).sections if s.distillation]
     result = recall(vault, "how often is the barge oiled", document_id=doc, limit=5, token_budget=400)
     text = result.llm_context.text
@@ -248,7 +248,7 @@ def household(docs_vault: Vault) -> Vault:
     ingest(vault, "c", ("2024-03-07T10:00:00Z", "Robert is my brother."))
     ingest(vault, "c", ("2024-03-08T10:00:00Z", "My sister Anna is allergic to peanuts."))
     upload(vault, "orchard.md", HANDBOOK + "\nThe pickers live in the village and walk up at dawn.\n")
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     return vault
 
 

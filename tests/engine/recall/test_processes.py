@@ -107,7 +107,7 @@ def test_helpers_see_every_vector_committed_before_the_question(helped: tuple[Va
         [added] = vault.events.ingest(
             [EventIn(conversation_id="c2", content=f"The {word} gadget hums near the window.", occurred_at=REF)]
         )
-        assert vault.jobs.wait_idle(30)
+        assert vault.jobs.wait_idle(120)
         question = understood(vault, f"{word} gadget hums")
         question = dataclasses.replace(question, analysis=dataclasses.replace(question.analysis, keywords=()))
         remote = in_helper(processes, question)
@@ -120,7 +120,7 @@ def test_a_forget_reaches_the_helpers_copies(helped: tuple[Vault, RankerProcesse
     vault, processes = helped
     [kept] = vault.events.ingest([EventIn(conversation_id="keep", content="Quillfeather lamps glow amber.")])
     [gone] = vault.events.ingest([EventIn(conversation_id="drop", content="Quillfeather lamps glow amber too.")])
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     question = understood(vault, "quillfeather lamps glow amber")
     question = dataclasses.replace(question, analysis=dataclasses.replace(question.analysis, keywords=()))
     assert {kept.event_id, gone.event_id} <= {b.id for b in in_helper(processes, question).blocks if b.kind == "event"}

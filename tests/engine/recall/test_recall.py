@@ -24,7 +24,7 @@ def ingest(
             for when, text in turns
         ]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     return [r.event_id for r in results]
 
 
@@ -180,7 +180,7 @@ def test_injection_rules_candidate_quarantine_challenged(vault: Vault) -> None:
             conversation_id="c2", role="assistant", content="Linh works as a pilot.", occurred_at="2024-05-05T10:00:00Z"
         )
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     candidates = vault.facts(standing="candidate")
     assert candidates, "the assistant's claim is kept as a candidate"
     for fact in candidates:

@@ -94,7 +94,7 @@ def _brahms_vault(tmp_path: Path, fake: FakeOllama) -> tuple[Vault, int]:
             )
         ]
     )
-    assert vault.jobs.wait_idle(30)
+    assert vault.jobs.wait_idle(120)
     return vault, results[0].event_id
 
 
