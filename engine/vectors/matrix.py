@@ -5,7 +5,8 @@ product over the same float32 vectors runs at memory bandwidth (~10× faster).  
 the mirror is loaded from it (in the background after a vault opens), updated only after a write commits, and can be
 rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's: sparse shelves
 (the hashing embedder's) read only the question's dimensions through postings (:mod:`engine.vectors.postings`);
-large dense shelves add a first pass whose recall is measured (:mod:`engine.vectors.reduced`).
+large dense shelves add a first pass whose recall is measured (:mod:`engine.vectors.reduced`) — on data samples
+and on the questions recall has actually asked, which the mirror remembers (see :meth:`MatrixMirror.remember_question`).
 
 A rebuild reads the store for a while (seconds at 200k vectors) while writes keep committing: those writes are
 recorded meanwhile and replayed onto the rebuilt copy, so none is lost.  A fitted first pass outlives a rebuild or a
@@ -19,8 +20,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -29,13 +31,29 @@ import numpy.typing as npt
 from engine.vectors import postings as sparse
 from engine.vectors.ops import matvec
 from engine.vectors.postings import Postings
-from engine.vectors.reduced import MIN_VECTORS, SAMPLE_STEP, ReducedStats, Reducer, top_by_sampled_threshold
+from engine.vectors.reduced import (
+    CAUTIOUS_CHOICES,
+    CHOICES,
+    MIN_VECTORS,
+    SAMPLE_STEP,
+    TARGET_RECALL,
+    ReducedStats,
+    Reducer,
+    top_by_sampled_threshold,
+)
 
 log = logging.getLogger(__name__)
 
 F32 = npt.NDArray[np.float32]
 Row = tuple[int, str, str, F32]
 _Op = tuple[Literal["upsert"], list[Row]] | tuple[Literal["delete"], list[int]]
+
+#: How many of the latest questions' vectors the mirror keeps (in memory only) to check its first pass on.
+QUESTION_MEMORY = 256
+#: Questions needed before they judge a fit: fewer leave a dense shelf on the cautious choices.
+MIN_QUESTIONS = 32
+#: A first pass checked on questions is checked again once this many more have been asked.
+RECHECK_QUESTIONS = 128
 
 
 @dataclass(slots=True)
@@ -56,13 +74,20 @@ class _Shelf:
     stale: set[int] = field(default_factory=set)  # rows below ``postings.upto`` rewritten since it was built
     pending: set[int] | None = None  # rows rewritten since a build in progress read them
     dense_at: int = 0  # the shelf's size when its vectors were found too dense for postings (retried at twice it)
+    fitted_at: int = 0  # the shelf's size at the last fit (which may have found exact scanning best)
+    asked_at: int = -1  # questions seen when the first pass was last judged on questions (-1: never)
 
 
 class MatrixMirror:
-    """Exact cosine KNN over unit vectors held in memory.  Thread-safe."""
+    """Exact cosine KNN over unit vectors held in memory.  Thread-safe.
 
-    def __init__(self, dim: int) -> None:
+    ``min_vectors`` is the size from which a shelf gets a first pass (:data:`engine.vectors.reduced.MIN_VECTORS`;
+    smaller in tests, which would otherwise need shelves of that size to show a fit's behaviour).
+    """
+
+    def __init__(self, dim: int, *, min_vectors: int = MIN_VECTORS) -> None:
         self.dim = dim
+        self.min_vectors = min_vectors
         self._shelves: dict[str, _Shelf] = {}
         self._users: dict[str, int] = {}
         self._lock = threading.RLock()
@@ -70,6 +95,8 @@ class MatrixMirror:
         self._rebuilding = threading.Lock()
         self._journal: list[_Op] | None = None  # writes seen while a rebuild reads the store
         self._postings_building = threading.Lock()
+        self._questions: deque[F32] = deque(maxlen=QUESTION_MEMORY)
+        self._questions_seen = 0
         self.loaded = False
 
     # -- writing -------------------------------------------------------------------------------------------------
@@ -142,11 +169,17 @@ class MatrixMirror:
                     self._journal = None
 
     def replace_all(self, rows: Iterable[Row]) -> None:
-        """Rebuild from scratch (used at load and after a forget), keeping each kind's fitted first pass."""
-        fresh = MatrixMirror(self.dim)
+        """Rebuild from scratch (used at load and after a forget), keeping each kind's fitted first pass (and what
+        was last decided about it: a shelf found best scanned exactly is not fitted again for the reload alone)."""
+        fresh = MatrixMirror(self.dim, min_vectors=self.min_vectors)
         fresh.upsert(rows)
         with self._lock:
             fitted = {kind: s.reducer for kind, s in self._shelves.items() if s.reducer is not None}
+            marks = {kind: (s.fitted_at, s.asked_at) for kind, s in self._shelves.items()}
+        for kind, (fitted_at, asked_at) in marks.items():
+            shelf = fresh._shelves.get(kind)
+            if shelf is not None:
+                shelf.fitted_at, shelf.asked_at = fitted_at, asked_at
         for kind, reducer in fitted.items():
             shelf = fresh._shelves.get(kind)
             if shelf is not None:
@@ -377,34 +410,120 @@ class MatrixMirror:
                     out.update({oid: float(s) for (oid, _), s in zip(rows, sims, strict=True)})
         return out
 
-    def maintain(self) -> list[ReducedStats]:
-        """Fit the reduced first pass of every large shelf that lacks one or outgrew it, and build the postings of
-        sparse shelves that want them (off the request path).
+    def remember_question(self, vector: F32) -> None:
+        """Keep ``vector``, a question recall searches with, among the latest :data:`QUESTION_MEMORY` ones.
 
-        See :mod:`engine.vectors.reduced`: a shelf gets one only when its measured recall reaches the target.  Calls
-        run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed
-        on the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
+        :meth:`maintain` judges each dense shelf's first pass on them as well as on its data samples: samples of the
+        data never showed what questions lose (see :mod:`engine.vectors.reduced`).  They are kept in memory only,
+        as vectors (never the text), and forgotten at a restart: what they judge is this process's first pass, and
+        until enough new questions come a fit is cautious again.  A vector of another size (a migration's query
+        joined from two models) is ignored; the caller gives this space's part.
+        """
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dim or not np.any(q) or not np.all(np.isfinite(q)):
+            return
+        with self._lock:
+            self._questions.append(q.copy())
+            self._questions_seen += 1
+
+    def questions(self) -> F32:
+        """The remembered question vectors (oldest first), one per row."""
+        with self._lock:
+            if not self._questions:
+                return np.zeros((0, self.dim), dtype=np.float32)
+            return np.array(self._questions, dtype=np.float32)
+
+    def maintain(self) -> list[ReducedStats]:
+        """Fit or judge again the reduced first pass of every large shelf, and build the postings of sparse shelves
+        that want them (off the request path).  Returns the stats of the first passes fitted.
+
+        See :mod:`engine.vectors.reduced`.  A large shelf is fitted when it has none yet or has grown by a quarter.
+        Dense shelves are also judged on the questions remembered (:meth:`remember_question`):
+
+        - before :data:`MIN_QUESTIONS` have been asked, a fit may only pick the cautious choices;
+        - once they have, a first pass fitted without them is fitted again on them (which may earn a cheaper
+          choice, or lose the first pass: the shelf is then scanned exactly);
+        - a first pass already judged on questions is checked again after :data:`RECHECK_QUESTIONS` more, and
+          fitted again only if it no longer keeps the target.
+
+        Sparse shelves (the hashing embedder's) are answered exactly by their postings, so questions do not judge
+        them; their first pass (what a question too broad for postings uses) is fitted on the data as always.
+
+        Calls run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is
+        installed on the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
         """
         fitted: list[ReducedStats] = []
         with self._maintaining:
             with self._lock:
-                todo = [
-                    (kind, s.vecs[: s.n].copy())
-                    for kind, s in self._shelves.items()
-                    if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)
-                ]
-            for kind, vecs in todo:
-                reducer = Reducer.fit(vecs)
-                if reducer is not None and self.install(kind, reducer):
-                    fitted.append(reducer.stats)
+                asked = np.array(self._questions, dtype=np.float32) if len(self._questions) >= MIN_QUESTIONS else None
+                seen = self._questions_seen
+                kinds = [kind for kind, s in self._shelves.items() if s.n >= self.min_vectors]
+            for kind in kinds:
+                stats = self._maintain_shelf(kind, asked, seen)
+                if stats is not None:
+                    fitted.append(stats)
         self.build_postings()
         return fitted
 
-    def install(self, kind: str, reducer: Reducer) -> bool:
-        """Give the current shelf of ``kind`` the first pass ``reducer``, projecting its rows outside the lock.
+    def _maintain_shelf(self, kind: str, asked: F32 | None, seen: int) -> ReducedStats | None:
+        """Fit or judge the first pass of one shelf (see :meth:`maintain`); the stats of a first pass fitted."""
+        with self._lock:
+            shelf = self._shelves.get(kind)
+            if shelf is None or shelf.n < self.min_vectors:
+                return None
+            current = shelf.reducer
+            last = max(shelf.fitted_at, current.stats.vectors if current is not None else 0)
+            grown = last == 0 or shelf.n > last * 1.25
+            due = asked is not None and (shelf.asked_at < 0 or seen - shelf.asked_at >= RECHECK_QUESTIONS)
+            if not grown and not due:
+                return None
+            vecs = shelf.vecs[: shelf.n].copy()
+            reduced = shelf.reduced[: shelf.n].copy() if current is not None and shelf.reduced is not None else None
+        if sparse.density(vecs) <= sparse.MAX_DENSITY:
+            if not grown:
+                return None
+            reducer = Reducer.fit(vecs)
+            self._mark(kind, vecs.shape[0], None)
+        else:
+            if not grown and asked is not None and current is not None and current.stats.questions:
+                assert reduced is not None
+                recall = current.question_recall(vecs, reduced, asked)
+                if recall >= TARGET_RECALL:
+                    current.stats = replace(current.stats, question_recall=round(recall, 4), questions=len(asked))
+                    self._mark(kind, None, seen)
+                    return None
+            choices = CHOICES if asked is not None else CAUTIOUS_CHOICES
+            reducer = Reducer.fit(vecs, questions=asked, choices=choices)
+            self._mark(kind, vecs.shape[0], seen if asked is not None else None)
+        if reducer is None:
+            if current is not None and self.install(kind, None):
+                log.info("vector first pass of %s dropped: no choice keeps its recall; scanned exactly", kind)
+            return None
+        return reducer.stats if self.install(kind, reducer) else None
+
+    def _mark(self, kind: str, fitted_at: int | None, asked_at: int | None) -> None:
+        """Record on the current shelf of ``kind`` when it was last fitted and judged on questions."""
+        with self._lock:
+            shelf = self._shelves.get(kind)
+            if shelf is not None:
+                if fitted_at is not None:
+                    shelf.fitted_at = fitted_at
+                if asked_at is not None:
+                    shelf.asked_at = asked_at
+
+    def install(self, kind: str, reducer: Reducer | None) -> bool:
+        """Give the current shelf of ``kind`` the first pass ``reducer`` (None: none, scan exactly), projecting its
+        rows outside the lock.
 
         Also how a copy of this mirror in another process takes the first pass fitted here (fitting is seconds of
         CPU; doing it once keeps every copy's candidates, and so its answers, the same)."""
+        if reducer is None:
+            with self._lock:
+                shelf = self._shelves.get(kind)
+                if shelf is None:
+                    return False
+                shelf.reducer, shelf.reduced = None, None
+                return True
         for _attempt in range(3):
             with self._lock:
                 shelf = self._shelves.get(kind)
