@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -31,29 +30,14 @@ import numpy.typing as npt
 from engine.vectors import postings as sparse
 from engine.vectors.ops import matvec
 from engine.vectors.postings import Postings
-from engine.vectors.reduced import (
-    CAUTIOUS_CHOICES,
-    CHOICES,
-    MIN_VECTORS,
-    SAMPLE_STEP,
-    TARGET_RECALL,
-    ReducedStats,
-    Reducer,
-    top_by_sampled_threshold,
-)
+from engine.vectors.questions import MIN_QUESTIONS, QuestionMemory, due, judge
+from engine.vectors.reduced import MIN_VECTORS, SAMPLE_STEP, ReducedStats, Reducer, top_by_sampled_threshold
 
 log = logging.getLogger(__name__)
 
 F32 = npt.NDArray[np.float32]
 Row = tuple[int, str, str, F32]
 _Op = tuple[Literal["upsert"], list[Row]] | tuple[Literal["delete"], list[int]]
-
-#: How many of the latest questions' vectors the mirror keeps (in memory only) to check its first pass on.
-QUESTION_MEMORY = 256
-#: Questions needed before they judge a fit: fewer leave a dense shelf on the cautious choices.
-MIN_QUESTIONS = 32
-#: A first pass checked on questions is checked again once this many more have been asked.
-RECHECK_QUESTIONS = 128
 
 
 @dataclass(slots=True)
@@ -95,8 +79,7 @@ class MatrixMirror:
         self._rebuilding = threading.Lock()
         self._journal: list[_Op] | None = None  # writes seen while a rebuild reads the store
         self._postings_building = threading.Lock()
-        self._questions: deque[F32] = deque(maxlen=QUESTION_MEMORY)
-        self._questions_seen = 0
+        self._questions = QuestionMemory(dim)
         self.loaded = False
 
     # -- writing -------------------------------------------------------------------------------------------------
@@ -411,52 +394,27 @@ class MatrixMirror:
         return out
 
     def remember_question(self, vector: F32) -> None:
-        """Keep ``vector``, a question recall searches with, among the latest :data:`QUESTION_MEMORY` ones.
-
-        :meth:`maintain` judges each dense shelf's first pass on them as well as on its data samples: samples of the
-        data never showed what questions lose (see :mod:`engine.vectors.reduced`).  They are kept in memory only,
-        as vectors (never the text), and forgotten at a restart: what they judge is this process's first pass, and
-        until enough new questions come a fit is cautious again.  A vector of another size (a migration's query
-        joined from two models) is ignored; the caller gives this space's part.
-        """
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.dim or not np.any(q) or not np.all(np.isfinite(q)):
-            return
-        with self._lock:
-            self._questions.append(q.copy())
-            self._questions_seen += 1
+        """Keep ``vector``, a question recall searches with, to judge the first passes by (see
+        :mod:`engine.vectors.questions`: the latest 256, in memory only)."""
+        self._questions.note(vector)
 
     def questions(self) -> F32:
         """The remembered question vectors (oldest first), one per row."""
-        with self._lock:
-            if not self._questions:
-                return np.zeros((0, self.dim), dtype=np.float32)
-            return np.array(self._questions, dtype=np.float32)
+        return self._questions.latest()[0]
 
     def maintain(self) -> list[ReducedStats]:
         """Fit or judge again the reduced first pass of every large shelf, and build the postings of sparse shelves
         that want them (off the request path).  Returns the stats of the first passes fitted.
 
-        See :mod:`engine.vectors.reduced`.  A large shelf is fitted when it has none yet or has grown by a quarter.
-        Dense shelves are also judged on the questions remembered (:meth:`remember_question`):
-
-        - before :data:`MIN_QUESTIONS` have been asked, a fit may only pick the cautious choices;
-        - once they have, a first pass fitted without them is fitted again on them (which may earn a cheaper
-          choice, or lose the first pass: the shelf is then scanned exactly);
-        - a first pass already judged on questions is checked again after :data:`RECHECK_QUESTIONS` more, and
-          fitted again only if it no longer keeps the target.
-
-        Sparse shelves (the hashing embedder's) are answered exactly by their postings, so questions do not judge
-        them; their first pass (what a question too broad for postings uses) is fitted on the data as always.
-
-        Calls run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is
-        installed on the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
+        A large shelf is fitted when it has none yet or has grown by a quarter; a dense one is also judged on the
+        questions remembered (:mod:`engine.vectors.questions` says when, and why sparse ones are not).  Calls run
+        one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed on
+        the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
         """
         fitted: list[ReducedStats] = []
         with self._maintaining:
+            asked, seen = self._questions.latest()
             with self._lock:
-                asked = np.array(self._questions, dtype=np.float32) if len(self._questions) >= MIN_QUESTIONS else None
-                seen = self._questions_seen
                 kinds = [kind for kind, s in self._shelves.items() if s.n >= self.min_vectors]
             for kind in kinds:
                 stats = self._maintain_shelf(kind, asked, seen)
@@ -465,8 +423,9 @@ class MatrixMirror:
         self.build_postings()
         return fitted
 
-    def _maintain_shelf(self, kind: str, asked: F32 | None, seen: int) -> ReducedStats | None:
+    def _maintain_shelf(self, kind: str, asked: F32, seen: int) -> ReducedStats | None:
         """Fit or judge the first pass of one shelf (see :meth:`maintain`); the stats of a first pass fitted."""
+        enough = asked.shape[0] >= MIN_QUESTIONS
         with self._lock:
             shelf = self._shelves.get(kind)
             if shelf is None or shelf.n < self.min_vectors:
@@ -474,42 +433,28 @@ class MatrixMirror:
             current = shelf.reducer
             last = max(shelf.fitted_at, current.stats.vectors if current is not None else 0)
             grown = last == 0 or shelf.n > last * 1.25
-            due = asked is not None and (shelf.asked_at < 0 or seen - shelf.asked_at >= RECHECK_QUESTIONS)
-            if not grown and not due:
+            dense = sparse.density(shelf.vecs[: shelf.n]) > sparse.MAX_DENSITY
+            if not grown and not (dense and due(shelf.asked_at, seen, asked.shape[0])):
                 return None
             vecs = shelf.vecs[: shelf.n].copy()
             reduced = shelf.reduced[: shelf.n].copy() if current is not None and shelf.reduced is not None else None
-        if sparse.density(vecs) <= sparse.MAX_DENSITY:
-            if not grown:
-                return None
-            reducer = Reducer.fit(vecs)
-            self._mark(kind, vecs.shape[0], None)
-        else:
-            if not grown and asked is not None and current is not None and current.stats.questions:
-                assert reduced is not None
-                recall = current.question_recall(vecs, reduced, asked)
-                if recall >= TARGET_RECALL:
-                    current.stats = replace(current.stats, question_recall=round(recall, 4), questions=len(asked))
-                    self._mark(kind, None, seen)
-                    return None
-            choices = CHOICES if asked is not None else CAUTIOUS_CHOICES
-            reducer = Reducer.fit(vecs, questions=asked, choices=choices)
-            self._mark(kind, vecs.shape[0], seen if asked is not None else None)
-        if reducer is None:
-            if current is not None and self.install(kind, None):
-                log.info("vector first pass of %s dropped: no choice keeps its recall; scanned exactly", kind)
-            return None
-        return reducer.stats if self.install(kind, reducer) else None
-
-    def _mark(self, kind: str, fitted_at: int | None, asked_at: int | None) -> None:
-        """Record on the current shelf of ``kind`` when it was last fitted and judged on questions."""
+        outcome = (
+            judge(vecs, current, reduced, asked if enough else None, grown=grown)
+            if dense
+            else Reducer.fit(vecs)  # sparse: fitted on the data as always (questions judge dense shelves only)
+        )
         with self._lock:
-            shelf = self._shelves.get(kind)
-            if shelf is not None:
-                if fitted_at is not None:
-                    shelf.fitted_at = fitted_at
-                if asked_at is not None:
-                    shelf.asked_at = asked_at
+            now = self._shelves.get(kind)
+            if now is not None:
+                if dense and enough:
+                    now.asked_at = seen
+                if outcome != "kept":
+                    now.fitted_at = vecs.shape[0]
+        if isinstance(outcome, Reducer):
+            return outcome.stats if self.install(kind, outcome) else None
+        if outcome is None and current is not None and self.install(kind, None):
+            log.info("vector first pass of %s dropped: no choice keeps its recall; scanned exactly", kind)
+        return None
 
     def install(self, kind: str, reducer: Reducer | None) -> bool:
         """Give the current shelf of ``kind`` the first pass ``reducer`` (None: none, scan exactly), projecting its

@@ -12,9 +12,10 @@ from engine import Vault
 from engine.ai.embedders import HashingEmbedder
 from engine.recall.types import RecallRequest
 from engine.vectors import VectorItem, postings as sparse
-from engine.vectors.matrix import MIN_QUESTIONS, QUESTION_MEMORY, RECHECK_QUESTIONS, MatrixMirror
+from engine.vectors.matrix import MatrixMirror
 from engine.vectors.ops import matvec
 from engine.vectors.postings import Postings
+from engine.vectors.questions import MIN_QUESTIONS, QUESTION_MEMORY, RECHECK_QUESTIONS
 from engine.vectors.reduced import CAUTIOUS_CHOICES, QUESTION_K, TARGET_RECALL, Reducer, top_by_sampled_threshold
 from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
 
