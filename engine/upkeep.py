@@ -123,9 +123,11 @@ def maintain_vectors(vectors: SqliteVecIndex) -> None:
     """Fit the vectors' first search pass again where they have grown enough to need it."""
     for stats in vectors.maintain():
         log.info(
-            "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors",
+            "vector first pass fitted: %s dims, pool %s, recall@30 %.3f on %s vectors, recall@60 %s on %s questions",
             stats.dims,
             stats.pool,
             stats.recall,
             stats.vectors,
+            "—" if stats.question_recall is None else f"{stats.question_recall:.3f}",
+            stats.questions,
         )

@@ -55,6 +55,7 @@ class Recall:
         writer_submit: Callable[[Callable[[Any], Any]], Future[Any]],
     ) -> None:
         self._store = store
+        self._vectors = vectors
         self._embedder = embedder
         self._analyzer = QueryAnalyzer(catalog, embedder)
         self._settings = settings
@@ -130,6 +131,7 @@ class Recall:
         if req.query.strip():
             try:
                 query_vector = self._embedder.embed([req.query])[0]
+                self._vectors.note_question(query_vector)
             except ModelUnavailable as exc:
                 # an outage degrades the answer, never fails it: the other channels still search
                 unembedded = (

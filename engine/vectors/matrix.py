@@ -5,7 +5,8 @@ product over the same float32 vectors runs at memory bandwidth (~10× faster).  
 the mirror is loaded from it (in the background after a vault opens), updated only after a write commits, and can be
 rebuilt from it at any time.  Searches are exact (no ANN approximation), so results equal vec0's: sparse shelves
 (the hashing embedder's) read only the question's dimensions through postings (:mod:`engine.vectors.postings`);
-large dense shelves add a first pass whose recall is measured (:mod:`engine.vectors.reduced`).
+large dense shelves add a first pass whose recall is measured (:mod:`engine.vectors.reduced`) — on data samples
+and on the questions recall has actually asked, which the mirror remembers (see :meth:`MatrixMirror.remember_question`).
 
 A rebuild reads the store for a while (seconds at 200k vectors) while writes keep committing: those writes are
 recorded meanwhile and replayed onto the rebuilt copy, so none is lost.  A fitted first pass outlives a rebuild or a
@@ -29,6 +30,7 @@ import numpy.typing as npt
 from engine.vectors import postings as sparse
 from engine.vectors.ops import matvec
 from engine.vectors.postings import Postings
+from engine.vectors.questions import MIN_QUESTIONS, QuestionMemory, due, judge
 from engine.vectors.reduced import MIN_VECTORS, SAMPLE_STEP, ReducedStats, Reducer, top_by_sampled_threshold
 
 log = logging.getLogger(__name__)
@@ -56,13 +58,20 @@ class _Shelf:
     stale: set[int] = field(default_factory=set)  # rows below ``postings.upto`` rewritten since it was built
     pending: set[int] | None = None  # rows rewritten since a build in progress read them
     dense_at: int = 0  # the shelf's size when its vectors were found too dense for postings (retried at twice it)
+    fitted_at: int = 0  # the shelf's size at the last fit (which may have found exact scanning best)
+    asked_at: int = -1  # questions seen when the first pass was last judged on questions (-1: never)
 
 
 class MatrixMirror:
-    """Exact cosine KNN over unit vectors held in memory.  Thread-safe."""
+    """Exact cosine KNN over unit vectors held in memory.  Thread-safe.
 
-    def __init__(self, dim: int) -> None:
+    ``min_vectors`` is the size from which a shelf gets a first pass (:data:`engine.vectors.reduced.MIN_VECTORS`;
+    smaller in tests, which would otherwise need shelves of that size to show a fit's behaviour).
+    """
+
+    def __init__(self, dim: int, *, min_vectors: int = MIN_VECTORS) -> None:
         self.dim = dim
+        self.min_vectors = min_vectors
         self._shelves: dict[str, _Shelf] = {}
         self._users: dict[str, int] = {}
         self._lock = threading.RLock()
@@ -70,6 +79,7 @@ class MatrixMirror:
         self._rebuilding = threading.Lock()
         self._journal: list[_Op] | None = None  # writes seen while a rebuild reads the store
         self._postings_building = threading.Lock()
+        self._questions = QuestionMemory(dim)
         self.loaded = False
 
     # -- writing -------------------------------------------------------------------------------------------------
@@ -142,11 +152,17 @@ class MatrixMirror:
                     self._journal = None
 
     def replace_all(self, rows: Iterable[Row]) -> None:
-        """Rebuild from scratch (used at load and after a forget), keeping each kind's fitted first pass."""
-        fresh = MatrixMirror(self.dim)
+        """Rebuild from scratch (used at load and after a forget), keeping each kind's fitted first pass (and what
+        was last decided about it: a shelf found best scanned exactly is not fitted again for the reload alone)."""
+        fresh = MatrixMirror(self.dim, min_vectors=self.min_vectors)
         fresh.upsert(rows)
         with self._lock:
             fitted = {kind: s.reducer for kind, s in self._shelves.items() if s.reducer is not None}
+            marks = {kind: (s.fitted_at, s.asked_at) for kind, s in self._shelves.items()}
+        for kind, (fitted_at, asked_at) in marks.items():
+            shelf = fresh._shelves.get(kind)
+            if shelf is not None:
+                shelf.fitted_at, shelf.asked_at = fitted_at, asked_at
         for kind, reducer in fitted.items():
             shelf = fresh._shelves.get(kind)
             if shelf is not None:
@@ -377,34 +393,82 @@ class MatrixMirror:
                     out.update({oid: float(s) for (oid, _), s in zip(rows, sims, strict=True)})
         return out
 
-    def maintain(self) -> list[ReducedStats]:
-        """Fit the reduced first pass of every large shelf that lacks one or outgrew it, and build the postings of
-        sparse shelves that want them (off the request path).
+    def remember_question(self, vector: F32) -> None:
+        """Keep ``vector``, a question recall searches with, to judge the first passes by (see
+        :mod:`engine.vectors.questions`: the latest 256, in memory only)."""
+        self._questions.note(vector)
 
-        See :mod:`engine.vectors.reduced`: a shelf gets one only when its measured recall reaches the target.  Calls
-        run one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed
-        on the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
+    def questions(self) -> F32:
+        """The remembered question vectors (oldest first), one per row."""
+        return self._questions.latest()[0]
+
+    def maintain(self) -> list[ReducedStats]:
+        """Fit or judge again the reduced first pass of every large shelf, and build the postings of sparse shelves
+        that want them (off the request path).  Returns the stats of the first passes fitted.
+
+        A large shelf is fitted when it has none yet or has grown by a quarter; a dense one is also judged on the
+        questions remembered (:mod:`engine.vectors.questions` says when, and why sparse ones are not).  Calls run
+        one at a time: a second caller waits for the first, then finds the shelves fitted.  A fit is installed on
+        the shelf of that kind as it is when the fit ends, even if a rebuild replaced it meanwhile.
         """
         fitted: list[ReducedStats] = []
         with self._maintaining:
+            asked, seen = self._questions.latest()
             with self._lock:
-                todo = [
-                    (kind, s.vecs[: s.n].copy())
-                    for kind, s in self._shelves.items()
-                    if s.n >= MIN_VECTORS and (s.reducer is None or s.n > s.reducer.stats.vectors * 1.25)
-                ]
-            for kind, vecs in todo:
-                reducer = Reducer.fit(vecs)
-                if reducer is not None and self.install(kind, reducer):
-                    fitted.append(reducer.stats)
+                kinds = [kind for kind, s in self._shelves.items() if s.n >= self.min_vectors]
+            for kind in kinds:
+                stats = self._maintain_shelf(kind, asked, seen)
+                if stats is not None:
+                    fitted.append(stats)
         self.build_postings()
         return fitted
 
-    def install(self, kind: str, reducer: Reducer) -> bool:
-        """Give the current shelf of ``kind`` the first pass ``reducer``, projecting its rows outside the lock.
+    def _maintain_shelf(self, kind: str, asked: F32, seen: int) -> ReducedStats | None:
+        """Fit or judge the first pass of one shelf (see :meth:`maintain`); the stats of a first pass fitted."""
+        enough = asked.shape[0] >= MIN_QUESTIONS
+        with self._lock:
+            shelf = self._shelves.get(kind)
+            if shelf is None or shelf.n < self.min_vectors:
+                return None
+            current = shelf.reducer
+            last = max(shelf.fitted_at, current.stats.vectors if current is not None else 0)
+            grown = last == 0 or shelf.n > last * 1.25
+            dense = sparse.density(shelf.vecs[: shelf.n]) > sparse.MAX_DENSITY
+            if not grown and not (dense and due(shelf.asked_at, seen, asked.shape[0])):
+                return None
+            vecs = shelf.vecs[: shelf.n].copy()
+            reduced = shelf.reduced[: shelf.n].copy() if current is not None and shelf.reduced is not None else None
+        outcome = (
+            judge(vecs, current, reduced, asked if enough else None, grown=grown)
+            if dense
+            else Reducer.fit(vecs)  # sparse: fitted on the data as always (questions judge dense shelves only)
+        )
+        with self._lock:
+            now = self._shelves.get(kind)
+            if now is not None:
+                if dense and enough:
+                    now.asked_at = seen
+                if outcome != "kept":
+                    now.fitted_at = vecs.shape[0]
+        if isinstance(outcome, Reducer):
+            return outcome.stats if self.install(kind, outcome) else None
+        if outcome is None and current is not None and self.install(kind, None):
+            log.info("vector first pass of %s dropped: no choice keeps its recall; scanned exactly", kind)
+        return None
+
+    def install(self, kind: str, reducer: Reducer | None) -> bool:
+        """Give the current shelf of ``kind`` the first pass ``reducer`` (None: none, scan exactly), projecting its
+        rows outside the lock.
 
         Also how a copy of this mirror in another process takes the first pass fitted here (fitting is seconds of
         CPU; doing it once keeps every copy's candidates, and so its answers, the same)."""
+        if reducer is None:
+            with self._lock:
+                shelf = self._shelves.get(kind)
+                if shelf is None:
+                    return False
+                shelf.reducer, shelf.reduced = None, None
+                return True
         for _attempt in range(3):
             with self._lock:
                 shelf = self._shelves.get(kind)

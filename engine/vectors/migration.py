@@ -431,6 +431,10 @@ class MigratingIndex(SqliteVecIndex):
         merged.sort(key=lambda h: -h.similarity)
         return merged[:k]
 
+    def note_question(self, query: npt.NDArray[np.float32]) -> None:
+        """The new space's part of the question judges the new space's first pass (the old one is on its way out)."""
+        self.new.note_question(split(query, self.new.dim)[0])
+
     def similarities(self, query: npt.NDArray[np.float32], object_ids: Sequence[int]) -> dict[int, float]:
         """Similarity in whichever space holds each object now."""
         new_q, old_q = split(query, self.new.dim)

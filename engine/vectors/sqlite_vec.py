@@ -25,7 +25,8 @@ from engine.vectors.reduced import ReducedStats
 log = logging.getLogger(__name__)
 
 #: What a follower of the index learns, in commit order: ``("upsert", rows)``, ``("delete", object_ids)``,
-#: ``("reload",)`` (re-read everything from the store) or ``("reducers", {kind: Reducer})`` (a first pass fitted).
+#: ``("reload",)`` (re-read everything from the store) or ``("reducers", {kind: Reducer | None})`` (a first pass
+#: fitted, or dropped for exact scanning).
 VectorChange = tuple[Any, ...]
 
 
@@ -163,13 +164,25 @@ class SqliteVecIndex:
         self.mirror.delete(object_ids)
         self._tell(("delete", object_ids))
 
+    def note_question(self, query: npt.NDArray[np.float32]) -> None:
+        """A question's vector, about to be searched with: the mirror judges its first pass on such questions.
+
+        Called where the question is embedded (this process), not where it is ranked (perhaps a helper process),
+        so the copy that fits the first pass is the one that sees the questions.
+        """
+        self.mirror.remember_question(query)
+
     def maintain(self) -> list[ReducedStats]:
-        """Periodic upkeep off the request path: fit the mirror's first pass where a shelf has grown."""
+        """Periodic upkeep off the request path: fit the mirror's first pass where a shelf has grown, or judge it
+        again on the questions asked since; followers learn every first pass fitted or dropped."""
         if not self.mirror.loaded:
             return []
+        before = self.mirror.reducers()
         fitted = self.mirror.maintain()
-        if fitted:
-            self._tell(("reducers", self.mirror.reducers()))
+        after = self.mirror.reducers()
+        changed = {k: after.get(k) for k in before.keys() | after.keys() if before.get(k) is not after.get(k)}
+        if changed:
+            self._tell(("reducers", changed))
         return fitted
 
     def after_forget(self) -> None:

@@ -10,11 +10,14 @@ import numpy as np
 
 from engine import Vault
 from engine.ai.embedders import HashingEmbedder
+from engine.recall.types import RecallRequest
 from engine.vectors import VectorItem, postings as sparse
 from engine.vectors.matrix import MatrixMirror
 from engine.vectors.ops import matvec
 from engine.vectors.postings import Postings
-from engine.vectors.reduced import Reducer, top_by_sampled_threshold
+from engine.vectors.questions import MIN_QUESTIONS, QUESTION_MEMORY, RECHECK_QUESTIONS
+from engine.vectors.reduced import CAUTIOUS_CHOICES, QUESTION_K, TARGET_RECALL, Reducer, top_by_sampled_threshold
+from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
 
 
 def unit(m: np.ndarray) -> np.ndarray:
@@ -277,3 +280,142 @@ def test_first_pass_survives_rebuild_and_compaction_and_is_fitted_once() -> None
     live = np.arange(1, 45_000, 2)
     exact = live[np.argsort(-(data[live] @ q))[:10]]
     assert [i for i, _k, _s in mirror.search(q, 10, kinds=["span"])] == list(exact)
+
+
+# -- the first pass judged on questions ------------------------------------------------------------------------------
+#: Rows of :func:`layered`: 10 strong dimensions, 6 medium, 48 faint, so principal components rank them in that order
+#: and a first pass of d dimensions keeps exactly the d strongest.
+LAYERS = np.r_[np.full(10, 1.0), np.full(6, 0.5), np.full(48, 0.05)]
+
+
+def layered(n: int, seed: int = 1) -> np.ndarray:
+    """Dense 64-d rows whose variance falls in three steps (see :data:`LAYERS`)."""
+    return unit(np.random.default_rng(seed).standard_normal((n, 64)) * LAYERS)
+
+
+def asking(low: int, high: int, count: int, seed: int) -> np.ndarray:
+    """Questions that differ from the data: all their weight on dimensions ``low``..``high`` - 1.
+
+    Data vectors and blends of two carry most of their weight on the strong dimensions, so a 10-d first pass keeps
+    their neighbours; these questions score nothing there and a first pass without their dimensions loses them."""
+    questions = np.zeros((count, 64))
+    questions[:, low:high] = np.random.default_rng(seed).standard_normal((count, high - low))
+    return unit(questions)
+
+
+def exact_ids(data: np.ndarray, q: np.ndarray, k: int) -> list[int]:
+    return [int(i) for i in np.argsort(-(data @ q), kind="stable")[:k]]
+
+
+def test_fit_is_judged_on_questions_as_well_as_on_data_samples() -> None:
+    data = layered(20_000)
+    on_data = Reducer.fit(data)
+    assert on_data is not None and on_data.stats.dims == 10, "data samples alone earn the cheapest choice"
+    assert on_data.stats.question_recall is None and on_data.stats.questions == 0
+    medium = asking(10, 16, 64, seed=2)
+    lost = on_data.question_recall(data, on_data.project(data), medium)
+    assert lost < 0.5, "the 10-d first pass loses most of these questions' exact top 60"
+    judged = Reducer.fit(data, questions=medium)
+    assert judged is not None and judged.stats.dims == 16, "the next choice keeps the questions' dimensions"
+    assert judged.stats.question_recall is not None and judged.stats.question_recall >= TARGET_RECALL
+    assert judged.stats.questions == 64 and judged.stats.recall >= TARGET_RECALL
+    assert Reducer.fit(data, questions=asking(16, 64, 64, seed=3)) is None, "no choice keeps faint questions: exact"
+    cautious = Reducer.fit(data, choices=CAUTIOUS_CHOICES)
+    assert cautious is not None and cautious.stats.dims == 64 // 3
+
+
+def test_mirror_remembers_questions_and_refits_or_scans_exactly_when_they_are_lost() -> None:
+    """No questions yet: the cautious choice.  Enough questions that it keeps: a cheaper choice they allow.  Later
+    questions the first pass loses: fitted again, here to exact scanning, and searches give the exact top k."""
+    data = layered(20_000, seed=4)
+    mirror = MatrixMirror(64, min_vectors=10_000)
+    mirror.upsert((i, "event", "u", data[i]) for i in range(len(data)))
+    fitted = mirror.maintain()
+    assert [s.dims for s in fitted] == [64 // 3] and fitted[0].questions == 0, "before questions: cautious"
+    assert mirror.maintain() == [], "nothing new: not fitted again"
+
+    medium = asking(10, 16, MIN_QUESTIONS, seed=5)
+    for q in medium[:-1]:
+        mirror.remember_question(q)
+    assert mirror.maintain() == [], "too few questions to judge by"
+    mirror.remember_question(medium[-1])
+    mirror.remember_question(np.ones(32, dtype=np.float32))  # another space's size: ignored
+    assert len(mirror.questions()) == MIN_QUESTIONS
+    refitted = mirror.maintain()
+    assert [s.dims for s in refitted] == [16] and refitted[0].questions == MIN_QUESTIONS
+    assert mirror.reduced_stats()["event"].question_recall == 1.0
+
+    faint = asking(16, 64, QUESTION_MEMORY, seed=6)
+    for q in faint[: RECHECK_QUESTIONS - 1]:
+        mirror.remember_question(q)
+    assert mirror.maintain() == [] and "event" in mirror.reduced_stats(), "not checked again before enough come"
+    for q in faint[RECHECK_QUESTIONS - 1 :]:
+        mirror.remember_question(q)
+    assert len(mirror.questions()) == QUESTION_MEMORY, "only the latest are kept"
+    assert mirror.maintain() == [] and "event" not in mirror.reduced_stats(), "lost on questions: scanned exactly"
+    for q in faint[:20]:
+        assert [i for i, _k, _s in mirror.search(q, QUESTION_K, kinds=["event"])] == exact_ids(data, q, QUESTION_K)
+
+
+def test_a_first_pass_that_keeps_the_questions_is_checked_not_refitted() -> None:
+    data = layered(20_000, seed=7)
+    mirror = MatrixMirror(64, min_vectors=10_000)
+    mirror.upsert((i, "event", "u", data[i]) for i in range(len(data)))
+    for q in asking(10, 16, MIN_QUESTIONS, seed=8):
+        mirror.remember_question(q)
+    assert [s.dims for s in mirror.maintain()] == [16]
+    reducer = mirror.reducers()["event"]
+    for q in asking(0, 16, RECHECK_QUESTIONS, seed=9):
+        mirror.remember_question(q)
+    assert mirror.maintain() == [], "checked again and kept"
+    assert mirror.reducers()["event"] is reducer
+    assert reducer.stats.questions == MIN_QUESTIONS + RECHECK_QUESTIONS and reducer.stats.question_recall == 1.0
+
+
+def test_questions_leave_the_sparse_shelves_of_the_hashing_embedder_as_they_were() -> None:
+    """Sparse shelves are fitted on the data as before and never judged on questions (their postings answer exactly
+    whenever reading a question's dimensions costs less than the first pass): every answer is the one a mirror that
+    was asked nothing gives."""
+    data, questions = hashed(12_000, seed=6)
+    asked = MatrixMirror(384, min_vectors=10_000)
+    plain = MatrixMirror(384, min_vectors=10_000)
+    for mirror in (asked, plain):
+        mirror.upsert((i, "event", "u", data[i]) for i in range(len(data)))
+    for q in np.tile(questions, (2, 1)):
+        asked.remember_question(q)
+    assert len(asked.questions()) >= MIN_QUESTIONS
+    assert [(s.dims, s.pool, s.questions) for s in asked.maintain()] == [
+        (s.dims, s.pool, s.questions) for s in plain.maintain()
+    ]
+    assert all(s.questions == 0 and s.question_recall is None for s in asked.reduced_stats().values())
+    assert asked._shelves["event"].postings is not None
+    for q in questions:
+        assert asked.search(q, 30, kinds=["event"]) == plain.search(q, 30, kinds=["event"])
+    for q in questions:
+        asked.remember_question(q)
+    fits = asked.reducers()
+    assert asked.maintain() == [] and asked.reducers() == fits, "more questions: nothing refitted"
+
+
+def test_recall_notes_its_question_and_followers_learn_a_dropped_first_pass(vault: Vault) -> None:
+    vault.recall(RecallRequest(conversation_id="c", query="Where does Ada live now?"))
+    noted = vault.vectors.mirror.questions()
+    assert noted.shape == (1, vault.vectors.dim)
+    assert np.allclose(noted[0], vault.embedder.embed(["Where does Ada live now?"])[0])
+
+    data = layered(20_000, seed=10)
+    index = SqliteVecIndex(vault.store, "test:layered", 64)
+    index.mirror = MatrixMirror(64, min_vectors=10_000)  # a first pass from 10k vectors, not 40k
+    told: list[VectorChange] = []
+    index.follow(told.append)
+    index.mirror.replace_all((i, "event", "u", data[i]) for i in range(len(data)))
+    assert [s.dims for s in index.maintain()] == [64 // 3]
+    assert told and told[-1][0] == "reducers" and told[-1][1]["event"] is index.mirror.reducers()["event"]
+    for q in asking(16, 64, MIN_QUESTIONS, seed=11):
+        index.note_question(q)
+    assert index.maintain() == []
+    assert told[-1] == ("reducers", {"event": None}), "a copy elsewhere drops it too"
+    follower = MatrixMirror(64)
+    follower.replace_all((i, "event", "u", data[i]) for i in range(len(data)))
+    follower.install("event", index.mirror.reducers().get("event"))
+    assert follower.reducers() == {}
