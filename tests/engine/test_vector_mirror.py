@@ -397,6 +397,34 @@ def test_questions_leave_the_sparse_shelves_of_the_hashing_embedder_as_they_were
     assert asked.maintain() == [] and asked.reducers() == fits, "more questions: nothing refitted"
 
 
+def test_a_long_question_on_a_sparse_shelf_is_answered_exactly_not_by_the_first_pass() -> None:
+    """A shelf with postings and a fitted first pass: a question with many words, whose postings cost more than the
+    first pass, still gets the exact top k (the postings or the full scan; never the approximate pass)."""
+    data, _questions = hashed(12_000, seed=7)
+    mirror = MatrixMirror(384, min_vectors=10_000)
+    mirror.upsert((i, "event", "u", data[i]) for i in range(len(data)))
+    mirror.maintain()
+    assert mirror.build_postings() == ["event"] or mirror._shelves["event"].postings is not None
+    shelf = mirror._shelves["event"]
+    assert shelf.reducer is not None, "the shelf has a first pass the long questions could have taken"
+    rng = np.random.default_rng(8)
+    long_questions = unit(
+        np.asarray(
+            HashingEmbedder(384).embed(
+                [" ".join(f"w{int(i)}x" for i in rng.integers(0, 3000, size=160)) for _ in range(20)]
+            )
+        )
+    )
+    dims_of = [np.flatnonzero(q) for q in long_questions]
+    first_pass_dims = shelf.reducer.projection.shape[1]
+    assert any(
+        shelf.postings is not None and shelf.postings.cost(d) * sparse.ENTRY_COST > len(data) * first_pass_dims
+        for d in dims_of
+    ), "at least one question costs more through the postings than through the first pass"
+    for q in long_questions:
+        assert [i for i, _k, _s in mirror.search(q, 60, kinds=["event"])] == exact_ids(data, q, 60)
+
+
 def test_recall_notes_its_question_and_followers_learn_a_dropped_first_pass(vault: Vault) -> None:
     vault.recall(RecallRequest(conversation_id="c", query="Where does Ada live now?"))
     noted = vault.vectors.mirror.questions()
