@@ -42,7 +42,8 @@ from typing import Any
 
 from engine.backups import make_backup
 from engine.errors import NotFound, ValidationError, VaultError
-from engine.facts.conflicts import restore_superseded, settle
+from engine.facts.conflicts import of_facts as conflicts_of_facts, restore_superseded, settle, sides as conflict_sides
+from engine.jobs import jobs_about
 from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
 from engine.vectors.sqlite_vec import rebuild_vec_table
@@ -367,18 +368,10 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
         frontier = nxt - fact_ids
         fact_ids |= frontier
     t.facts = sorted(fact_ids)
-    conflict_ids: set[int] = set()
-    for chunk in chunked(t.facts):
-        marks, vals = _in(chunk)
-        conflict_ids.update(
-            _ids(tx, f"SELECT id FROM conflicts WHERE fact_a IN ({marks}) OR fact_b IN ({marks})", (*vals, *vals))
-        )
-    t.conflicts = sorted(conflict_ids)
+    t.conflicts = sorted(conflicts_of_facts(tx, t.facts))
     forgotten = set(t.facts)
-    for chunk in chunked(t.conflicts):
-        marks, vals = _in(chunk)
-        for a, b in tx.execute(f"SELECT fact_a, fact_b FROM conflicts WHERE id IN ({marks})", vals).fetchall():
-            t.opponents += [int(f) for f in (a, b) if int(f) not in forgotten]
+    for a, b in conflict_sides(tx, t.conflicts):
+        t.opponents += [f for f in (a, b) if f not in forgotten]
     t.opponents = sorted(set(t.opponents))
     t.successors = _successors(tx, forgotten)
 
@@ -430,7 +423,7 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
             tx, user, set(t.facts), set(t.events), set(t.observations), set(t.understandings)
         )
 
-    t.jobs = _jobs_for(tx, set(t.events), set(t.episodes), set(t.documents))
+    t.jobs = jobs_about(tx, set(t.events), set(t.episodes), set(t.documents))
     every = [
         *t.events,
         *t.facts,
@@ -510,15 +503,6 @@ def _orphaned_subjects(
         if not other_facts and not other_events and not other_understandings and not other_observations:
             orphans.append(sid)
     return orphans
-
-
-def _jobs_for(tx: Tx, events: set[int], episodes: set[int], documents: set[int]) -> list[int]:
-    found = []
-    for job_id, payload in tx.execute("SELECT id, payload FROM jobs").fetchall():
-        data = json.loads(payload or "{}")
-        if data.get("event_id") in events or data.get("episode_id") in episodes or data.get("document_id") in documents:
-            found.append(int(job_id))
-    return found
 
 
 def _delete(tx: Tx, t: _Targets) -> None:

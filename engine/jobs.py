@@ -133,6 +133,21 @@ def finish_jobs(tx: Tx, job_ids: Sequence[int]) -> None:
         tx.execute(f"DELETE FROM jobs WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
 
 
+def jobs_about(tx: Tx, events: set[int], episodes: set[int], documents: set[int]) -> list[int]:
+    """The jobs (any status) whose payload names one of these events, episodes or documents: what a forget takes."""
+    found = []
+    for job_id, payload in tx.execute("SELECT id, payload FROM jobs").fetchall():
+        data = json.loads(payload or "{}")
+        if data.get("event_id") in events or data.get("episode_id") in episodes or data.get("document_id") in documents:
+            found.append(int(job_id))
+    return found
+
+
+def drop_document_jobs(tx: Tx, kind: str, document_id: int) -> None:
+    """Delete the ``kind`` jobs of a document that is going away (a deleted document is not distilled after all)."""
+    tx.execute("DELETE FROM jobs WHERE kind = ? AND json_extract(payload, '$.document_id') = ?", (kind, document_id))
+
+
 # The three steps of a job done on its caller's thread instead of a worker's (``vault.events.extract(learn=True)``
 # enriches the event it has just stored and reports what happened), keyed by the job's event.
 _OF_EVENT = "kind = ? AND json_extract(payload, '$.event_id') = ?"

@@ -168,7 +168,6 @@ def merge_subjects(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
                 (keep_id, other),
             )
             tx.execute(f"DELETE FROM {table} WHERE subject_id = ?", (other,))
-        tx.execute("UPDATE conflicts SET subject_id = ? WHERE subject_id = ?", (keep_id, other))
         aliases.extend([row[1], *json.loads(row[2] or "[]")])
         tx.execute(
             "UPDATE subjects SET merged_into = ?, aliases = '[]', name = ?, updated_at = ? WHERE id = ?",
@@ -183,10 +182,17 @@ def merge_subjects(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
 class SubjectsApi:
     """``vault.subjects``: the people and topics the vault knows (calling it lists them, the owner first)."""
 
-    def __init__(self, store: Any, restate: Callable[[Tx, int], object] | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        restate: Callable[[Tx, int], object] | None = None,
+        merged: Callable[[Tx, int, Sequence[int]], object] | None = None,
+    ) -> None:
         self._store = store
         #: Writes the statements of a subject's facts again from their slots (after a rename or a merge).
         self._restate = restate
+        #: Moves what other rooms file under merged subjects to the keeper (their conflicts: the facts room owns them).
+        self._merged = merged
 
     def __call__(self, *, user_id: str | None = None, q: str | None = None, limit: int = 500) -> list[Subject]:
         """Subjects (not merged away), the vault owner first, then by how much is known about them."""
@@ -321,6 +327,14 @@ class SubjectsApi:
         )
         return [(self.get(int(r[0])), int(r[1])) for r in rows]
 
+    def merge_in(self, tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> int:
+        """Merge inside ``tx`` (:func:`merge_subjects`), and tell the rooms that file things by subject; the count
+        of facts moved."""
+        moved = merge_subjects(tx, keep_id, merge_ids)
+        if self._merged is not None:
+            self._merged(tx, keep_id, merge_ids)
+        return moved
+
     def restate_in(self, tx: Tx, subject_id: int) -> None:
         """Write the statements of the facts filed under ``subject_id`` again, inside ``tx`` (after another room
         merged subjects into it)."""
@@ -344,7 +358,7 @@ class SubjectsApi:
             raise ValidationError("merge_ids", "name at least one subject to merge")
 
         def op(tx: Tx) -> None:
-            merge_subjects(tx, keep_id, merge_ids)
+            self.merge_in(tx, keep_id, merge_ids)
             if self._restate is not None:
                 self._restate(tx, keep_id)
 

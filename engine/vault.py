@@ -42,7 +42,7 @@ from engine.episodes import EpisodeCutter
 from engine.errors import NotFound, ValidationError
 from engine.facts.api import FactsApi
 from engine.facts.catalog import Catalog, load_catalog, sync_predicates
-from engine.facts.conflicts import ConflictsApi
+from engine.facts.conflicts import ConflictsApi, count_open, move_to_subject
 from engine.facts.decide import Decider
 from engine.facts.pipeline import Pipeline
 from engine.facts.statements import Restater
@@ -150,7 +150,7 @@ class Vault:
         )
         self.facts = FactsApi(store, self._decider, self.pipeline, vectors)
         self.conflicts = ConflictsApi(store, self.facts)
-        self.subjects = SubjectsApi(store, restate=self._restater.restate_subject)
+        self.subjects = SubjectsApi(store, restate=self._restater.restate_subject, merged=move_to_subject)
         self.workspace = Workspace(
             store,
             self.subjects,
@@ -552,12 +552,14 @@ class Vault:
                  (SELECT COUNT(*) FROM documents),
                  (SELECT COUNT(*) FROM spans),
                  (SELECT COUNT(*) FROM subjects WHERE merged_into IS NULL),
-                 (SELECT COUNT(*) FROM conflicts WHERE status = 'open'),
+                 -1,
                  (SELECT COUNT(*) FROM episodes),
                  (SELECT COUNT(*) FROM collections),
                  (SELECT COUNT(DISTINCT conversation_id) FROM events)"""
         )[0]
-        return Counts(*(int(v) for v in row))
+        values = [int(v) for v in row]
+        values[6] = count_open(self.store)  # the conflicts table's owner counts its rows
+        return Counts(*values)
 
     def info(self) -> VaultInfo:
         """A summary of the vault and the machinery in use."""

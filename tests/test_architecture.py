@@ -198,3 +198,40 @@ def test_the_circle_finder_finds_circles() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}, "f": set()}
     assert circles(graph) == [["a", "b", "c"]]
     assert circles({"x": {"y"}, "y": {"x"}, "z": {"x"}}) == [["x", "y"]]
+
+
+#: The one module that may write SQL against each table (the schema's migrations aside).
+TABLE_OWNERS = {"jobs": "engine/jobs.py", "conflicts": "engine/facts/conflicts.py"}
+_SQL_ON = r"\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\s+{table}\b"
+
+
+def sql_strings(path: Path) -> Iterator[str]:
+    """Every string constant of ``path`` (f-strings by their literal parts)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.value
+
+
+def test_each_owned_table_is_touched_by_its_owner_alone() -> None:
+    import re
+
+    offenders: dict[str, list[str]] = {}
+    for table, owner in TABLE_OWNERS.items():
+        pattern = re.compile(_SQL_ON.format(table=table), re.IGNORECASE)
+        for path in python_files("engine"):
+            where = str(path.relative_to(ROOT))
+            if where in (owner, "engine/store/migrations.py"):
+                continue
+            if any(pattern.search(text) for text in sql_strings(path)):
+                offenders.setdefault(table, []).append(where)
+    assert offenders == {}
+
+
+def test_the_table_check_sees_sql_in_a_module(tmp_path: Path) -> None:
+    import re
+
+    sample = tmp_path / "m.py"
+    sample.write_text('q = "SELECT id FROM conflicts WHERE status = ?"\nname = "the jobs view"\n')
+    texts = list(sql_strings(sample))
+    assert any(re.search(_SQL_ON.format(table="conflicts"), t, re.IGNORECASE) for t in texts)
+    assert not any(re.search(_SQL_ON.format(table="jobs"), t, re.IGNORECASE) for t in texts)

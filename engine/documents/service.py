@@ -51,7 +51,7 @@ from engine.documents.model import (
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
 from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, UserError, ValidationError
-from engine.jobs import enqueue
+from engine.jobs import drop_document_jobs, enqueue
 from engine.plugin_api import ParsedDocument, Parser
 from engine.privacy import apply as firewall_apply
 from engine.store import Store, Tx, chunked
@@ -682,10 +682,7 @@ class DocumentsApi:
             # file comes back as a new document.  (The foreign key would null it anyway; this says so.)
             tx.execute("UPDATE files SET document_id = NULL WHERE document_id = ?", (document_id,))
             tx.execute("DELETE FROM objects WHERE id = ?", (document_id,))
-            tx.execute(
-                "DELETE FROM jobs WHERE kind = 'distill_document' AND json_extract(payload, '$.document_id') = ?",
-                (document_id,),
-            )
+            drop_document_jobs(tx, "distill_document", document_id)
             tx.emit("document.deleted", document_id)
             return document_id
 

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from engine.errors import Conflict, ModelUnavailable, NotFound, ValidationError
 from engine.facts import params
-from engine.facts.conflicts import open_conflicts_of, resolve_conflict, retract, supersede
+from engine.facts.conflicts import open_conflicts_of, other_side, resolve_conflict, retract, supersede
 from engine.facts.decide import Decider
 from engine.facts.model import (
     FACT_COLUMNS,
@@ -387,11 +387,7 @@ class FactsApi:
             if status == "deleted":
                 return
             for conflict_id in open_conflicts_of(tx, fact_id):
-                other = tx.scalar(
-                    "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts WHERE id = ?",
-                    (fact_id, conflict_id),
-                )
-                resolve_conflict(tx, conflict_id, int(other), resolved_by="deletion")
+                resolve_conflict(tx, conflict_id, other_side(tx, conflict_id, fact_id), resolved_by="deletion")
                 status = self._status(tx, fact_id)
             tx.execute(
                 "UPDATE facts SET status_before_delete = ?, status = 'deleted', tier = 'cold', "

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.facts.model import Fact, confidence, standing_for, tier_for
-from engine.store import Store, Tx
+from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch
 
 
@@ -27,6 +27,61 @@ class FactLookup(Protocol):
     def get_many(self, ids: Sequence[int]) -> list[Fact]:
         """Facts by id, in the order asked (missing ids are skipped)."""
         ...
+
+
+# -- reads and moves of conflict rows for other rooms (this module owns the conflicts table) ----------------------
+def other_side(q: Any, conflict_id: int, fact_id: int) -> int:
+    """The fact that conflict ``conflict_id`` sets against ``fact_id``."""
+    sql = "SELECT CASE WHEN fact_a = ? THEN fact_b ELSE fact_a END FROM conflicts WHERE id = ?"
+    return int(q.scalar(sql, (fact_id, conflict_id)))
+
+
+def open_between(q: Any, user_id: str, fact_ids: Sequence[int]) -> list[tuple[int, int, int, float]]:
+    """``(id, fact_a, fact_b, created_at)`` of the user's open conflicts involving any of ``fact_ids``, by id."""
+    if not fact_ids:
+        return []
+    marks = ",".join("?" * len(fact_ids))
+    rows = q.query(
+        f"SELECT id, fact_a, fact_b, created_at FROM conflicts WHERE status = 'open' AND user_id = ? "
+        f"AND (fact_a IN ({marks}) OR fact_b IN ({marks})) ORDER BY id",
+        (user_id, *fact_ids, *fact_ids),
+    )
+    return [(int(r[0]), int(r[1]), int(r[2]), float(r[3])) for r in rows]
+
+
+def of_facts(tx: Tx, fact_ids: Sequence[int]) -> set[int]:
+    """Every conflict (any status) one of ``fact_ids`` takes part in."""
+    found: set[int] = set()
+    for chunk in chunked(fact_ids):
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            int(r[0])
+            for r in tx.execute(
+                f"SELECT id FROM conflicts WHERE fact_a IN ({marks}) OR fact_b IN ({marks})", (*chunk, *chunk)
+            ).fetchall()
+        )
+    return found
+
+
+def sides(tx: Tx, conflict_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """``(fact_a, fact_b)`` of each of ``conflict_ids``."""
+    out: list[tuple[int, int]] = []
+    for chunk in chunked(conflict_ids):
+        marks = ",".join("?" * len(chunk))
+        rows = tx.execute(f"SELECT fact_a, fact_b FROM conflicts WHERE id IN ({marks})", tuple(chunk)).fetchall()
+        out += [(int(a), int(b)) for a, b in rows]
+    return out
+
+
+def move_to_subject(tx: Tx, keep_id: int, merge_ids: Sequence[int]) -> None:
+    """Subjects ``merge_ids`` were merged into ``keep_id``: their conflicts are the keeper's now."""
+    for other in merge_ids:
+        tx.execute("UPDATE conflicts SET subject_id = ? WHERE subject_id = ?", (keep_id, other))
+
+
+def count_open(q: Any) -> int:
+    """How many conflicts are open, all users together (the vault's counts)."""
+    return int(q.scalar("SELECT COUNT(*) FROM conflicts WHERE status = 'open'"))
 
 
 def open_conflict(tx: Tx, user_id: str, subject_id: int, predicate: str, old_id: int, new_id: int, reason: str) -> int:

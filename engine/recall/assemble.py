@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from engine.facts.conflicts import open_between
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.recall.analyze import QueryAnalysis
 from engine.recall.channels import Key, fold
@@ -661,14 +662,8 @@ def _conflicts(store: Reader, request: RecallRequest, challenged: list[Fact]) ->
     fact_ids = sorted({f.id for f in challenged})
     if not fact_ids:
         return []
-    marks = ",".join("?" * len(fact_ids))
-    rows = store.query(
-        f"SELECT c.id, c.fact_a, c.fact_b, c.created_at FROM conflicts c WHERE c.status = 'open' AND c.user_id = ? "
-        f"AND (c.fact_a IN ({marks}) OR c.fact_b IN ({marks})) ORDER BY c.id",
-        (request.user_id, *fact_ids, *fact_ids),
-    )
     blocks = []
-    for conflict_id, fact_a, fact_b, created in rows:
+    for conflict_id, fact_a, fact_b, created in open_between(store, request.user_id, fact_ids):
         facts = {
             int(r[0]): fact_from_row(r)
             for r in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN (?, ?)", (fact_a, fact_b))

@@ -28,7 +28,7 @@ from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
 from engine.store import Store, Tx, chunked
-from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id, merge_subjects
+from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id
 from engine.temporal import parse_datetime, to_epoch
 from engine.workspace import consolidate as passes, sessions
 from engine.workspace.model import (
@@ -895,7 +895,7 @@ class Workspace:
             if keep_id in ids:
                 raise Conflict(f"{keep} cannot be merged into itself.", fix="Name the other subjects to merge.")
             merged_names = [self._name(tx, i) for i in ids]
-            merge_subjects(tx, keep_id, ids)
+            self._subjects.merge_in(tx, keep_id, ids)
             self._subjects.restate_in(tx, keep_id)
             previous = active_of_slot(tx, user_id, "structural", [keep_id])
             before = self._understanding_row(tx, previous).content + "\n" if previous is not None else ""
