@@ -11,8 +11,9 @@ For a chat request, with ``proxy.mode`` allowing it:
 1. the conversation is named by the ``X-Cairn-Conversation`` header, else by a hash of its opening
    (:func:`~engine.api.proxy.dialects.derived_conversation_id`);
 2. recall's ``llm_context`` for the user's new turn goes before the model as a system message (``inject``);
-3. the user's turn is recorded while the upstream works, and the reply once the upstream has finished it — before
-   the answer's last byte is sent, so when a client has the whole answer the turn is in the vault (``record``).
+3. the user's turn is recorded while the upstream works, and the reply once the upstream has finished it, just
+   after the answer's last byte went to the client (``record``): the vault's commit is never what a client waits
+   for.  A reply cut off before the upstream said it was done is not recorded.
 
 Upstreams: an Ollama server serves both protocols itself (OpenAI's under ``/v1``), so either kind of client is
 forwarded as it is.  An OpenAI-compatible upstream (a URL ending in ``/v1``) takes OpenAI clients as they are;
@@ -179,9 +180,9 @@ class MemoryProxy:
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
+            await send_error(send, protocol_of(path), 502, _unreachable(settings.upstream, exc))
             if turn is not None:
                 await turn.recorded_user()
-            await send_error(send, protocol_of(path), 502, _unreachable(settings.upstream, exc))
             return
         try:
             await self._relay(response, send, turn, chat)
@@ -237,9 +238,11 @@ class MemoryProxy:
             # The answer has started: all that can be done is to end it; the client sees a cut-off reply.
             log.warning("memory proxy: the upstream's answer broke off (%s)", type(exc).__name__)
             reader = None
-        if turn is not None:
-            await turn.finish(reader)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if turn is not None:
+            # After the last byte: the client has its whole answer and may send its next request while the
+            # turns are committed (on a kept-alive connection too: the server reads it once this answer ended).
+            await turn.finish(reader)
 
     def client(self, settings: ProxySettings) -> httpx.AsyncClient:
         """The upstream client of the running event loop (one per loop: httpx clients are bound to theirs)."""
