@@ -164,10 +164,12 @@ class MemoryProxy:
 
             await forward_translated(self, scope, body, send, settings)
             return
-        await self.forward(scope, body, send, settings, upstream.url)
+        await self.forward(scope, body, receive, send, settings, upstream.url)
 
     # -- forwarding --------------------------------------------------------------------------------------------
-    async def forward(self, scope: Scope, body: bytes, send: Send, settings: ProxySettings, url: str) -> None:
+    async def forward(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, settings: ProxySettings, url: str
+    ) -> None:
         """Send the request on to ``url`` and its answer back, with memory for a chat request."""
         path: str = scope["path"]
         chat = CHAT_ROUTES.get(path)
@@ -175,8 +177,14 @@ class MemoryProxy:
         if chat is not None and settings.mode != "off":
             turn = await self._prepare(scope, chat, body, settings)
             body = turn.body
-        client = self.client(settings)
-        request = client.build_request(scope["method"], url, content=body or None, headers=_upstream_headers(settings))
+        client = self.client()
+        request = client.build_request(
+            scope["method"],
+            url,
+            content=body or None,
+            headers=_upstream_headers(settings),
+            timeout=httpx.Timeout(settings.timeout_s, connect=CONNECT_TIMEOUT_S),  # per request: the setting is live
+        )
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
@@ -185,7 +193,7 @@ class MemoryProxy:
                 await turn.recorded_user()
             return
         try:
-            await self._relay(response, send, turn, chat)
+            await self._relay(response, receive, send, turn, chat)
         finally:
             await response.aclose()
 
@@ -220,8 +228,15 @@ class MemoryProxy:
                 turn.status = "recorded"
         return turn
 
-    async def _relay(self, response: httpx.Response, send: Send, turn: ChatTurn | None, chat: ChatKind | None) -> None:
-        """The upstream's answer to the client as it arrives; the reply recorded before the last byte."""
+    async def _relay(
+        self, response: httpx.Response, receive: Receive, send: Send, turn: ChatTurn | None, chat: ChatKind | None
+    ) -> None:
+        """The upstream's answer to the client as it arrives, then the reply recorded.
+
+        A client that leaves mid-answer (the user pressed Stop) ends the upstream's answer too: its connection is
+        closed, which is how Ollama and the OpenAI-compatible servers learn to stop generating.  The part-reply
+        is not recorded.
+        """
         headers = [(name.lower(), value) for name, value in response.headers.raw if name.lower() not in _HOP_HEADERS]
         reader = None
         if turn is not None:
@@ -229,8 +244,12 @@ class MemoryProxy:
             if chat is not None and turn.records and response.status_code == 200:
                 reader = ReplyReader(chat, _framing(response.headers.get("content-type", "")))
         await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        gone = asyncio.ensure_future(_disconnect(receive))
         try:
             async for chunk in response.aiter_bytes():
+                if gone.done():
+                    reader = None
+                    break
                 if reader is not None:
                     reader.feed(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -238,19 +257,20 @@ class MemoryProxy:
             # The answer has started: all that can be done is to end it; the client sees a cut-off reply.
             log.warning("memory proxy: the upstream's answer broke off (%s)", type(exc).__name__)
             reader = None
+        finally:
+            gone.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         if turn is not None:
             # After the last byte: the client has its whole answer and may send its next request while the
             # turns are committed (on a kept-alive connection too: the server reads it once this answer ended).
             await turn.finish(reader)
 
-    def client(self, settings: ProxySettings) -> httpx.AsyncClient:
+    def client(self) -> httpx.AsyncClient:
         """The upstream client of the running event loop (one per loop: httpx clients are bound to theirs)."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
             client = self._clients[loop] = httpx.AsyncClient(
-                timeout=httpx.Timeout(settings.timeout_s, connect=CONNECT_TIMEOUT_S),
                 trust_env=False,  # never an HTTP(S)_PROXY from the environment: only the configured address
                 follow_redirects=False,
             )
@@ -304,6 +324,12 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks), True
+
+
+async def _disconnect(receive: Receive) -> None:
+    """Returns once the client has gone (the request's body was already read: nothing else can arrive)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _json_object(body: bytes) -> dict[str, Any] | None:

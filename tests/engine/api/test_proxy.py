@@ -1,94 +1,26 @@
 """The memory proxy, driven by the real ``ollama`` and ``openai`` clients against a served endpoint whose upstream is
-the fake Ollama or the fake OpenAI-compatible server (both real HTTP on loopback)."""
+the fake Ollama or the fake OpenAI-compatible server (both real HTTP on loopback): turns recorded, memory injected,
+streams passed through, the model routes passed through."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
-
 import httpx
-import ollama
-import openai
 import pytest
 
-from engine import Vault
 from engine.api.proxy.dialects import MEMORY_PREAMBLE
-from engine.changes import Change
-from engine.events import Event, EventIn
-from tests.engine.api.conftest import Served, assert_error
+from tests.engine.api.conftest import Served
+from tests.engine.api.proxy_support import (
+    QUESTION,
+    TIMEOUT,
+    ollama_client,
+    openai_client,
+    proxy_events,
+    settle,
+    system_texts,
+    turns,
+)
 from tests.fakes.ollama import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
-
-TIMEOUT = httpx.Timeout(20, connect=2)
-REMEMBERED = "My sister Ann lives in Lisbon and she loves sailing."
-QUESTION = "Where does my sister Ann live?"
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for something the server does after its answer (the reply is recorded once the answer is complete)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
-
-
-def turns(vault: Vault, conversation_id: str, count: int) -> list[Event]:
-    """The conversation's events, once there are ``count`` of them."""
-    wait_until(lambda: len(vault.conversations.events(conversation_id)) >= count)
-    events = vault.conversations.events(conversation_id)
-    assert len(events) == count, [(e.role, e.content) for e in events]
-    return events
-
-
-def proxy_events(vault: Vault) -> list[Event]:
-    rows = vault.store.query("SELECT DISTINCT conversation_id FROM events WHERE source = 'proxy'")
-    return [e for (cid,) in rows for e in vault.conversations.events(cid)]
-
-
-def settle(served: Served) -> None:
-    """Every request has finished, recording included (the guard's slots are free again)."""
-    guard = served.server.app.middleware_stack
-    wait_until(lambda: guard.requests.in_use == 0)
-
-
-@pytest.fixture
-def remembered(vault: Vault) -> Vault:
-    """A vault that knows where Ann lives (from an earlier conversation)."""
-    vault.events.ingest(EventIn(conversation_id="earlier", content=REMEMBERED))
-    vault.jobs.wait_idle(30)
-    return vault
-
-
-@pytest.fixture
-def via_ollama(remembered: Vault, fake_ollama: FakeOllama, served: Served) -> Served:
-    remembered.update_settings({"proxy.upstream": fake_ollama.url})
-    return served
-
-
-@pytest.fixture
-def via_openai(remembered: Vault, fake_openai: FakeOpenAI, served: Served) -> Served:
-    remembered.update_settings({"proxy.upstream": fake_openai.url})
-    return served
-
-
-def ollama_client(served: Served, conversation: str | None = None, *, token: bool = True) -> ollama.Client:
-    headers = {"X-Cairn-Conversation": conversation} if conversation else {}
-    if token:
-        headers |= served.auth()
-    return ollama.Client(host=served.url, headers=headers, timeout=TIMEOUT)
-
-
-def openai_client(served: Served, conversation: str | None = None) -> openai.OpenAI:
-    headers = {"X-Cairn-Conversation": conversation} if conversation else None
-    return openai.OpenAI(
-        base_url=f"{served.url}/v1", api_key=served.token, default_headers=headers, timeout=20, max_retries=0
-    )
-
-
-def system_texts(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m.get("role") == "system"]
 
 
 # -- recording -------------------------------------------------------------------------------------------------
@@ -149,9 +81,7 @@ def test_a_resent_user_turn_is_recorded_once(via_ollama: Served, fake_ollama: Fa
 
 
 # -- injection -------------------------------------------------------------------------------------------------
-def test_recalled_memory_reaches_the_upstream_as_a_system_message(
-    via_ollama: Served, fake_ollama: FakeOllama
-) -> None:
+def test_recalled_memory_reaches_the_upstream_as_a_system_message(via_ollama: Served, fake_ollama: FakeOllama) -> None:
     messages = [{"role": "system", "content": "You are a travel agent."}, {"role": "user", "content": QUESTION}]
     ollama_client(via_ollama, "inject").chat(model="llama3.2", messages=messages, stream=False)
 
@@ -199,7 +129,7 @@ def test_ollama_stream_passes_through_in_order_and_the_reply_is_recorded(
     assert "".join(c.message.content for c in chunks) == reply
     assert [c.done for c in chunks] == [False] * (len(chunks) - 1) + [True]
     user, recorded = turns(via_ollama.vault, "streamed", 2)
-    assert recorded.content == reply
+    assert (user.content, recorded.content) == (QUESTION, reply)
 
 
 def test_openai_client_chat_records_and_injects(via_openai: Served, fake_openai: FakeOpenAI) -> None:
@@ -253,191 +183,19 @@ def test_openai_model_routes_pass_through(via_openai: Served, fake_openai: FakeO
     assert vector == pytest.approx(fake_openai.embedding("hello world"), abs=1e-6)
 
 
-def test_upstream_errors_pass_through_unchanged(via_ollama: Served, fake_ollama: FakeOllama) -> None:
-    with pytest.raises(ollama.ResponseError) as raised:
-        ollama_client(via_ollama).chat(model="not-installed", messages=[{"role": "user", "content": "hi"}])
-    assert raised.value.status_code == 404
-    assert raised.value.error == 'model "not-installed" not found, try pulling it first'
-
-    fake_ollama.fail_next(503, "server busy", path="/api/chat")
-    body = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}], "stream": False}
-    with httpx.Client(base_url=via_ollama.url, headers=via_ollama.auth(), timeout=TIMEOUT) as http:
-        response = http.post("/api/chat", json=body)
-    assert response.status_code == 503
-    assert response.json() == {"error": "server busy"}
-
-
-def test_openai_upstream_errors_pass_through_unchanged(via_openai: Served, fake_openai: FakeOpenAI) -> None:
-    fake_openai.fail_next(429, "Rate limit reached", path="/v1/chat/completions")
-    with pytest.raises(openai.RateLimitError) as raised:
-        openai_client(via_openai).chat.completions.create(
-            model="qwen2.5-7b-instruct", messages=[{"role": "user", "content": "hi"}]
-        )
-    assert raised.value.status_code == 429
-    assert raised.value.message.endswith("Rate limit reached")
-
-
-def test_an_unreachable_upstream_is_a_502_in_the_clients_protocol(
+def test_openai_clients_reach_an_ollama_upstream_through_its_own_openai_api(
     via_ollama: Served, fake_ollama: FakeOllama
 ) -> None:
-    fake_ollama.stop()
-    with pytest.raises(ollama.ResponseError) as raised:
-        ollama_client(via_ollama).chat(model="llama3.2", messages=[{"role": "user", "content": "hi"}])
-    assert raised.value.status_code == 502
-    assert fake_ollama.url in raised.value.error
-
-
-def test_without_an_upstream_the_proxy_says_what_to_set(served: Served) -> None:
-    with pytest.raises(openai.APIStatusError) as raised:
-        openai_client(served).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
-    assert raised.value.status_code == 503
-    assert "proxy.upstream" in raised.value.message
-
-
-def test_ollama_clients_before_an_openai_upstream_get_a_clear_error(via_openai: Served) -> None:
-    with pytest.raises(ollama.ResponseError) as raised:
-        ollama_client(via_openai).chat(model="qwen2.5-7b-instruct", messages=[{"role": "user", "content": "hi"}])
-    assert raised.value.status_code == 501
-    assert "/v1" in raised.value.error
-
-
-# -- Cairn failing ---------------------------------------------------------------------------------------------
-def test_a_failing_recall_still_forwards_and_says_so(
-    via_ollama: Served, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def broken_recall(request: object) -> object:
-        raise RuntimeError("the index is gone")
-
-    monkeypatch.setattr(via_ollama.vault, "recall", broken_recall)
-    seen: list[Change] = []
-    via_ollama.vault.changes.subscribe(seen.extend)
-    fake_ollama.queue_chat("Still here.")
-    body = {"model": "llama3.2", "messages": [{"role": "user", "content": QUESTION}], "stream": False}
-    with httpx.Client(base_url=via_ollama.url, headers=via_ollama.auth(), timeout=TIMEOUT) as http:
-        response = http.post("/api/chat", json=body, headers={"X-Cairn-Conversation": "degraded"})
-
-    assert response.status_code == 200
-    assert response.json()["message"]["content"] == "Still here."
-    assert response.headers["x-cairn-memory"] == "unavailable"
-    assert system_texts(fake_ollama.requests_to("/api/chat")[-1].body) == []
-    warnings = [c for c in seen if c.type == "proxy.warning"]
-    assert len(warnings) == 1
-    assert "recall failed (RuntimeError)" in warnings[0].data["warnings"][0]
-    assert "the index is gone" not in json.dumps(warnings[0].as_dict())  # the type, never the text
-    assert [e.content for e in turns(via_ollama.vault, "degraded", 2)] == [QUESTION, "Still here."]
-
-
-def test_a_failing_recording_still_answers(
-    via_ollama: Served, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    coalescer = via_ollama.server.app.state.ingest
-
-    async def broken_ingest(event: EventIn) -> object:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(coalescer, "ingest", broken_ingest)
-    fake_ollama.queue_chat("Answered anyway.")
-    answer = ollama_client(via_ollama, "unrecorded").chat(
-        model="llama3.2", messages=[{"role": "user", "content": "hi"}], stream=False
+    client = openai_client(via_ollama, "oa-to-ollama")
+    assert [m.id for m in client.models.list()] == list(fake_ollama.models)
+    fake_ollama.queue_chat("Ann lives in Lisbon, by the river.")
+    stream = client.chat.completions.create(
+        model="llama3.2", messages=[{"role": "user", "content": QUESTION}], stream=True
     )
-    settle(via_ollama)
+    reply = "".join(chunk.choices[0].delta.content or "" for chunk in stream)
 
-    assert answer.message.content == "Answered anyway."
-    assert via_ollama.vault.conversations.events("unrecorded") == []
-    assert via_ollama.server.app.proxy.memory.health.failures == 1
-
-
-# -- modes -----------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("mode", "records", "injects"),
-    [("off", False, False), ("record", True, False), ("inject", False, True), ("both", True, True)],
-)
-def test_modes(
-    via_ollama: Served, fake_ollama: FakeOllama, mode: str, records: bool, injects: bool
-) -> None:
-    via_ollama.vault.update_settings({"proxy.mode": mode})
-    ollama_client(via_ollama, f"mode-{mode}").chat(
-        model="llama3.2", messages=[{"role": "user", "content": QUESTION}], stream=False
-    )
-    settle(via_ollama)
-
-    sent = fake_ollama.requests_to("/api/chat")[-1].body
-    assert any("Lisbon" in text for text in system_texts(sent)) is injects
-    assert len(via_ollama.vault.conversations.events(f"mode-{mode}")) == (2 if records else 0)
-
-
-# -- auth ------------------------------------------------------------------------------------------------------
-def test_every_proxy_route_needs_the_token(via_ollama: Served) -> None:
-    with httpx.Client(base_url=via_ollama.url, timeout=TIMEOUT) as http:
-        for method, path in [
-            ("POST", "/api/chat"),
-            ("POST", "/api/generate"),
-            ("GET", "/api/tags"),
-            ("POST", "/api/show"),
-            ("POST", "/api/embed"),
-            ("GET", "/api/version"),
-            ("POST", "/v1/chat/completions"),
-            ("GET", "/v1/models"),
-            ("POST", "/v1/embeddings"),
-        ]:
-            body = {"model": "llama3.2"} if method == "POST" else None
-            assert_error(http.request(method, path, json=body), 401, "unauthorized")
-            assert_error(
-                http.request(method, path, json=body, headers={"Authorization": "Bearer wrong"}), 401, "unauthorized"
-            )
-
-
-def test_tokenless_ollama_admission_is_off_by_default_and_only_opens_ollama_routes(
-    via_ollama: Served, fake_ollama: FakeOllama
-) -> None:
-    client = ollama_client(via_ollama, "tokenless", token=False)
-    with pytest.raises(ollama.ResponseError) as refused:
-        client.list()
-    assert refused.value.status_code == 401
-
-    via_ollama.vault.update_settings({"proxy.ollama_without_token": True})
-    fake_ollama.queue_chat("Hello without a token.")
-    answer = client.chat(model="llama3.2", messages=[{"role": "user", "content": "hi"}], stream=False)
-    assert answer.message.content == "Hello without a token."
-    assert [m.model for m in client.list().models] == list(fake_ollama.models)
-
-    with httpx.Client(base_url=via_ollama.url, timeout=TIMEOUT) as http:
-        assert_error(http.get("/v1/models"), 401, "unauthorized")
-        assert_error(http.post("/v6/recall", json={"conversation_id": "c", "query": "q"}), 401, "unauthorized")
-        # the guard's other checks still hold on the opened routes
-        assert_error(http.get("/api/tags", headers={"Host": "evil.com"}), 421)
-        assert_error(http.get("/api/tags", headers={"Origin": "http://evil.com"}), 403)
-        assert_error(http.post("/api/chat", content=b"{}", headers={"Content-Type": "text/plain"}), 415)
-
-    via_ollama.vault.update_settings({"proxy.ollama_without_token": False})
-    with pytest.raises(ollama.ResponseError) as closed_again:
-        client.list()
-    assert closed_again.value.status_code == 401
-
-
-def test_the_upstream_api_key_is_sent_in_place_of_cairns_token(
-    via_openai: Served, fake_openai: FakeOpenAI
-) -> None:
-    fake_openai.api_key = "upstream-secret"
-    with pytest.raises(openai.AuthenticationError):
-        openai_client(via_openai).models.list()
-    via_openai.vault.update_settings({"proxy.upstream_api_key": "upstream-secret"})
-    assert [m.id for m in openai_client(via_openai).models.list()] == fake_openai.models
-    assert via_openai.token not in json.dumps([dict(r.headers) for r in fake_openai.requests])
-
-
-@pytest.fixture
-def no_network_leak(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """An HTTP proxy in the environment must not be used for the upstream."""
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
-    yield
-
-
-def test_the_upstream_is_called_directly_whatever_the_environment_says(
-    no_network_leak: None, via_ollama: Served, fake_ollama: FakeOllama
-) -> None:
-    fake_ollama.queue_chat("Direct.")
-    client = ollama.Client(host=via_ollama.url, headers=via_ollama.auth(), timeout=TIMEOUT, trust_env=False)
-    answer = client.chat(model="llama3.2", messages=[{"role": "user", "content": "hi"}])
-    assert answer.message.content == "Direct."
+    assert reply == "Ann lives in Lisbon, by the river."
+    sent = fake_ollama.requests_to("/v1/chat/completions")[-1].body
+    assert any("Lisbon" in text for text in system_texts(sent))
+    user, recorded = turns(via_ollama.vault, "oa-to-ollama", 2)
+    assert (user.content, recorded.content) == (QUESTION, reply)
