@@ -136,7 +136,7 @@ def create_app(
         body_timeout_s=body_timeout_s,
         # Read at each request (the proxy section applies live): Ollama clients that cannot send a token, on the
         # Ollama proxy routes only, and only while the user has said so.
-        tokenless=lambda method, path: vault.settings.proxy.ollama_without_token and is_ollama_route(method, path),
+        tokenless=lambda method, path: is_ollama_route(method, path) and vault.settings.proxy.ollama_without_token,
     )
     mcp_server = build_mcp_server(vault)
     mcp_routes = _mcp_routes(

@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -214,7 +215,9 @@ class MemoryProxy:
         if user is None:
             return turn
         if settings.mode in ("inject", "both"):
+            started = time.perf_counter()
             context = await self.memory.recall(exchange, user.text)
+            turn.recall_ms = (time.perf_counter() - started) * 1000
             if context is None:
                 turn.status = "unavailable"
             elif context:
@@ -224,7 +227,7 @@ class MemoryProxy:
                 turn.status = "nothing-recalled"
         if settings.mode in ("record", "both"):
             turn.user_task = asyncio.ensure_future(self.memory.record(exchange, "user", user.text, index=user.index))
-            if turn.status == "off":
+            if turn.status == "untouched":
                 turn.status = "recorded"
         return turn
 
@@ -241,6 +244,8 @@ class MemoryProxy:
         reader = None
         if turn is not None:
             headers.append((MEMORY_HEADER, turn.status.encode("ascii")))
+            if turn.recall_ms is not None:  # what the answer waited for recall (the standard Server-Timing header)
+                headers.append((b"server-timing", f"recall;dur={turn.recall_ms:.2f}".encode("ascii")))
             if chat is not None and turn.records and response.status_code == 200:
                 reader = ReplyReader(chat, _framing(response.headers.get("content-type", "")))
         await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
@@ -290,10 +295,13 @@ class ChatTurn:
         self.memory = memory
         self.body = body
         self.exchange: Exchange | None = None
-        #: What the ``X-Cairn-Memory`` header says: ``injected``, ``nothing-recalled``, ``recorded``
-        #: (record mode), ``unavailable`` (recall failed: forwarded without memory) or ``off``.
-        self.status = "off"
+        #: What the ``X-Cairn-Memory`` header says: ``injected``, ``nothing-recalled``, ``recorded`` (record mode),
+        #: ``unavailable`` (recall failed: forwarded without memory) or ``untouched`` (no new user turn in it).
+        #: With ``proxy.mode = off`` there is no header.
+        self.status = "untouched"
         self.user_task: asyncio.Future[bool] | None = None
+        #: Milliseconds spent in recall (None: no recall ran).
+        self.recall_ms: float | None = None
 
     @property
     def records(self) -> bool:
