@@ -47,6 +47,7 @@ from engine.api.proxy.dialects import (
     with_memory,
 )
 from engine.api.proxy.memory import Exchange, ProxyMemory
+from engine.api.proxy.translate import Answer, forward_translated
 from engine.config import ProxySettings
 from engine.vault import Vault
 
@@ -161,9 +162,7 @@ class MemoryProxy:
             return
         upstream = resolve(settings, path)
         if upstream.translate:
-            from engine.api.proxy.translate import forward_translated
-
-            await forward_translated(self, scope, body, send, settings)
+            await forward_translated(self, scope, body, receive, send, settings)
             return
         await self.forward(scope, body, receive, send, settings, upstream.url)
 
@@ -176,31 +175,50 @@ class MemoryProxy:
         chat = CHAT_ROUTES.get(path)
         turn = None
         if chat is not None and settings.mode != "off":
-            turn = await self._prepare(scope, chat, body, settings)
+            turn = await self.prepare(scope, chat, body, settings)
             body = turn.body
+        await self.exchange(
+            scope["method"], url, body, receive, send, settings, protocol_of(path), turn=turn, chat=chat
+        )
+
+    async def exchange(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        receive: Receive,
+        send: Send,
+        settings: ProxySettings,
+        protocol: Protocol,
+        *,
+        turn: ChatTurn | None = None,
+        chat: ChatKind | None = None,
+        convert: Answer | None = None,
+    ) -> None:
+        """One request to the upstream, its answer relayed (through ``convert`` when the protocols differ)."""
         client = self.client()
         request = client.build_request(
-            scope["method"],
+            method,
             url,
             content=body or None,
-            headers=_upstream_headers(settings),
+            headers=upstream_headers(settings),
             timeout=httpx.Timeout(settings.timeout_s, connect=CONNECT_TIMEOUT_S),  # per request: the setting is live
         )
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            await send_error(send, protocol_of(path), 502, _unreachable(settings.upstream, exc))
+            await send_error(send, protocol, 502, _unreachable(settings.upstream, exc))
             if turn is not None:
                 await turn.recorded_user()
             return
         try:
-            await self._relay(response, receive, send, turn, chat)
+            await self._relay(response, receive, send, turn, chat, convert)
         finally:
             await response.aclose()
 
-    async def _prepare(self, scope: Scope, chat: ChatKind, body: bytes, settings: ProxySettings) -> ChatTurn:
+    async def prepare(self, scope: Scope, chat: ChatKind, body: bytes, settings: ProxySettings) -> ChatTurn:
         """Name the conversation, recall and inject, and start recording the user's turn."""
-        parsed = _json_object(body)
+        parsed = json_object(body)
         turn = ChatTurn(self.memory, body)
         if parsed is None:
             return turn  # not a request the upstream will accept either; it says why
@@ -232,7 +250,13 @@ class MemoryProxy:
         return turn
 
     async def _relay(
-        self, response: httpx.Response, receive: Receive, send: Send, turn: ChatTurn | None, chat: ChatKind | None
+        self,
+        response: httpx.Response,
+        receive: Receive,
+        send: Send,
+        turn: ChatTurn | None,
+        chat: ChatKind | None,
+        convert: Answer | None,
     ) -> None:
         """The upstream's answer to the client as it arrives, then the reply recorded.
 
@@ -241,13 +265,16 @@ class MemoryProxy:
         is not recorded.
         """
         headers = [(name.lower(), value) for name, value in response.headers.raw if name.lower() not in _HOP_HEADERS]
+        if convert is not None:
+            kind = convert.start(response.status_code, response.headers.get("content-type", ""))
+            headers = [(b"content-type", kind)]
         reader = None
         if turn is not None:
             headers.append((MEMORY_HEADER, turn.status.encode("ascii")))
             if turn.recall_ms is not None:  # what the answer waited for recall (the standard Server-Timing header)
                 headers.append((b"server-timing", f"recall;dur={turn.recall_ms:.2f}".encode("ascii")))
             if chat is not None and turn.records and response.status_code == 200:
-                reader = ReplyReader(chat, _framing(response.headers.get("content-type", "")))
+                reader = ReplyReader(chat, _framing(_content_type(headers)))
         await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
         gone = asyncio.ensure_future(_disconnect(receive))
         try:
@@ -255,9 +282,16 @@ class MemoryProxy:
                 if gone.done():
                     reader = None
                     break
+                out = convert.feed(chunk) if convert is not None else chunk
                 if reader is not None:
-                    reader.feed(chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    reader.feed(out)
+                if out:
+                    await send({"type": "http.response.body", "body": out, "more_body": True})
+            if convert is not None and not gone.done():
+                out = convert.finish()
+                if reader is not None:
+                    reader.feed(out)
+                await send({"type": "http.response.body", "body": out, "more_body": True})
         except httpx.HTTPError as exc:
             # The answer has started: all that can be done is to end it; the client sees a cut-off reply.
             log.warning("memory proxy: the upstream's answer broke off (%s)", type(exc).__name__)
@@ -340,7 +374,7 @@ async def _disconnect(receive: Receive) -> None:
         pass
 
 
-def _json_object(body: bytes) -> dict[str, Any] | None:
+def json_object(body: bytes) -> dict[str, Any] | None:
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -355,11 +389,20 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-def _upstream_headers(settings: ProxySettings) -> dict[str, str]:
+def upstream_headers(settings: ProxySettings) -> dict[str, str]:
+    """What the upstream is sent besides the body: its type, no compression (the proxy reads the answer), and the
+    upstream's own key when one is set — never anything the client sent."""
     headers = {"content-type": "application/json", "accept-encoding": "identity"}
     if settings.upstream_api_key:
         headers["authorization"] = f"Bearer {settings.upstream_api_key}"
     return headers
+
+
+def _content_type(headers: list[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name == b"content-type":
+            return value.decode("latin-1")
+    return ""
 
 
 def _framing(content_type: str) -> Literal["ndjson", "sse", "json"]:
@@ -378,14 +421,8 @@ def _unreachable(upstream: str, exc: httpx.HTTPError) -> str:
     )
 
 
-async def send_error(send: Send, protocol: Protocol, status: int, message: str) -> None:
-    """An error of the proxy itself, in the shape the client's protocol uses (Ollama's ``{"error": text}``,
-    OpenAI's ``{"error": {"message", "type", ...}}``), so the client's library shows the message."""
-    payload: dict[str, Any]
-    if protocol == "ollama":
-        payload = {"error": message}
-    else:
-        payload = {"error": {"message": message, "type": "cairn_proxy_error", "param": None, "code": None}}
+async def send_json(send: Send, status: int, payload: Any) -> None:
+    """A JSON answer made by the proxy itself."""
     data = json.dumps(payload).encode("utf-8")
     with contextlib.suppress(OSError):
         await send(
@@ -396,3 +433,14 @@ async def send_error(send: Send, protocol: Protocol, status: int, message: str) 
             }
         )
         await send({"type": "http.response.body", "body": data, "more_body": False})
+
+
+async def send_error(send: Send, protocol: Protocol, status: int, message: str) -> None:
+    """An error of the proxy itself, in the shape the client's protocol uses (Ollama's ``{"error": text}``,
+    OpenAI's ``{"error": {"message", "type", ...}}``), so the client's library shows the message."""
+    payload: dict[str, Any]
+    if protocol == "ollama":
+        payload = {"error": message}
+    else:
+        payload = {"error": {"message": message, "type": "cairn_proxy_error", "param": None, "code": None}}
+    await send_json(send, status, payload)

@@ -66,13 +66,6 @@ def test_without_an_upstream_the_proxy_says_what_to_set(served: Served) -> None:
     assert "proxy.upstream" in raised.value.message
 
 
-def test_ollama_clients_before_an_openai_upstream_get_a_clear_error(via_openai: Served) -> None:
-    with pytest.raises(ollama.ResponseError) as raised:
-        ollama_client(via_openai).chat(model="qwen2.5-7b-instruct", messages=[{"role": "user", "content": "hi"}])
-    assert raised.value.status_code == 501
-    assert "/v1" in raised.value.error
-
-
 # -- Cairn failing ---------------------------------------------------------------------------------------------
 def test_a_failing_recall_still_forwards_and_says_so(
     via_ollama: Served, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
