@@ -100,6 +100,11 @@ async def forward_translated(
         )
         return
     chat = CHAT_ROUTES[path]
+    if not (parsed.get("messages") if chat == "ollama_chat" else parsed.get("prompt")):
+        # Ollama's way to load a model ahead of use; an OpenAI server has no such request, and loads on demand.
+        loaded = ChatAnswer(chat, model, stream=False)._piece("", done=True)
+        await send_json(send, 200, {**loaded, "done_reason": "load"})
+        return
     turn = await proxy.prepare(scope, chat, body, settings) if settings.mode != "off" else None
     shaped = json_object(turn.body) if turn is not None else parsed
     request = chat_request(chat, shaped or parsed)

@@ -93,3 +93,9 @@ def test_an_upstream_error_keeps_its_status_in_ollamas_shape(via_openai: Served,
         ollama_client(via_openai).chat(model="not-served", messages=[{"role": "user", "content": "hi"}], stream=False)
     assert unknown.value.status_code == 404
     assert unknown.value.error == "The model `not-served` does not exist."
+
+
+def test_loading_a_model_is_answered_without_the_upstream(via_openai: Served, fake_openai: FakeOpenAI) -> None:
+    answer = ollama_client(via_openai).chat(model=CHAT_MODEL, messages=[], stream=False)
+    assert (answer.done, answer.done_reason) == (True, "load")
+    assert fake_openai.requests_to("/v1/chat/completions") == []
