@@ -1,5 +1,6 @@
 """The endpoint's ASGI app: FastAPI with the area routers, MCP at ``/mcp``, the change stream, the
-JSON error handlers, and the guard outermost.
+JSON error handlers, the memory proxy's Ollama and OpenAI routes (:mod:`engine.api.proxy`), and the
+guard outermost.
 
 :func:`create_app` is what ``cairn serve`` and the GUI hand to
 :class:`~engine.api.server.EndpointServer`.  The guard is installed *outside* everything Starlette
