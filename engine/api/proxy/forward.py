@@ -2,9 +2,9 @@
 
 A pure ASGI middleware inside the guard (Host, Origin, token, content type, body size and concurrency are checked
 as for every route) and in front of FastAPI, which never sees these paths: the answer is the upstream's, streamed
-through chunk by chunk as it arrives, with its status code, its body and its content type unchanged.  Only the
-chat routes are touched (:data:`CHAT_ROUTES`); the others — model lists, model details, embeddings, the version —
-pass through as they are.
+through chunk by chunk as it arrives, with its status code, its body and its content type unchanged (unless it is
+translated, below).  Only the chat routes are touched (:data:`CHAT_ROUTES`); the others — model lists, model
+details, embeddings, the version — pass through as they are.
 
 For a chat request, with ``proxy.mode`` allowing it:
 
