@@ -13,7 +13,7 @@ JSON ?=
 EMBEDDER ?= hashing
 
 .PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-workspace bench-documents \
-        bench-endpoint bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
+        bench-endpoint bench-proxy bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
 	$(BIN)/cairn
@@ -86,6 +86,10 @@ bench-documents: $(STAMP_TEST)
 
 bench-endpoint: $(STAMP_TEST)
 	$(BIN)/python -m bench.endpoint
+
+# the memory proxy's added latency (a chat turn through Cairn vs straight to the model server) beside recall's
+bench-proxy: $(STAMP_TEST)
+	$(BIN)/python -m bench.proxy
 
 bench-durability: $(STAMP_TEST)
 	$(BIN)/python -m bench.durability --rounds 100

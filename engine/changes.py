@@ -23,6 +23,7 @@ Change types (the ``type`` field):
 ``ingest.progress``       progress of a long ingest (files done / total)
 ``forget.completed``      a scoped forget finished (data: receipt_id)
 ``settings.changed``      settings were saved
+``proxy.warning``         the memory proxy forwarded a chat without memory (data: kind, warnings)
 ========================  =====================================================
 """
 

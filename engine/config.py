@@ -28,7 +28,7 @@ PiiPolicy = Literal["block", "redact", "keep"]
 
 #: Sections whose changes take effect at once (the running vault reads them at each use, or
 #: ``Vault.update_settings`` hands them over); the others apply when the vault is opened next.
-LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch", "backups", "workspace"})
+LIVE_SECTIONS: frozenset[str] = frozenset({"privacy", "facts", "recall", "watch", "backups", "workspace", "proxy"})
 #: Settings of live sections that the running parts only read when the vault opens.
 STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_interval_s", "workspace.use_model"})
 #: Settings of the other sections that are read at each use, so they apply at once too.
@@ -180,6 +180,55 @@ class EndpointSettings(_Section):
         "local files into its own context. On: paths are still limited to the watched folders and "
         "documents.allowed_roots.",
     )
+
+
+ProxyMode = Literal["both", "record", "inject", "off"]
+
+
+class ProxySettings(_Section):
+    """The memory proxy: the endpoint speaking Ollama's and OpenAI's chat APIs to chat apps, forwarding to a model
+    server, remembering each turn and putting recalled memory in front of the model (:mod:`engine.api.proxy`)."""
+
+    upstream: str = Field(
+        "",
+        description="The model server the proxy forwards to: an Ollama server (http://127.0.0.1:11434) or an "
+        "OpenAI-compatible one, ending in /v1 (http://127.0.0.1:1234/v1). Empty: the proxy answers 503.",
+    )
+    mode: ProxyMode = Field(
+        "both",
+        description="both: record each turn and inject recalled memory; record: only record; inject: only inject; "
+        "off: forward unchanged, remembering nothing.",
+    )
+    upstream_api_key: str = Field(
+        "",
+        description="Key the upstream server expects, if any (sent as its bearer token; the client's Cairn token is "
+        "never forwarded).",
+    )
+    ollama_without_token: bool = Field(
+        False,
+        description="Admit Ollama-protocol clients that cannot send a token (the /api/* proxy routes only). Risk: "
+        "any program on this machine, and any web page the browser lets through the Origin check, can then chat "
+        "through the proxy, read what recall puts in the model's context, and write turns into the vault. Leave "
+        "off unless a client truly cannot send an Authorization header.",
+    )
+    timeout_s: float = Field(
+        600.0, gt=0, description="Seconds to wait for the upstream's next bytes (a model may load for minutes)."
+    )
+
+    @field_validator("upstream")
+    @classmethod
+    def _upstream_shape(cls, value: str) -> str:
+        """Refuse an address the proxy would fail on at the first chat, far from the setting that caused it."""
+        if not value.strip():
+            return ""
+        parts = urlsplit(value.strip())
+        try:
+            parts.port  # noqa: B018 - a port that is not a number raises ValueError
+        except ValueError:
+            raise ValueError("the port is not a number") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+            raise ValueError("expected http://host:port (Ollama) or http://host:port/v1 (OpenAI-compatible)")
+        return value.strip().rstrip("/")
 
 
 class PrivacySettings(_Section):
@@ -349,6 +398,7 @@ class Settings(_Section):
     embedder: EmbedderSettings = EmbedderSettings()
     vectors: VectorSettings = VectorSettings()
     endpoint: EndpointSettings = EndpointSettings()
+    proxy: ProxySettings = ProxySettings()
     privacy: PrivacySettings = PrivacySettings()
     jobs: JobSettings = JobSettings()
     episodes: EpisodeSettings = EpisodeSettings()

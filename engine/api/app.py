@@ -1,5 +1,6 @@
 """The endpoint's ASGI app: FastAPI with the area routers, MCP at ``/mcp``, the change stream, the
-JSON error handlers, and the guard outermost.
+JSON error handlers, the memory proxy's Ollama and OpenAI routes (:mod:`engine.api.proxy`), and the
+guard outermost.
 
 :func:`create_app` is what ``cairn serve`` and the GUI hand to
 :class:`~engine.api.server.EndpointServer`.  The guard is installed *outside* everything Starlette
@@ -38,6 +39,7 @@ from engine.api.guard import BODY_TIMEOUT_S, Guard, GuardConfig
 from engine.api.mcp import MCP_PATH, McpSessions, build_mcp_server
 from engine.api.mcp_sessions import SessionLru
 from engine.api.openapi import app_metadata, finish
+from engine.api.proxy.forward import MemoryProxy, is_ollama_route
 from engine.api.routes import routers
 from engine.api.routes.stream import STREAM_PATH
 from engine.api.routes.system import HEALTH_PATH
@@ -65,10 +67,11 @@ class CairnAPI(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
         """Starlette's stack (error handling, exception handlers, routing) inside the guard, with the fast paths
         for single-event ingests (:mod:`engine.api.fast_ingest`) and recalls (:mod:`engine.api.fast_recall`)
-        between them."""
+        and the memory proxy's routes (:mod:`engine.api.proxy`) between them."""
         self.fast_recall = FastRecall(super().build_middleware_stack(), lambda: self.state.vault)
         self.fast_ingest = FastIngest(self.fast_recall, lambda: self.state.ingest)
-        return Guard(self.fast_ingest, self.guard_config)
+        self.proxy = MemoryProxy(self.fast_ingest, lambda: self.state.vault, lambda: self.state.ingest)
+        return Guard(self.proxy, self.guard_config)
 
     def openapi(self) -> dict[str, Any]:
         """The OpenAPI document (see :mod:`engine.api.openapi`), built once."""
@@ -132,6 +135,9 @@ def create_app(
         stream_paths=STREAM_PATHS,
         unavailable=lambda: vault.closed,
         body_timeout_s=body_timeout_s,
+        # Read at each request (the proxy section applies live): Ollama clients that cannot send a token, on the
+        # Ollama proxy routes only, and only while the user has said so.
+        tokenless=lambda method, path: is_ollama_route(method, path) and vault.settings.proxy.ollama_without_token,
     )
     mcp_server = build_mcp_server(vault)
     mcp_routes = _mcp_routes(
@@ -154,6 +160,9 @@ def create_app(
         async with sessions.running():
             yield
         hub.begin_shutdown()
+        proxy: MemoryProxy | None = getattr(app, "proxy", None)
+        if proxy is not None:
+            await proxy.aclose()
 
     app = CairnAPI(
         guard=guard,

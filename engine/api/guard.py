@@ -9,7 +9,8 @@ Checks run in this order, and the first that fails answers (HARDENING.md, "Local
 2. **Origin**, when the header is present at all (the literal ``null`` included), is on the
    allow-list, which is empty by default → else 403.
 3. **Bearer token**, ``Authorization: Bearer <token>``, compared in constant time; only the public
-   routes (health) go without → else 401.
+   routes (health), and the requests ``tokenless`` admits (the Ollama proxy routes while the user's
+   ``proxy.ollama_without_token`` is on), go without → else 401.
 4. **Content type** of a state-changing request (POST/PUT/PATCH/DELETE) is JSON or multipart
    whenever it has a body or declares a type at all → else 415.  Browsers send text/plain and form
    posts cross-site without a preflight — with or without a body (``fetch(url, {method: "POST",
@@ -73,6 +74,10 @@ def _always_available() -> bool:
     return False
 
 
+def _never_tokenless(method: str, path: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class GuardConfig:
     """What the guard enforces.
@@ -92,6 +97,9 @@ class GuardConfig:
         unavailable: True while the vault cannot serve (closing); requests then get 503.
         body_timeout_s: seconds from the request reaching the guard until its body must be complete
             (else 408 and the connection is closed).
+        tokenless: ``(method, path)`` → whether this request goes without a token; asked at each
+            request, so a setting that opens routes applies (and closes them) at once.  Every other
+            check still applies.
     """
 
     port: int
@@ -104,6 +112,7 @@ class GuardConfig:
     stream_paths: frozenset[str] = frozenset()
     unavailable: Callable[[], bool] = _always_available
     body_timeout_s: float = BODY_TIMEOUT_S
+    tokenless: Callable[[str, str], bool] = _never_tokenless
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +221,8 @@ class Guard:
                 fix="Add the page's origin to endpoint.allowed_origins in settings.toml.",
             )
         if (scope["method"], scope["path"]) in self.config.public_routes:
+            return None
+        if self.config.tokenless(scope["method"], scope["path"]):
             return None
         if not self._token_matches(headers.get(b"authorization", [])):
             return Rejection(

@@ -8,6 +8,8 @@ Ollama cannot be installed where the tests run, so the engine's real client code
   ``POST /api/generate``, ``POST /api/embed`` and the legacy ``POST /api/embeddings``, with the
   response shapes, status codes and error bodies of Ollama 0.12 (``{"error": "..."}``; NDJSON
   streams over chunked transfer, ending with ``done: true``);
+* Ollama's OpenAI compatibility under ``/v1`` (chat completions, models, embeddings;
+  :mod:`tests.fakes.ollama_openai`);
 * replies: a queue of canned replies, a programmable responder, else a deterministic default
   (for a JSON-schema ``format``, a minimal instance of the schema);
 * deterministic embeddings: a bag of per-word random vectors seeded by a hash, so equal texts get
@@ -637,6 +639,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return b""
 
     def _route(self, method: str, path: str, body: Any, raw: bytes, parse_error: str) -> None:
+        if path.startswith("/v1/"):  # Ollama's OpenAI compatibility
+            from tests.fakes import ollama_openai
+
+            ollama_openai.serve(self, method, path, body)
+            return
         allowed = _ROUTES.get(path)
         if allowed is None:
             self._send_text(404, "404 page not found")

@@ -181,3 +181,18 @@ def test_a_forget_that_replaced_the_backups_says_so(vault: Vault, window_for: Wi
     assert notice.level == "info" and f"receipt {receipt.receipt_id}" in notice.text
     assert "Every backup was deleted (1 file)" in notice.text and "A fresh backup" in notice.text
     assert view.notices.data(view.notices.index(0, 1)) == "Forgetting"
+
+
+def test_a_chat_the_memory_proxy_forwarded_without_memory_shows_up_as_a_warning(
+    vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    from engine.api.proxy.memory import ProxyMemory
+
+    _window, view = _open(window_for, vault, qtbot)
+    ProxyMemory(lambda: vault, lambda: None).report("recall", RuntimeError("private words"))  # type: ignore[arg-type, return-value]
+    qtbot.waitUntil(lambda: any(n.kind == "proxy" for n in view.notices.rows()), timeout=60_000)
+    (notice,) = [n for n in view.notices.rows() if n.kind == "proxy"]
+    assert notice.level == "warning"
+    assert notice.text == "recall failed (RuntimeError); the chat was forwarded without memory"
+    row = view.notices.rows().index(notice)
+    assert view.notices.data(view.notices.index(row, 1)) == "Memory proxy"

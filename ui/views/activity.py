@@ -4,7 +4,8 @@ The numbers come from ``vault.jobs.stats()`` and ``vault.info()``.  They refresh
 new events (throttled) and, while jobs are waiting or running and the view is shown, every
 :data:`POLL_INTERVAL_MS` as well, because a job finishing quietly announces nothing.  Warnings
 (``job.warning``: a model was unavailable and the rule path was used, say) and failures
-(``job.failed``) are collected from the change feed, starting with what its backlog still holds.
+(``job.failed``) are collected from the change feed, starting with what its backlog still holds; so are the memory
+proxy's (``proxy.warning``: a chat forwarded without memory because recall or recording failed).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ KIND_NAMES = {
     "distill_document": "Summarising documents",
     "vectors.fill": "Re-embedding",
     "forget": "Forgetting",
+    "proxy": "Memory proxy",
 }
 
 
@@ -67,11 +69,12 @@ class Notice:
 
 
 def notices_from(changes: Sequence[Change]) -> list[Notice]:
-    """The ``job.warning``, ``job.failed`` and ``forget.completed`` changes among ``changes``, as notices."""
+    """The ``job.warning``, ``proxy.warning``, ``job.failed`` and ``forget.completed`` changes among ``changes``, as
+    notices (a ``proxy.warning``: the memory proxy forwarded a chat without memory, and why)."""
     notices = []
     for change in changes:
         kind = str(change.data.get("kind", ""))
-        if change.type == "job.warning":
+        if change.type in ("job.warning", "proxy.warning"):
             warnings = change.data.get("warnings") or []
             text = "; ".join(str(w) for w in warnings) or "warning"
             notices.append(Notice(change.seq, change.at, kind, "warning", text))

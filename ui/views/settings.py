@@ -61,7 +61,7 @@ from ui.widgets.watched_folders import WatchedFoldersEditor
 PAGES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("models", "Models", ("llm", "embedder")),
     ("privacy", "Privacy", ("privacy",)),
-    ("endpoint", "Endpoint", ("endpoint",)),
+    ("endpoint", "Endpoint", ("endpoint", "proxy")),
     ("folders", "Watched folders", ("watch",)),
     ("vault", "Vault & storage", ("backups", "vectors")),
     ("advanced", "Advanced", ("jobs", "episodes", "facts", "documents", "recall", "workspace")),
@@ -71,6 +71,7 @@ SECTION_TITLES = {
     "embedder": "Embedder",
     "vectors": "Vector storage",
     "endpoint": "Endpoint",
+    "proxy": "Memory proxy (for chat apps speaking Ollama or OpenAI)",
     "privacy": "Personal data firewall",
     "jobs": "Background jobs",
     "episodes": "Episodes",

@@ -180,3 +180,7 @@ def served(vault: Vault, token: str) -> Iterator[Served]:
         yield Served(server, vault, token)
     finally:
         server.stop()
+
+
+# The memory proxy's fixtures (a served endpoint in front of the fake Ollama / OpenAI server) for its test modules.
+from tests.engine.api.proxy_support import remembered, via_ollama, via_openai  # noqa: E402, F401

@@ -35,6 +35,7 @@ from fastapi.routing import iter_route_contexts
 from engine import Vault
 from engine.api.app import create_app
 from engine.api.guard import STATE_CHANGING_METHODS
+from engine.api.proxy.forward import OLLAMA_ROUTES, OPENAI_ROUTES
 from engine.changes import Change
 from engine.config import EndpointSettings
 from tests.engine.api import targets
@@ -314,6 +315,14 @@ ROUTES: list[Route] = [
     Route("POST", "/mcp", MCP_INITIALIZE, headers=MCP_ACCEPT, representative=True),
     Route("GET", "/mcp", headers={"accept": "text/event-stream"}, ok=400, foreign_shape=True),
     Route("DELETE", "/mcp", headers=MCP_ACCEPT, ok=400, foreign_shape=True),
+    # The memory proxy (engine.api.proxy.forward): the matrix vault has no proxy.upstream, so a request the guard lets
+    # through gets the proxy's own 503, in the error shape of the client's protocol (Ollama's or OpenAI's).
+    *(
+        Route(method, path, {"model": "m"} if method == "POST" else None, ok=503, foreign_shape=True)
+        for method, path in sorted(OLLAMA_ROUTES | OPENAI_ROUTES)
+        if path != "/api/chat"
+    ),
+    Route("POST", "/api/chat", {"model": "m"}, ok=503, foreign_shape=True, representative=True),
     Route("POST", "/v6/no-such-route", {"content": "a probe body"}, ok=404, representative=True),
     Route("DELETE", "/v6/no-such-route", {"ids": [1, 2]}, ok=404),
 ]
