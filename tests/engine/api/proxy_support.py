@@ -18,12 +18,12 @@ from tests.engine.api.conftest import Served
 from tests.fakes.ollama import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
 
-TIMEOUT = httpx.Timeout(20, connect=2)
+TIMEOUT = httpx.Timeout(60, connect=10)  # generous: a loaded machine is slow, and a wait ends when it can
 REMEMBERED = "My sister Ann lives in Lisbon and she loves sailing."
 QUESTION = "Where does my sister Ann live?"
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
     """Wait for something the server does after its answer (the reply is recorded once the answer is complete)."""
     deadline = time.monotonic() + timeout
     while not condition():
