@@ -27,13 +27,12 @@ upstream client ignores proxy environment variables: the only address it ever ca
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -48,12 +47,19 @@ from engine.api.proxy.dialects import (
 )
 from engine.api.proxy.memory import Exchange, ProxyMemory
 from engine.api.proxy.translate import Answer, forward_translated
+from engine.api.proxy.wire import (
+    CHAT_ROUTES,
+    CONNECT_TIMEOUT_S,
+    Protocol,
+    json_object,
+    send_error,
+    upstream_headers,
+)
 from engine.config import ProxySettings
 from engine.vault import Vault
 
 log = logging.getLogger(__name__)
 
-Protocol = Literal["ollama", "openai"]
 
 #: The Ollama routes the proxy answers.
 OLLAMA_ROUTES = frozenset(
@@ -68,16 +74,8 @@ OLLAMA_ROUTES = frozenset(
 )
 #: The OpenAI routes the proxy answers.
 OPENAI_ROUTES = frozenset({("POST", "/v1/chat/completions"), ("GET", "/v1/models"), ("POST", "/v1/embeddings")})
-#: Routes whose requests carry a conversation, and the shape of each.
-CHAT_ROUTES: dict[str, ChatKind] = {
-    "/api/chat": "ollama_chat",
-    "/api/generate": "ollama_generate",
-    "/v1/chat/completions": "openai_chat",
-}
 CONVERSATION_HEADER = b"x-cairn-conversation"
 MEMORY_HEADER = b"x-cairn-memory"
-#: Seconds to wait for the upstream to accept a connection: it is on this machine or the LAN.
-CONNECT_TIMEOUT_S = 5.0
 #: Response headers that describe the upstream's connection or encoding, not the answer: the proxy's own
 #: connection to the client sets them anew.
 _HOP_HEADERS = frozenset(
@@ -374,28 +372,11 @@ async def _disconnect(receive: Receive) -> None:
         pass
 
 
-def json_object(body: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _header(scope: Scope, name: bytes) -> str:
     for key, value in scope.get("headers", ()):
         if bytes(key).lower() == name:
             return bytes(value).decode("utf-8", "replace").strip()[:256]
     return ""
-
-
-def upstream_headers(settings: ProxySettings) -> dict[str, str]:
-    """What the upstream is sent besides the body: its type, no compression (the proxy reads the answer), and the
-    upstream's own key when one is set — never anything the client sent."""
-    headers = {"content-type": "application/json", "accept-encoding": "identity"}
-    if settings.upstream_api_key:
-        headers["authorization"] = f"Bearer {settings.upstream_api_key}"
-    return headers
 
 
 def _content_type(headers: list[tuple[bytes, bytes]]) -> str:
@@ -419,28 +400,3 @@ def _unreachable(upstream: str, exc: httpx.HTTPError) -> str:
         f"Cairn's memory proxy could not reach the model server at {upstream} ({type(exc).__name__}). "
         "Is it running? (proxy.upstream in Cairn's settings)"
     )
-
-
-async def send_json(send: Send, status: int, payload: Any) -> None:
-    """A JSON answer made by the proxy itself."""
-    data = json.dumps(payload).encode("utf-8")
-    with contextlib.suppress(OSError):
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": data, "more_body": False})
-
-
-async def send_error(send: Send, protocol: Protocol, status: int, message: str) -> None:
-    """An error of the proxy itself, in the shape the client's protocol uses (Ollama's ``{"error": text}``,
-    OpenAI's ``{"error": {"message", "type", ...}}``), so the client's library shows the message."""
-    payload: dict[str, Any]
-    if protocol == "ollama":
-        payload = {"error": message}
-    else:
-        payload = {"error": {"message": message, "type": "cairn_proxy_error", "param": None, "code": None}}
-    await send_json(send, status, payload)

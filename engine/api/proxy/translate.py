@@ -28,17 +28,56 @@ from __future__ import annotations
 
 import json
 import time
+import typing
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 from starlette.types import Receive, Scope, Send
 
 from engine.api.proxy.dialects import ChatKind, text_of
+from engine.api.proxy.wire import (
+    CHAT_ROUTES,
+    CONNECT_TIMEOUT_S,
+    Protocol,
+    json_object,
+    send_error,
+    send_json,
+    upstream_headers,
+)
 from engine.config import ProxySettings
 
-if TYPE_CHECKING:
-    from engine.api.proxy.forward import MemoryProxy
+
+class Relay(typing.Protocol):
+    """What translating needs of the proxy (:class:`engine.api.proxy.forward.MemoryProxy` is one): send a request
+    upstream and the answer back, prepare a chat turn's memory, and the upstream client.  A protocol, so that the
+    translation does not import the module that calls it."""
+
+    async def exchange(
+        self,
+        method: str,
+        url: str,
+        body: bytes,
+        receive: Receive,
+        send: Send,
+        settings: ProxySettings,
+        protocol: Protocol,
+        *,
+        turn: Any = None,
+        chat: ChatKind | None = None,
+        convert: Answer | None = None,
+    ) -> None:
+        """Forward one request and relay (or convert) its answer."""
+        ...
+
+    async def prepare(self, scope: Scope, chat: ChatKind, body: bytes, settings: ProxySettings) -> Any:
+        """Record the user's turn and find the memory to inject."""
+        ...
+
+    def client(self) -> httpx.AsyncClient:
+        """The upstream client of the running loop."""
+        ...
+
 
 #: The Ollama API version whose shapes the translation follows, answered to ``GET /api/version``.
 OLLAMA_API_VERSION = "0.12.0"
@@ -65,10 +104,9 @@ _EMPTY_DETAILS: dict[str, Any] = {
 
 
 async def forward_translated(
-    proxy: MemoryProxy, scope: Scope, body: bytes, receive: Receive, send: Send, settings: ProxySettings
+    proxy: Relay, scope: Scope, body: bytes, receive: Receive, send: Send, settings: ProxySettings
 ) -> None:
     """Answer an Ollama request from an upstream that speaks only OpenAI's API."""
-    from engine.api.proxy.forward import CHAT_ROUTES, json_object, send_error, send_json
 
     path: str = scope["path"]
     base = settings.upstream.rstrip("/")
@@ -122,12 +160,11 @@ async def forward_translated(
     )
 
 
-async def _show(proxy: MemoryProxy, send: Send, settings: ProxySettings, model: str) -> None:
+async def _show(proxy: Relay, send: Send, settings: ProxySettings, model: str) -> None:
     """``/api/show`` from the upstream's model list: the model's (empty) details, or 404 when it is not listed.
 
     Answered whole rather than relayed: whether it is a 404 is only known once the list has arrived.
     """
-    from engine.api.proxy.forward import CONNECT_TIMEOUT_S, send_error, send_json, upstream_headers
 
     try:
         response = await proxy.client().get(
