@@ -282,6 +282,10 @@ class LLMContextOut(ResponseModel):
 
     text: str = Field(description="Text to put in front of the model; items cite `#id`.")
     tokens: int = Field(description="Its size in tokens (estimated).")
+    items: list[tuple[str, int]] = Field(
+        default_factory=list,
+        description="The items the text carries, as `[kind, id]` in text order: what the model is shown.",
+    )
 
 
 class RecallOut(ResponseModel):
