@@ -552,14 +552,23 @@ class Vault:
                  (SELECT COUNT(*) FROM documents),
                  (SELECT COUNT(*) FROM spans),
                  (SELECT COUNT(*) FROM subjects WHERE merged_into IS NULL),
-                 -1,
                  (SELECT COUNT(*) FROM episodes),
                  (SELECT COUNT(*) FROM collections),
                  (SELECT COUNT(DISTINCT conversation_id) FROM events)"""
         )[0]
-        values = [int(v) for v in row]
-        values[6] = count_open(self.store)  # the conflicts table's owner counts its rows
-        return Counts(*values)
+        names = (
+            "events",
+            "facts",
+            "active_facts",
+            "documents",
+            "spans",
+            "subjects",
+            "episodes",
+            "collections",
+            "conversations",
+        )
+        counted = dict(zip(names, (int(v) for v in row), strict=True))
+        return Counts(**counted, open_conflicts=count_open(self.store))  # the conflicts table's owner counts those
 
     def info(self) -> VaultInfo:
         """A summary of the vault and the machinery in use."""

@@ -27,8 +27,9 @@ from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.errors import ModelUnavailable
 from engine.facts.catalog import Catalog
+from engine.facts.model import Fact
 from engine.prompts import load_prompt
-from engine.recall.slots import SlotQuestion, slot_question
+from engine.recall.slots import SlotQuestion, slot_question, slot_rank
 from engine.recall.types import Mode, TimeWindow
 from engine.temporal import find_mentions
 from engine.vectors.ops import matvec
@@ -107,6 +108,20 @@ class QueryAnalysis:
     #: The question asks about now ("now", "right now", "currently", "these days"): a value that only holds from a
     #: later date is not the answer.
     asks_now: bool = False
+
+    def slot_rank_of(self, fact: Fact, reference: datetime) -> int | None:
+        """Where ``fact`` stands among this personal question's answers (0 = the asked slot itself), or None when it
+        is not part of the asked slots (:func:`engine.recall.slots.slot_rank`)."""
+        return slot_rank(
+            fact.predicate,
+            fact.object_text,
+            fact.subject_id,
+            fact.valid_from,
+            predicates=self.slot_predicates,
+            subject_ids=self.slot_subject_ids,
+            reference=reference,
+            now=self.asks_now,
+        )
 
 
 def keywords_of(text: str) -> tuple[str, ...]:

@@ -51,7 +51,6 @@ from engine.recall.hydrate import (
     turn_from_row,
 )
 from engine.recall.porter import stem
-from engine.recall.slots import slot_rank
 from engine.recall.types import Block, Evidence, LLMContext, RecallRequest, RecallResult, Routing, Turn as HistoryTurn
 from engine.store import Reader
 from engine.temporal import from_epoch
@@ -513,16 +512,7 @@ def _is_slot_fact(fact: Fact | None, analysis: QueryAnalysis, reference: datetim
     """A live fact of the slot a personal question asks about (its predicates, whose slot it is)."""
     if fact is None or fact.status != "active":
         return False
-    rank = slot_rank(
-        fact.predicate,
-        fact.object_text,
-        fact.subject_id,
-        fact.valid_from,
-        predicates=analysis.slot_predicates,
-        subject_ids=analysis.slot_subject_ids,
-        reference=reference,
-        now=analysis.asks_now,
-    )
+    rank = analysis.slot_rank_of(fact, reference)
     return rank is not None
 
 
@@ -568,16 +558,7 @@ def _slot_first(
         fact = hydrated["fact"].get(block.id)
         if fact is None:
             return last, index
-        rank = slot_rank(
-            fact.predicate,
-            fact.object_text,
-            fact.subject_id,
-            fact.valid_from,
-            predicates=analysis.slot_predicates,
-            subject_ids=analysis.slot_subject_ids,
-            reference=reference,
-            now=analysis.asks_now,
-        )
+        rank = analysis.slot_rank_of(fact, reference)
         return (last if rank is None else rank), index
 
     return [b for _i, b in sorted(enumerate(blocks), key=key)]

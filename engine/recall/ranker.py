@@ -54,7 +54,6 @@ from engine.recall.hydrate import (
     load_spans,
     load_turns,
 )
-from engine.recall.slots import slot_rank
 from engine.recall.types import ChannelReport, RecallRequest, RecallResult, Routing
 from engine.recall.understandings import gathers, understanding_blocks
 from engine.store import Reader, Store
@@ -370,16 +369,7 @@ def weigh(
 def _slot_weight(fact: Fact, analysis: QueryAnalysis, reference: datetime) -> float:
     """A personal question's own slot first: a live fact of an asked predicate, about whom it asks, leads (the
     first-listed predicate most; see :func:`engine.recall.slots.slot_rank`)."""
-    rank = slot_rank(
-        fact.predicate,
-        fact.object_text,
-        fact.subject_id,
-        fact.valid_from,
-        predicates=analysis.slot_predicates,
-        subject_ids=analysis.slot_subject_ids,
-        reference=reference,
-        now=analysis.asks_now,
-    )
+    rank = analysis.slot_rank_of(fact, reference)
     return 1.0 if rank is None else SLOT_BOOST * (SLOT_DECAY**rank)
 
 

@@ -143,7 +143,7 @@ class ReplyReader:
             self._line(rest)
 
     def _whole(self, raw: bytes) -> None:
-        data = _json(raw)
+        data = json_object(raw)
         if data is None:
             return
         if self.kind == "openai_chat":
@@ -157,7 +157,7 @@ class ReplyReader:
 
     def _line(self, line: bytes) -> None:
         if self.framing == "ndjson":
-            data = _json(line)
+            data = json_object(line)
             if data is not None:
                 self._ollama(data)
             return
@@ -167,7 +167,7 @@ class ReplyReader:
         if payload == b"[DONE]":
             self.complete = True
             return
-        choice = _first_choice(_json(payload))
+        choice = _first_choice(json_object(payload))
         if choice is None:
             return
         delta = choice.get("delta")
@@ -188,7 +188,8 @@ class ReplyReader:
             self.complete = True
 
 
-def _json(raw: bytes) -> dict[str, Any] | None:
+def json_object(raw: bytes) -> dict[str, Any] | None:
+    """``raw`` read as a JSON object; None when it is not JSON or not an object (the upstream then says why)."""
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):

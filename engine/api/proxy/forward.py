@@ -42,6 +42,7 @@ from engine.api.proxy.dialects import (
     ChatKind,
     ReplyReader,
     derived_conversation_id,
+    json_object,
     user_turn,
     with_memory,
 )
@@ -51,7 +52,6 @@ from engine.api.proxy.wire import (
     CHAT_ROUTES,
     CONNECT_TIMEOUT_S,
     Protocol,
-    json_object,
     send_error,
     upstream_headers,
 )

@@ -35,12 +35,11 @@ from typing import Any
 import httpx
 from starlette.types import Receive, Scope, Send
 
-from engine.api.proxy.dialects import ChatKind, text_of
+from engine.api.proxy.dialects import ChatKind, json_object, text_of
 from engine.api.proxy.wire import (
     CHAT_ROUTES,
     CONNECT_TIMEOUT_S,
     Protocol,
-    json_object,
     send_error,
     send_json,
     upstream_headers,
@@ -177,7 +176,7 @@ async def _show(proxy: Relay, send: Send, settings: ProxySettings, model: str) -
             send, "ollama", 502, f"Cairn's memory proxy could not reach {settings.upstream} ({type(exc).__name__})"
         )
         return
-    data = _json(response.content)
+    data = json_object(response.content)
     if response.status_code != 200:
         await send_error(send, "ollama", response.status_code, _error_message(data, response.content))
         return
@@ -273,7 +272,7 @@ class Answer:
 
     def finish(self) -> bytes:
         """The rest of the translated answer."""
-        data = _json(self._buffer)
+        data = json_object(self._buffer)
         if not self.ok:
             return _encode({"error": _error_message(data, self._buffer)})
         try:
@@ -353,7 +352,7 @@ class ChatAnswer(Answer):
         payload = line[len(b"data:") :].strip()
         if payload == b"[DONE]":
             return self._final()
-        data = _json(payload)
+        data = json_object(payload)
         choices = data.get("choices") if data else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return b""
@@ -395,14 +394,6 @@ def _model_entry(model: dict[str, Any]) -> dict[str, Any]:
 
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
-
-
-def _json(raw: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _error_message(data: dict[str, Any] | None, raw: bytes) -> str:

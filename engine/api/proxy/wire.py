@@ -29,14 +29,6 @@ CHAT_ROUTES: dict[str, ChatKind] = {
 CONNECT_TIMEOUT_S = 5.0
 
 
-def json_object(body: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def upstream_headers(settings: ProxySettings) -> dict[str, str]:
     """What the upstream is sent besides the body: its type, no compression (the proxy reads the answer), and the
     upstream's own key when one is set — never anything the client sent."""
