@@ -26,6 +26,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import anyio
 from anyio.abc import TaskStatus
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError as PydanticValidationError
 
@@ -388,8 +389,26 @@ TOOLS: tuple[tuple[str, str, ToolAnnotations], ...] = (
 )
 
 
+#: Each tool's description as the MCP package derives it from the method's signature (argument model, JSON
+#: schemas), made once per process: it is the same for every vault, and deriving it costs ~10 ms a tool — a third
+#: of a second for each server built, which every endpoint start (and every test that builds one) would pay again.
+_TOOL_TEMPLATES: dict[str, Tool] = {}
+
+
+def _tool(name: str, fn: Callable[..., Any], description: str, hints: ToolAnnotations) -> Tool:
+    template = _TOOL_TEMPLATES.get(name)
+    if template is None:
+        template = Tool.from_function(fn, name=name, description=description, annotations=hints, structured_output=True)
+        _TOOL_TEMPLATES[name] = template
+    return template.model_copy(update={"fn": fn})
+
+
 def build_mcp_server(vault: Vault) -> MCPServer[Any]:
     """An MCP server whose tools act on ``vault``."""
+    tools = CairnTools(vault)
+    bound = [
+        _tool(name, _as_tool_errors(getattr(tools, name)), description, hints) for name, description, hints in TOOLS
+    ]
     with _no_global_logging_setup():
         server: MCPServer[Any] = MCPServer(
             "cairn",
@@ -397,15 +416,7 @@ def build_mcp_server(vault: Vault) -> MCPServer[Any]:
             version=__version__,
             instructions=INSTRUCTIONS,
             log_level="WARNING",
-        )
-    tools = CairnTools(vault)
-    for name, description, hints in TOOLS:
-        server.add_tool(
-            _as_tool_errors(getattr(tools, name)),
-            name=name,
-            description=description,
-            annotations=hints,
-            structured_output=True,
+            tools=bound,
         )
     return server
 
