@@ -223,38 +223,57 @@ class Decider:
         self.vectors = vectors
         self.restater = restater
 
-    def _switched(self, tx: Tx, user_id: str, subject_id: int, p: Proposal) -> tuple[Proposal, tuple[int, ...]]:
+    def _switched(
+        self, tx: Tx, user_id: str, subject_id: int, p: Proposal, event_id: int | None
+    ) -> tuple[Proposal, tuple[int, ...]]:
         """A "switched from A to B" proposal filed in A's slot: B replaces the live fact that says A.
 
-        Without a fact that says A it stays a ``switched_to`` fact worded "B (from A)".
+        What A's slot is comes from what was said *before* this message: the same message's own facts ("I moved
+        from Berlin to Lisbon" also gives ``lived_in Berlin``) would otherwise file B as a past home.  When this
+        message already stated B in a slot, the switch joins that fact instead of repeating it.  Without either it
+        stays a ``switched_to`` fact worded "B (from A)".
         """
         if p.predicate != "switched_to" or SWITCH_MARK not in p.object_text:
             return p, ()
         new, _, old = (part.strip() for part in p.object_text.partition(SWITCH_MARK))
         rows = tx.execute(
             "SELECT id, predicate FROM facts WHERE user_id = ? AND subject_id = ? AND object_norm = ? "
-            "AND status IN ('active', 'contested') ORDER BY recorded_at DESC LIMIT 5",
-            (user_id, subject_id, normalise_object(old)),
+            "AND status IN ('active', 'contested') AND event_id IS NOT ? ORDER BY recorded_at DESC LIMIT 5",
+            (user_id, subject_id, normalise_object(old), event_id),
         ).fetchall()
+        if not rows and event_id is not None:
+            said = tx.execute(
+                "SELECT predicate FROM facts WHERE user_id = ? AND subject_id = ? AND object_norm = ? "
+                "AND status IN ('active', 'contested') AND event_id = ? LIMIT 1",
+                (user_id, subject_id, normalise_object(new), event_id),
+            ).fetchall()
+            if said and self.restater is not None:
+                return self._moved(p, str(said[0][0]), new), ()
         if not rows or self.restater is None:
             value = f"{new} (from {old})"
             return replace(p, object_text=value, object_norm=normalise_object(value)), ()
-        predicate = str(rows[0][1])
+        moved = self._moved(p, str(rows[0][1]), new)
+        return moved, tuple(int(r[0]) for r in rows if str(r[1]) == moved.predicate)
+
+    def _moved(self, p: Proposal, predicate: str, value: str) -> Proposal:
+        """``p`` filed in ``predicate``'s slot with ``value``: worded and embedded anew (the vector made for the old
+        wording would find the fact by words it no longer has)."""
+        assert self.restater is not None
         spec = self.restater.spec(predicate)
-        statement = self.restater.statement(p.subject, predicate, new)
-        moved = replace(
+        statement = self.restater.statement(p.subject, predicate, value)
+        return replace(
             p,
             predicate=predicate,
-            object_text=new,
-            object_norm=normalise_object(new),
+            object_text=value,
+            object_norm=normalise_object(value),
             statement=statement,
+            vector=self.restater.vector_of(statement) if p.vector is not None else None,
             cardinality=spec.cardinality if spec else p.cardinality,
             kind=kind_of(spec.kind) if spec else p.kind,
             decay=spec.decay if spec else p.decay,
             tier_hint=spec.tier_hint if spec else p.tier_hint,
             importance=spec.importance if spec else p.importance,
         )
-        return moved, tuple(int(r[0]) for r in rows if str(r[1]) == predicate)
 
     def _restate(self, tx: Tx, fact_ids: Sequence[int]) -> None:
         if self.restater is not None:
@@ -274,7 +293,7 @@ class Decider:
             t0 = time.perf_counter()
             kind = "person" if p.source_class != "manual" and _looks_like_name(p.subject) else "entity"
             subject_id = ensure_subject(tx, ctx.user_id, p.subject, kind)
-            p, replaced = self._switched(tx, ctx.user_id, subject_id, p)
+            p, replaced = self._switched(tx, ctx.user_id, subject_id, p, ctx.event_id)
             found = match(tx, ctx.user_id, subject_id, p, event_id=ctx.event_id, at=at)
             t1 = time.perf_counter()
             action = plan_match(found, event_id=ctx.event_id, valid_time=ctx.valid_time, stated_at=ctx.stated_at)

@@ -28,6 +28,7 @@ from engine.facts.gates import gate
 from engine.facts.llm_extract import ExtractionError, extract_with_model
 from engine.facts.model import confidence, kind_of, normalise_object, render_statement, standing_for
 from engine.facts.rules import extract as rules_extract
+from engine.facts.rules.lexicon import PLAN_RE
 from engine.facts.types import Proposition, StageTrace
 from engine.privacy import FirewallResult, apply as firewall_apply
 from engine.temporal import find_mentions
@@ -157,9 +158,9 @@ class Pipeline:
             return out
         propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known, commands, earlier)
         mentions = self._temporal(text, occurred_at)
-        if any(p.clause is not None for p in propositions):
+        if any(p.clause is not None or _forward(p, text) for p in propositions):
             ahead = self._temporal(text, occurred_at, prefer="future")
-            propositions = [_dated(p, mentions, ahead, occurred_at) for p in propositions]
+            propositions = [_dated(p, mentions, ahead, occurred_at, text) for p in propositions]
         mapped = self._stage_map(out, propositions)
         gated = self._stage_gate(out, mapped)
         out.proposals = self._stage_score(
@@ -526,13 +527,42 @@ def _source_class(role: str, author: str | None, subject: str, speaker: str, sou
     return "group" if author else "user"
 
 
+#: Predicates whose dates lie ahead of when they were said: a plan, a wish, a goal ("a trip in October").
+FORWARD_PREDICATES = frozenset({"plans_to", "plans_to_visit", "wants", "goal", "career_goal"})
+
+
+def _forward(prop: Proposition, text: str) -> bool:
+    """True when what the proposition names lies ahead: a forward predicate, or a clause that makes a plan
+    ("we are planning a climbing trip in October" is a present-tense clause about October to come)."""
+    if prop.temporal is not None or prop.tense == "past":
+        return False
+    if prop.predicate in FORWARD_PREDICATES:
+        return True
+    # from the sentence's start: the clause a rule read may begin after the words that make it a plan
+    end = prop.clause[1] if prop.clause is not None else prop.evidence.end
+    return PLAN_RE.search(text, min(prop.evidence.start, end), end) is not None
+
+
 def _dated(
-    prop: Proposition, past: list[TemporalMention], ahead: list[TemporalMention], occurred_at: datetime
+    prop: Proposition, past: list[TemporalMention], ahead: list[TemporalMention], occurred_at: datetime, text: str
 ) -> Proposition:
-    """A proposition read from a known clause, dated by that clause's time expression alone (or left undated)."""
-    if prop.clause is None or prop.temporal is not None:
+    """A proposition dated by its own clause's time expression alone (or left undated), resolved in the direction
+    the clause points; a plan without a known clause is dated by the expression in its sentence, read forward."""
+    if prop.temporal is not None:
         return prop
-    return replace(prop, temporal=pick(prop.clause, prop.tense, past, ahead, occurred_at))
+    forward = _forward(prop, text)
+    if prop.clause is None:
+        if not forward:
+            return prop
+        ev = prop.evidence
+        inside = [m for m in ahead if m.start >= ev.start and m.end <= ev.end]
+        return replace(prop, temporal=inside[0]) if inside else prop
+    if not forward:
+        return replace(prop, temporal=pick(prop.clause, prop.tense, past, ahead, occurred_at))
+    best = pick(prop.clause, "future", past, ahead, occurred_at)
+    if best is not None and best.range.end <= occurred_at:  # a plan's month is the one to come, however near the last
+        best = next((m for m in ahead if (m.start, m.end) == (best.start, best.end)), best)
+    return replace(prop, temporal=best)
 
 
 def _mention_for(prop: Proposition, mentions: list[TemporalMention]) -> TemporalMention | None:

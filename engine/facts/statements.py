@@ -62,6 +62,15 @@ class Restater:
         """The statement of a slot value."""
         return render_statement(subject, label_for(self._catalog, predicate), object_text, when)
 
+    def vector_of(self, statement: str) -> npt.NDArray[np.float32] | None:
+        """The vector of a statement about to be stored, or None when the embedder is down (it is queued then)."""
+        try:
+            vectors = self._embed([statement])
+        except ModelUnavailable:
+            return None
+        first: npt.NDArray[np.float32] = vectors[0]
+        return first
+
     def restate(self, tx: Tx, fact_ids: Sequence[int]) -> list[int]:
         """Write the statements of ``fact_ids`` again from their slots; returns the ids whose statement changed.
 

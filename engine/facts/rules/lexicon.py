@@ -372,6 +372,14 @@ FUTURE_RE = re.compile(
     re.IGNORECASE,
 )
 
+#: Words that make a clause a plan, whatever its grammatical tense ("we are planning a trip in October", "I can't
+#: wait for our trip to Rome"): what it names lies ahead.
+PLAN_RE = re.compile(
+    r"\b(?:plan(?:s|ned|ning)?\s+(?:to|on|for|a|an|our|my)\b|planning|going\s+to|gonna|will|won't|'ll|"
+    r"intend(?:s|ing)?\s+to|hop(?:e|es|ing)\s+to|look(?:s|ing)?\s+forward|can(?:'|no)?t\s+wait|"
+    r"about\s+to|thinking\s+(?:about|of)|would\s+(?:like|love)\s+to|want(?:s)?\s+to|upcoming|coming\s+up)",
+    re.IGNORECASE,
+)
 
 #: Common nouns from the lists above: capitalised at the start of a sentence they are still no
 #: names.

@@ -15,9 +15,11 @@ from engine.facts.catalog import Catalog
 from engine.facts.rules import classify as c, describe as d
 from engine.facts.rules.lexicon import (
     CHAT_VERBS,
+    FUTURE_RE,
     HOBBY_ACTIVITIES,
     NOT_NAMES,
     PETS,
+    PLAN_RE,
     RELATIONS,
     word_set,
 )
@@ -399,10 +401,15 @@ def everyday(s: Sentence, catalog: Catalog) -> Iterator[Found]:
     if s.has("trip", "vacation", "holiday", "honeymoon", "getaway", "visit") and _FIRST_PERSON_RE.search(
         text, start, end
     ):
+        ahead = PLAN_RE.search(text, start, end) is not None or FUTURE_RE.search(text, start, end) is not None
         for m in _TRIP_MENTION_RE.finditer(text, start, end):
             place = m.group("place")
             if place.split()[0] not in NOT_NAMES:
-                yield Found(s.speaker, "visited", place, "mention.trip")
+                # a trip being planned is a place to visit, not one visited
+                if ahead:
+                    yield Found(s.speaker, "plans_to_visit", place, "mention.trip-plan")
+                else:
+                    yield Found(s.speaker, "visited", place, "mention.trip")
 
 
 def asides(s: Sentence, catalog: Catalog) -> Iterator[Found]:

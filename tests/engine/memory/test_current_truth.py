@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+import numpy as np
+
 from engine import Vault
 from engine.events import EventIn
 from engine.facts.model import Fact
@@ -63,6 +65,32 @@ def test_a_move_from_a_to_b_makes_b_current_and_keeps_a_as_history(vault: Vault)
     moved = live(vault, "lives_in")[0]
     assert moved.valid_from is not None and moved.valid_from.date() == date(2025, 10, 13)  # "last week"
     assert "Lisbon" in best_answer(vault, "Where do I live now?", "2025-11-01T00:00:00Z")
+    check_invariants(vault)
+
+
+def test_a_move_said_once_files_the_old_home_as_past_and_the_new_one_as_current(vault: Vault) -> None:
+    say(vault, ("2024-06-01T08:00:00Z", "I moved from Berlin to Lisbon."))
+    assert values(live(vault, "lives_in")) == {"Lisbon"}
+    assert values(live(vault, "lived_in")) == {"Berlin"}  # never "used to live in Lisbon"
+    # every fact's vector is made from the words it now has (a fact re-filed by the switch is embedded anew)
+    for fact in live(vault):
+        stored = vault.store.scalar(f"SELECT embedding FROM {vault.vectors.table} WHERE rowid = ?", (fact.id,))
+        if stored is not None:
+            expected = vault.embedder.embed([fact.statement])[0]
+            assert np.allclose(np.frombuffer(stored, dtype=np.float32), expected, atol=1e-6), fact.statement
+    check_invariants(vault)
+
+
+def test_a_plan_said_in_the_present_tense_points_ahead_and_is_no_visit(vault: Vault) -> None:
+    say(
+        vault,
+        ("2024-02-10T18:00:00Z", "We are planning a climbing trip in October."),
+        ("2024-05-20T18:00:00Z", "I can't wait for our trip to Rome in September."),
+    )
+    climbing = [f for f in live(vault) if "climbing trip" in f.object_text]
+    assert climbing and all(f.valid_from is not None and f.valid_from.strftime("%Y-%m") == "2024-10" for f in climbing)
+    assert live(vault, "visited") == []
+    assert values(live(vault, "plans_to_visit")) == {"Rome"}
     check_invariants(vault)
 
 
