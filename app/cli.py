@@ -19,6 +19,8 @@ from engine.errors import UserError, VaultError
 from engine.version import __version__
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from engine import Vault
     from engine.conversations import ImportProgress
 
@@ -392,6 +394,135 @@ def _collection_id(opened: object, name: str) -> int:
         if collection.name.casefold() == name.casefold():
             return int(collection.id)
     return int(opened.collections.create(name).id)  # type: ignore[attr-defined]
+
+
+@app.command("export")
+def export_command(
+    file: Annotated[Path, typer.Argument(help="The archive to write (a .zip file).")],
+    vault: VaultOption = None,
+) -> None:
+    """Write the whole vault to one archive in an open format (docs/export-format.md); `cairn restore` reads it.
+
+    Works while the desktop app has the vault open: the export reads one consistent snapshot beside it.  The
+    archive holds your memories, so it is written readable by you alone; the endpoint token and API keys stay out.
+    """
+    from rich.markup import escape
+
+    from engine.archive import export_folder
+    from engine.doctor import inspect_vault_dir, vault_dir_problem
+
+    root_dir = paths.resolve_vault_dir(vault or state.vault)
+    with _ErrorReporter():
+        problem = vault_dir_problem(inspect_vault_dir(root_dir), create=False, write=False)
+        if problem is not None:
+            raise problem
+        with _StageBar() as bar:
+            report = export_folder(root_dir, file, progress=bar.update)
+    counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in report.counts.items() if n)
+    console.print(f"Exported to {escape(report.path)} ({_size(report.size_bytes)}): {counts or 'an empty vault'}.")
+    console.print(f"Original files included: {report.originals} of {report.originals + report.originals_missing}.")
+    for note in report.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+
+
+@app.command("restore")
+def restore_command(
+    source: Annotated[Path, typer.Argument(help="An archive from `cairn export`, or a backup from `cairn backups`.")],
+    vault: Annotated[
+        Path | None,
+        typer.Option("--vault", help="The new vault folder to restore into (missing or empty; never overwritten)."),
+    ] = None,
+) -> None:
+    """Rebuild a vault from an export or a backup, in a new folder; vectors and indexes are made again."""
+    from rich.markup import escape
+
+    from app.plugins import build_plugin_manager
+    from engine.restore import restore_vault
+
+    if vault is None:
+        err.print("[red]error:[/] say where the restored vault goes: --vault NEW_FOLDER", highlight=False)
+        err.print("[yellow]fix:[/] a restore never overwrites a vault; name a new (or empty) folder.")
+        raise typer.Exit(1)
+    with _ErrorReporter(), _StageBar() as bar:
+        report = restore_vault(source, vault, progress=bar.update, plugins=build_plugin_manager())
+    counts = report.counts
+    console.print(
+        f"Restored {report.source_kind} into {escape(report.vault)}: {counts['events']} events, "
+        f"{counts['facts']} memories, {counts['documents']} documents, {counts['collections']} collections.",
+        highlight=False,
+    )
+    if report.originals:
+        console.print(f"Original files: {report.originals}, in {escape(report.vault)}/originals.", highlight=False)
+    for note in report.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    console.print(f"Open it with: cairn --vault {escape(report.vault)}", highlight=False)
+
+
+@app.command("backups")
+def backups_command(vault: VaultOption = None) -> None:
+    """List the vault's backups, newest first, and how to restore one."""
+    from rich.markup import escape
+
+    from engine.backups import list_backups
+    from engine.doctor import inspect_vault_dir, vault_dir_problem
+
+    root_dir = paths.resolve_vault_dir(vault or state.vault)
+    with _ErrorReporter():
+        problem = vault_dir_problem(inspect_vault_dir(root_dir), create=False, write=False)
+        if problem is not None:
+            raise problem
+    found = list_backups(paths.VaultPaths(root_dir).backups)
+    if not found:
+        console.print("No backups yet. The app makes one a day (Settings → backups); forgetting makes a fresh one.")
+        return
+    table = Table(show_header=True, header_style="bold")
+    for column in ("made", "size", "file"):
+        table.add_column(column)
+    for b in found:
+        table.add_row(b.created_at.astimezone().strftime("%Y-%m-%d %H:%M"), _size(b.size_bytes), escape(b.path))
+    console.print(table)
+    console.print("Restore one with: cairn restore FILE --vault NEW_FOLDER", highlight=False)
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+_STAGE_LABELS = {
+    "export": "writing records",
+    "originals": "adding original files",
+    "restore": "restoring records",
+    "vectors": "making vectors",
+}
+
+
+class _StageBar:
+    """A transient progress bar on stderr fed ``(stage, done, total)`` by export and restore."""
+
+    def __enter__(self) -> _StageBar:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+        )
+        self._bar.__enter__()
+        self._tasks: dict[str, TaskID] = {}
+        return self
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        """Show one stage's progress (a new stage gets its own line)."""
+        task = self._tasks.get(stage)
+        if task is None:
+            task = self._tasks[stage] = self._bar.add_task(_STAGE_LABELS.get(stage, stage), total=max(total, 1))
+        self._bar.update(task, completed=done, total=max(total, 1))
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.__exit__(None, None, None)
 
 
 @app.command("paths")

@@ -22,6 +22,7 @@ LOCK_FILE = "vault.lock"
 LOGS_DIR = "logs"
 BACKUPS_DIR = "backups"
 CHROMA_DIR = "chroma"
+ORIGINALS_DIR = "originals"
 WORK_DIR = "work"
 
 
@@ -97,6 +98,12 @@ class VaultPaths:
         """Temporary work (files handed to the parser sandbox): private to the vault, emptied at each open, so a
         killed process leaves nothing outside the vault that forget could not reach."""
         return self.root / WORK_DIR
+
+    @property
+    def originals(self) -> Path:
+        """Original files that came with a restored vault, one folder per document
+        (:mod:`engine.documents.originals`)."""
+        return self.root / ORIGINALS_DIR
 
     @property
     def chroma(self) -> Path:

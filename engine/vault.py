@@ -28,6 +28,7 @@ from engine.ai.embedders import Embedder, EmbedderChoice
 from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
 from engine.ai.openai_compat import OpenAICompatClient
+from engine.archive import ArchiveReport, Progress, export_archive
 from engine.backups import BackupsApi
 from engine.changes import ChangeFeed
 from engine.config import Settings
@@ -35,6 +36,7 @@ from engine.conversations import ConversationsApi
 from engine.documents.collections import CollectionsApi
 from engine.documents.distill import Distiller
 from engine.documents.folders import WatchApi
+from engine.documents.originals import sweep as sweep_originals
 from engine.documents.service import DocumentsApi
 from engine.dto import Counts, VaultInfo
 from engine.enrich import Enricher, EpisodeSummarizer
@@ -181,6 +183,7 @@ class Vault:
             lambda: self._settings,
             on_enqueue=self._wake_runner,
             work_dir=self.paths.work,
+            originals_dir=self.paths.originals,
         )
         self.collections = CollectionsApi(store)
         self.watcher = WatchApi(store, self.documents, self.changes.emit, lambda: self._settings, self.update_settings)
@@ -500,7 +503,21 @@ class Vault:
         receipt = forget_scope(self.store, scope, self.paths.backups, generations=self._settings.backups.generations)
         if not scope.dry_run:
             self.vectors.after_forget()  # cascaded deletions bypass the search side; rebuild it from the store
+            sweep_originals(self.store, self.paths.originals)  # a forgotten document's original file goes too
         return receipt
+
+    # -- the whole vault in one file -------------------------------------------------------------------------------
+    def export(self, path: str | Path, *, progress: Progress | None = None) -> ArchiveReport:
+        """Write the whole vault to one archive (``docs/export-format.md``); ``cairn restore`` rebuilds a vault
+        from it.  Reads one consistent snapshot, so recording and enrichment go on meanwhile.
+
+        Raises:
+            ValidationError: ``path`` is a folder or cannot be written.
+            StorageFull: the disk filled up (nothing is left behind).
+        """
+        report = export_archive(self.store, self.paths.settings, Path(path), progress=progress)
+        self.changes.emit("vault.exported", path=report.path, counts=report.counts)
+        return report
 
     def receipt(self, receipt_id: int) -> Receipt:
         """A forget receipt."""

@@ -84,9 +84,9 @@ FLOORS: dict[str, int] = {
     **dict.fromkeys(("conversations", "documents", "subjects", "wiring"), 5),
     **dict.fromkeys(("facts", "workspace"), 6),
     **dict.fromkeys(("enrich", "forget", "recall"), 7),
-    **dict.fromkeys(("ingest", "upkeep"), 8),
+    **dict.fromkeys(("archive", "ingest", "upkeep"), 8),
     "vault": 9,
-    **dict.fromkeys(("api", "doctor"), 10),
+    **dict.fromkeys(("api", "doctor", "restore"), 10),
 }
 
 
@@ -220,7 +220,7 @@ def test_each_owned_table_is_touched_by_its_owner_alone() -> None:
         pattern = re.compile(_SQL_ON.format(table=table), re.IGNORECASE)
         for path in python_files("engine"):
             where = str(path.relative_to(ROOT))
-            if where in (owner, "engine/store/migrations.py"):
+            if where in (owner, "engine/store/migrations.py", "engine/archive.py"):  # whole tables, schema-level
                 continue
             if any(pattern.search(text) for text in sql_strings(path)):
                 offenders.setdefault(table, []).append(where)

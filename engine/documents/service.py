@@ -36,6 +36,7 @@ import pluggy
 
 from engine.ai.embedders import Embedder
 from engine.config import PrivacySettings, Settings
+from engine.documents import originals
 from engine.documents.chunking import SpanCut, sections_of, shape
 from engine.documents.content import binary_content
 from engine.documents.model import (
@@ -97,8 +98,10 @@ class DocumentsApi:
         *,
         on_enqueue: Any = None,
         work_dir: Path | None = None,
+        originals_dir: Path | None = None,
     ) -> None:
         self._store = store
+        self._originals_dir = originals_dir  # originals that came with a restore: a deleted document's go with it
         self._work_dir = work_dir  # the vault's private work folder, for the parser sandbox
         self._on_enqueue = on_enqueue or (lambda: None)  # wakes the job runner for the distillation job
         self._plugins = plugins
@@ -686,7 +689,10 @@ class DocumentsApi:
             tx.emit("document.deleted", document_id)
             return document_id
 
-        return int(self._store.write(op))
+        deleted = int(self._store.write(op))
+        if self._originals_dir is not None:
+            originals.sweep(self._store, self._originals_dir)
+        return deleted
 
     # -- quarantine --------------------------------------------------------------------------------------------
     def quarantine(self, *, user_id: str | None = None) -> list[QuarantineEntry]:
