@@ -103,14 +103,34 @@ def mcp_stdio(
     vault: VaultOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log more to stderr.")] = False,
 ) -> None:
-    """Serve Cairn's MCP tools on stdin/stdout, for chat apps that start Cairn themselves."""
-    # imported on use: only this command pays for the MCP SDK
-    from app.runtime import open_vault
-    from engine.api.mcp import build_mcp_server
+    """Serve Cairn's MCP tools on stdin/stdout, for chat apps that start Cairn themselves.
 
+    When the desktop app (or `cairn serve`) has the vault open, the same tools are served through its endpoint.
+    """
+    from app.runtime import open_vault
+    from engine.errors import VaultLocked
+
+    root_dir = paths.resolve_vault_dir(vault or state.vault)
     # stdout carries the protocol and nothing else: logs go to stderr and the vault's logs/.
     with _ErrorReporter():
-        opened = open_vault(vault or state.vault, verbose=verbose, on_created=_told_created)
+        try:
+            opened = open_vault(root_dir, verbose=verbose, on_created=_told_created)
+        except VaultLocked as exc:
+            from app.mcp_bridge import bridge_stdio, running_endpoint
+
+            endpoint = running_endpoint(root_dir)
+            if endpoint is None:
+                exc.fix = (
+                    "Another Cairn process has the vault open and no endpoint of it answers for this vault: "
+                    "enable its endpoint (Settings → endpoint), or quit it so that `cairn mcp` can open the vault."
+                )
+                raise
+            err.print(f"Cairn is running with this vault: serving its tools through {endpoint.url}.")
+            raise typer.Exit(bridge_stdio(endpoint)) from None
+        # imported on use, after the vault opened: only this command pays for the MCP SDK, and a bad path is
+        # refused before it does
+        from engine.api.mcp import build_mcp_server
+
         try:
             build_mcp_server(opened).run("stdio")
         finally:

@@ -84,58 +84,59 @@ async def stdio_session(vault_dir: Path, home: Path, errlog: Any) -> dict[str, A
     return out
 
 
+#: Every tool ``cairn mcp`` serves, whether it opens the vault itself or bridges to the app that holds it.
+EXPECTED_TOOLS = sorted(
+    [
+        "correct_fact",
+        "forget",
+        "get_object",
+        "ingest_event",
+        "list_collections",
+        "list_conversations",
+        "recall_context",
+        "search_facts",
+        "upload_document",
+        "add_observations",
+        "create_subjects",
+        "create_understanding",
+        "delete_observations",
+        "get_subjects",
+        "get_understandings",
+        "mark_questionable",
+        "mark_useful",
+        "open_around",
+        "open_intersection",
+        "remember",
+        "search_observations",
+        "set_structural_understanding",
+        "search",
+        "list_perspectives",
+        "add_perspective",
+        "remove_perspective",
+        "stats",
+        "understanding_history",
+        "update_subject_summary",
+        "update_understanding",
+        "bring_to_mind",
+        "consolidate",
+        "consolidation_report",
+        "find_similar_subjects",
+        "merge_subjects",
+        "orient",
+        "pending_consolidation",
+        "recall",
+        "reset_seen",
+    ]
+)
+
+
 def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
     vault_dir = tmp_path / "vault"
     with tempfile.TemporaryFile("w+") as errlog:
         out = asyncio.run(stdio_session(vault_dir, tmp_path / "home", errlog))
         errlog.seek(0)
         stderr = errlog.read()
-    assert out["tools"] == sorted(
-        [
-            "correct_fact",
-            "forget",
-            "get_object",
-            "ingest_event",
-            "list_collections",
-            "list_conversations",
-            "recall_context",
-            "search_facts",
-            "upload_document",
-            # the subject workspace
-            "add_observations",
-            "create_subjects",
-            "create_understanding",
-            "delete_observations",
-            "get_subjects",
-            "get_understandings",
-            "mark_questionable",
-            "mark_useful",
-            "open_around",
-            "open_intersection",
-            "remember",
-            "search_observations",
-            "set_structural_understanding",
-            # search and perspectives
-            "search",
-            "list_perspectives",
-            "add_perspective",
-            "remove_perspective",
-            "stats",
-            "understanding_history",
-            "update_subject_summary",
-            "update_understanding",
-            # the workspace's sessions, recall, consolidation and merges
-            "bring_to_mind",
-            "consolidate",
-            "consolidation_report",
-            "find_similar_subjects",
-            "merge_subjects",
-            "orient",
-            "pending_consolidation",
-            "recall",
-            "reset_seen",
-        ]
-    )
+    assert out["tools"] == EXPECTED_TOOLS
     assert out["ingest"]["status"] == "queued"
     assert [f["object_text"] for f in out["search"]["facts"]] == [CANARY]
     assert out["object"]["kind"] == "fact"
@@ -149,6 +150,40 @@ def test_cairn_mcp_serves_every_tool_on_stdio(tmp_path: Path) -> None:
     log_text = logs_of(vault_dir)
     assert "vault opened" in log_text
     assert CANARY not in log_text + stderr
+    assert "Traceback" not in stderr
+
+
+def test_cairn_mcp_while_the_app_holds_the_vault_serves_its_tools_through_the_endpoint(tmp_path: Path) -> None:
+    from app.plugins import build_plugin_manager
+    from engine import Settings, Vault
+    from engine.api.app import create_app
+    from engine.api.server import EndpointServer
+
+    vault_dir = tmp_path / "vault"
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
+    with Vault.open(vault_dir, settings=settings, plugins=build_plugin_manager(load_entry_points=False)) as held:
+        token = held.endpoint_token()
+        held.vault_id()
+        server = EndpointServer(lambda port: create_app(held, token=token, port=port), 0)
+        server.start()
+        try:
+            # the app's settings name its port: that is where `cairn mcp` looks for it
+            settings.updated({"endpoint.port": server.port}).save(held.paths.settings)
+            with tempfile.TemporaryFile("w+") as errlog:
+                out = asyncio.run(stdio_session(vault_dir, tmp_path / "home", errlog))
+                errlog.seek(0)
+                stderr = errlog.read()
+        finally:
+            server.stop()
+        assert out["tools"] == EXPECTED_TOOLS
+        assert out["ingest"]["status"] == "queued"
+        assert [f["object_text"] for f in out["search"]["facts"]] == [CANARY]
+        assert out["correct"]["object_text"] == "Oslo"
+        assert out["missing"].is_error and text_of(out["missing"]).startswith("[not_found] ")
+        assert out["bad_role"].is_error and "role" in text_of(out["bad_role"])
+        # it all happened in the vault the app holds
+        assert [f.object_text for f in held.facts(limit=10)] == ["Oslo"]
+    assert f"serving its tools through http://127.0.0.1:{server.port}/mcp" in stderr
     assert "Traceback" not in stderr
 
 

@@ -103,11 +103,18 @@ def assert_refused(result: subprocess.CompletedProcess[str], *words: str) -> Non
 
 
 def make_vault(folder: Path, home: Path) -> None:
-    """A real vault made by the command itself (an ingest of one note)."""
-    note = folder.parent / f"{folder.name}-note.md"
-    note.write_text("# Note\n\nThe heron nests by the old mill.\n")
-    result = cairn("ingest", str(note), "--vault", str(folder), home=home)
-    assert result.returncode == 0, said(result)
+    """A real vault with one note in it, made in this process (what the commands under test meet is the folder
+    Cairn leaves: a vault.db, a token, private modes).  Made here rather than by a child ``cairn ingest``, which
+    would spend seconds importing the engine for every read-only case."""
+    from app.plugins import build_plugin_manager
+    from engine import Settings, Vault
+
+    settings = Settings().updated({"llm.provider": "simple", "embedder.provider": "hashing"})
+    with Vault.open(folder, settings=settings, plugins=build_plugin_manager(load_entry_points=False)) as vault:
+        vault.endpoint_token()
+        vault.documents.upload(name="note.md", text="# Note\n\nThe heron nests by the old mill.\n")
+        assert vault.jobs.wait_idle(60)
+    (folder.parent / f"{folder.name}-note.md").write_text("# Note\n\nThe heron nests by the old mill.\n")
     assert (folder / "vault.db").is_file()
 
 
