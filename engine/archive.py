@@ -224,7 +224,7 @@ def _write_kinds(snap: Snapshot, zf: zipfile.ZipFile, progress: Progress | None)
     for kind in KINDS:
         links = {link.field: _link_rows(snap, link) for link in kind.links}
         n = 0
-        with zf.open(kind.file, "w") as out:
+        with zf.open(_member(kind.file), "w") as out:
             for row in _rows(snap, kind.table, kind.where):
                 for name, by_key in links.items():
                     row[name] = by_key.get(row["id"], [])
@@ -239,6 +239,14 @@ def _write_kinds(snap: Snapshot, zf: zipfile.ZipFile, progress: Progress | None)
         progress("export", grand, grand)
     originals, missing = _write_originals(snap, zf, progress)
     return counts, originals, missing
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    """A member written now (``ZipFile.open`` would date a streamed member 1980-01-01)."""
+    info = zipfile.ZipInfo(name, date_time=datetime.now().timetuple()[:6])
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o600 << 16
+    return info
 
 
 def _where(kind: Kind) -> str:
@@ -292,7 +300,7 @@ def _write_vectors(snap: Snapshot, zf: zipfile.ZipFile) -> int:
         "UNION SELECT object_id, kind, user_id, content_hash FROM vector_backlog ORDER BY 1"
     )
     seen: set[int] = set()
-    with zf.open(VECTORS, "w") as out:
+    with zf.open(_member(VECTORS), "w") as out:
         for oid, kind, user, digest in rows:
             if int(oid) in seen:
                 continue
