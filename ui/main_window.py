@@ -10,7 +10,11 @@ on an object (see :data:`OPEN_ROUTES`); an ``undo()`` method is what Ctrl+Z call
 shown.
 
 Keyboard: Ctrl+K focuses the search-everywhere box, Ctrl+1 … Ctrl+9 switch views in navigation
-order, Ctrl+Z undoes the current view's last undoable action.
+order (the View menu's actions), Ctrl+Z undoes the current view's last undoable action, Ctrl+Q quits.
+
+The menu bar: File (import transcripts, add documents or a folder, export the vault, restore one, backups, quit),
+View (each view, search everywhere) and Help (keyboard shortcuts, About with the version and the vault's path).
+Export, restore and backups are :mod:`ui.vault_file`'s.
 
 Files and folders dragged from the desktop onto any part of the window are handed to the view
 registered under :data:`FILE_DROP_VIEW` (its ``ingest_paths(paths)``), which is then shown.  Text
@@ -35,6 +39,7 @@ from PySide6.QtCore import (
     SignalInstance,
 )
 from PySide6.QtGui import (
+    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDragMoveEvent,
@@ -50,6 +55,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMessageBox,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -59,6 +65,7 @@ from ui.context import FILE_DROPS_PROPERTY, EndpointInfo, EndpointState, ViewCon
 from ui.ops import OpRunner
 from ui.theme import fixed_icon, stylesheet, themed_icon
 from ui.ui_state import ui_settings
+from ui.vault_file import VaultFiles
 from ui.views import VIEWS
 from ui.widgets.message_bar import MessageBar
 from ui.widgets.navigation import BadgeDelegate
@@ -112,6 +119,7 @@ class MainWindow(QMainWindow):
         self._specs = tuple(views)
         self._views: dict[str, QWidget] = {}
         self._close_to_tray = False
+        self.last_dialog: QMessageBox | None = None  # the last Help box shown (non-modal)
         self.setWindowTitle(title)
         self.setWindowIcon(fixed_icon("cairn"))
         self.setStyleSheet(stylesheet())
@@ -153,6 +161,7 @@ class MainWindow(QMainWindow):
         runner.busy_changed.connect(self._on_busy_changed)
         runner.set_dialog_parent(self)
         self._build_shortcuts()
+        self._build_menus()
         self._restore_state()
         # The views list, not the search box, starts with the focus: arrow keys move between views, and the
         # search box shows its hint rather than a blinking caret until Ctrl+K or a click.
@@ -231,10 +240,106 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self)
-        for number in range(1, min(VIEW_SHORTCUTS, len(self._specs)) + 1):
-            add(f"Ctrl+{number}", lambda row=number - 1: self.navigation.setCurrentRow(row))
         # A focused text field keeps Ctrl+Z for its own text: it claims the key first.
         add(QKeySequence(QKeySequence.StandardKey.Undo), self.undo)
+
+    def _build_menus(self) -> None:
+        """File, View and Help (see the module docstring); each action is in :attr:`actions` by a short key."""
+        self.files = VaultFiles(self, self._runner, self.show_status)
+        self.files.quit_requested.connect(self.quit)
+        self.actions: dict[str, QAction] = {}
+        bar = self.menuBar()
+
+        def act(menu_key: str, key: str, text: str, slot: object, shortcut: str = "", tip: str = "") -> None:
+            action = QAction(text, self)
+            if shortcut:
+                action.setShortcut(QKeySequence(shortcut))
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            if tip:
+                action.setStatusTip(tip)
+            action.triggered.connect(slot)
+            menus[menu_key].addAction(action)
+            self.actions[key] = action
+
+        menus = {"file": bar.addMenu("&File"), "view": bar.addMenu("&View"), "help": bar.addMenu("&Help")}
+        act("file", "import", "Import transcripts…", lambda: self._view_call("conversations", "choose_file"), "Ctrl+I")
+        act("file", "add_documents", "Add documents…", lambda: self._view_call("documents", "choose_files"), "Ctrl+O")
+        act("file", "add_folder", "Add a folder…", lambda: self._view_call("documents", "choose_folder"))
+        menus["file"].addSeparator()
+        act(
+            "file",
+            "export",
+            "Export vault…",
+            self.files.choose_export,
+            "Ctrl+Shift+E",
+            "Write the whole vault to one file in an open format",
+        )
+        act(
+            "file",
+            "restore",
+            "Restore from a file…",
+            lambda: self.files.choose_restore(),
+            tip="Make a new vault from an export or a backup",
+        )
+        act("file", "backups", "Backups…", self.files.show_backups)
+        menus["file"].addSeparator()
+        act("file", "quit", "Quit", self.quit, "Ctrl+Q", "Stop Cairn: the vault and its endpoint")
+        for row, spec in enumerate(self._specs):
+            keys = f"Ctrl+{row + 1}" if row < VIEW_SHORTCUTS else ""
+            act("view", f"view:{spec.key}", spec.title, lambda _c=False, r=row: self.navigation.setCurrentRow(r), keys)
+        menus["view"].addSeparator()
+        act("view", "search", f"Search everywhere ({SEARCH_KEYS})", self.search.focus_search)
+        act("help", "shortcuts", "Keyboard shortcuts", self.show_shortcuts)
+        act("help", "about", "About Cairn", self.show_about)
+
+    def _view_call(self, key: str, method: str) -> None:
+        if key in self._views:
+            self.show_view(key)
+            getattr(self._views[key], method)()
+
+    def quit(self) -> None:
+        """Quit Cairn (not to the tray): the window closes for good, which ends the app."""
+        self.set_close_to_tray(False)
+        self.close()
+
+    def shortcut_lines(self) -> list[str]:
+        """Every keyboard shortcut of the window, as shown by Help → Keyboard shortcuts."""
+        lines = [f"{SEARCH_KEYS}\tSearch everywhere", "Ctrl+Z\tUndo the last change in this view"]
+        for action in self.actions.values():
+            if not action.shortcut().isEmpty():
+                text = action.text().replace("…", "")
+                lines.append(f"{action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}\t{text}")
+        return lines
+
+    def show_shortcuts(self) -> QMessageBox:
+        """A non-modal list of the keyboard shortcuts."""
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "Keyboard shortcuts", "\n".join(self.shortcut_lines()))
+        box.setParent(self, box.windowFlags())
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.show()
+        self.last_dialog = box
+        return box
+
+    def show_about(self) -> None:
+        """Cairn's version and the vault in use (read off the GUI thread)."""
+        from engine.version import __version__
+
+        def shown(where: tuple[str, str]) -> None:
+            path, vault_id = where
+            box = QMessageBox(
+                QMessageBox.Icon.Information,
+                "About Cairn",
+                f"Cairn {__version__} — a private, local memory vault.\n\nVault: {path}\nVault id: {vault_id}",
+                QMessageBox.StandardButton.Close,
+                self,
+            )
+            box.setWindowModality(Qt.WindowModality.NonModal)
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+            box.show()
+            self.last_dialog = box
+
+        self._runner.read(lambda vault: (str(vault.paths.root), vault.vault_id()), shown)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keep Ctrl+K for search everywhere even while a text field has the focus, and take file
