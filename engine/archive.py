@@ -124,6 +124,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("watched_files", "files"),
     Kind("jobs", "jobs", "job"),
     Kind("receipts", "receipts", "receipt"),
+    Kind("activity", "activity"),
 )
 
 #: Columns holding JSON text: exported as JSON values, stored back as text.

@@ -24,6 +24,10 @@ Change types (the ``type`` field):
 ``forget.completed``      a scoped forget finished (data: receipt_id)
 ``settings.changed``      settings were saved
 ``proxy.warning``         the memory proxy forwarded a chat without memory (data: kind, warnings)
+``proxy.captured``        the memory proxy recorded an exchange (data: model, protocol)
+``import.completed``      a transcript import ended (data: importer, conversations, events, failed)
+``vault.exported``        the vault was written to an archive (data: path, counts)
+``backup.created``        a backup was made (data: path)
 ========================  =====================================================
 """
 

@@ -232,6 +232,18 @@ class ConversationsApi:
                 tuple(errors),
                 current=conversation.title or conversation.conversation_id,
             )
+        # for the activity history: counts and the file's kind, never its name or content
+        self._store.write(
+            lambda tx: tx.emit(
+                "import.completed",
+                None,
+                importer=chosen.name,
+                conversations=total - (len(errors) - len(bad)),
+                events=added,
+                duplicates=duplicates,
+                failed=len(errors),
+            )
+        )
 
     def import_summary(self, path: Path, **kwargs: Any) -> ImportSummary:
         """Import ``path`` to the end and summarise."""

@@ -24,6 +24,7 @@ from typing import Any
 import pluggy
 
 from engine import paths
+from engine.activity import ActivityLog
 from engine.ai.embedders import Embedder, EmbedderChoice
 from engine.ai.llm import LLM, GuardedLLM, LLMChoice, resolve_llm
 from engine.ai.ollama import OllamaClient, OllamaStatus
@@ -91,7 +92,8 @@ class Vault:
 
     The vault itself opens, closes and holds the machinery; the work is done by its sub-objects: :attr:`events`
     (the one way events get in), :attr:`facts`, :attr:`conflicts`, :attr:`subjects`, :attr:`conversations`,
-    :attr:`documents`, :attr:`collections`, :attr:`watcher`, :attr:`jobs`, :attr:`backups`, :attr:`workspace`.
+    :attr:`documents`, :attr:`collections`, :attr:`watcher`, :attr:`jobs`, :attr:`backups`, :attr:`workspace`,
+    :attr:`activity`.
     """
 
     def __init__(
@@ -188,6 +190,7 @@ class Vault:
         self.collections = CollectionsApi(store)
         self.watcher = WatchApi(store, self.documents, self.changes.emit, lambda: self._settings, self.update_settings)
         self.backups = BackupsApi(store, self.paths.backups, lambda: self._settings.backups.generations, changes.emit)
+        self.activity = ActivityLog(store, changes.subscribe)  # the history the Activity view shows after a restart
         self.jobs = JobsApi(store, self._runner, flush_usage=self._recall.flush_usage, flush_vectors=vectors.flush)
         self._runner.register("enrich", self._enricher, batch_size=32)
         self._runner.register(
@@ -403,6 +406,7 @@ class Vault:
         self._recall.close()
         self.documents.close()
         self._upkeep.stop()
+        self.activity.close()  # after the workers: their last warnings are kept too
         self.vectors.close()
         self.store.close()
         if self.ollama is not None:
@@ -515,6 +519,7 @@ class Vault:
             ValidationError: ``path`` is a folder or cannot be written.
             StorageFull: the disk filled up (nothing is left behind).
         """
+        self.activity.flush()  # the history up to now goes with the rest
         report = export_archive(self.store, self.paths.settings, Path(path), progress=progress)
         self.changes.emit("vault.exported", path=report.path, counts=report.counts)
         return report

@@ -79,7 +79,9 @@ FLOORS: dict[str, int] = {
     ),
     **dict.fromkeys(("token", "version"), 1),
     **dict.fromkeys(("config", "lockfile", "store", "temporal"), 2),
-    **dict.fromkeys(("ai", "backups", "jobs", "privacy", "watching"), 3),  # the privacy firewall: below every input
+    **dict.fromkeys(
+        ("activity", "ai", "backups", "jobs", "privacy", "watching"), 3
+    ),  # the privacy firewall: below every input
     **dict.fromkeys(("episodes", "events", "vectors"), 4),
     **dict.fromkeys(("conversations", "documents", "subjects", "wiring"), 5),
     **dict.fromkeys(("facts", "workspace"), 6),

@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
         """File, View and Help (see the module docstring); each action is in :attr:`actions` by a short key."""
         self.files = VaultFiles(self, self._runner, self.show_status)
         self.files.quit_requested.connect(self.quit)
-        self.actions: dict[str, QAction] = {}
+        self.menu_actions: dict[str, QAction] = {}
         bar = self.menuBar()
 
         def act(menu_key: str, key: str, text: str, slot: object, shortcut: str = "", tip: str = "") -> None:
@@ -259,7 +259,7 @@ class MainWindow(QMainWindow):
                 action.setStatusTip(tip)
             action.triggered.connect(slot)
             menus[menu_key].addAction(action)
-            self.actions[key] = action
+            self.menu_actions[key] = action
 
         menus = {"file": bar.addMenu("&File"), "view": bar.addMenu("&View"), "help": bar.addMenu("&Help")}
         act("file", "import", "Import transcripts…", lambda: self._view_call("conversations", "choose_file"), "Ctrl+I")
@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
     def shortcut_lines(self) -> list[str]:
         """Every keyboard shortcut of the window, as shown by Help → Keyboard shortcuts."""
         lines = [f"{SEARCH_KEYS}\tSearch everywhere", "Ctrl+Z\tUndo the last change in this view"]
-        for action in self.actions.values():
+        for action in self.menu_actions.values():
             if not action.shortcut().isEmpty():
                 text = action.text().replace("…", "")
                 lines.append(f"{action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}\t{text}")

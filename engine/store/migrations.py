@@ -677,6 +677,27 @@ def m008_perspectives(conn: Connection) -> None:
     _script(conn, M008_SQL)
 
 
+M009_SQL = """
+CREATE TABLE activity (
+  seq INTEGER PRIMARY KEY,
+  at REAL NOT NULL,
+  kind TEXT NOT NULL,
+  level TEXT NOT NULL CHECK (level IN ('info', 'warning', 'failed')),
+  text TEXT NOT NULL,
+  object_id INTEGER
+);
+CREATE INDEX activity_at ON activity(at);
+"""
+
+
+def m009_activity(conn: Connection) -> None:
+    """The activity history (:mod:`engine.activity`): what happened in the background that a person may want to
+    know after a restart — imports, forgets, model warnings, parked jobs, proxy captures, exports, backups.  Keyed by
+    the change feed's ``seq`` (clock-based, so it keeps growing across restarts); no content, only counts, kinds and
+    ids, so nothing here needs forgetting."""
+    _script(conn, M009_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
@@ -686,6 +707,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "m006_jobs_claim_index", m006_jobs_claim_index),
     Migration(7, "m007_workspace", m007_workspace),
     Migration(8, "m008_perspectives", m008_perspectives),
+    Migration(9, "m009_activity", m009_activity),
 )
 
 #: The schema version this code writes and understands.

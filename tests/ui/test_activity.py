@@ -196,3 +196,31 @@ def test_a_chat_the_memory_proxy_forwarded_without_memory_shows_up_as_a_warning(
     assert notice.text == "recall failed (RuntimeError); the chat was forwarded without memory"
     row = view.notices.rows().index(notice)
     assert view.notices.data(view.notices.index(row, 1)) == "Memory proxy"
+
+
+def test_the_history_is_kept_across_restarts(
+    tmp_path: Path, offline_settings: Settings, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    from engine.forget import ForgetScope
+
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text(
+        '{"conversation_id": "c1", "role": "user", "content": "My cat Zorblatt likes tuna.", '
+        '"occurred_at": "2024-03-01T10:00:00Z"}\n',
+        encoding="utf-8",
+    )
+    from app.plugins import build_plugin_manager
+
+    plugins = build_plugin_manager(load_entry_points=False)
+    with Vault.open(tmp_path / "v", settings=offline_settings, plugins=plugins) as first:
+        first.conversations.import_summary(transcript)
+        first.changes.emit("job.warning", kind="enrich", warnings=["the model was unavailable: rule path used"])
+        receipt = first.forget(ForgetScope(conversation_id="c1"))
+    with Vault.open(tmp_path / "v", settings=offline_settings) as again:
+        _window, view = _open(window_for, again, qtbot)
+        qtbot.waitUntil(lambda: len(view.notices.rows()) >= 3, timeout=60_000)
+        texts = {n.kind: n.text for n in view.notices.rows()}
+    assert texts["import"] == "imported 1 conversation (1 new turn) from a jsonl file"
+    assert texts["enrich"] == "the model was unavailable: rule path used"
+    assert f"receipt {receipt.receipt_id}" in texts["forget"]
+    assert all("Zorblatt" not in n.text and "chat.jsonl" not in n.text for n in view.notices.rows())

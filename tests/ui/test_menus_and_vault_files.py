@@ -47,9 +47,9 @@ def test_the_menu_bar_offers_every_file_view_and_help_action(vault: Vault, windo
     ]
     assert menus["View"] == [*(spec.title for spec in VIEWS), "Search everywhere (Ctrl+K)"]
     assert menus["Help"] == ["Keyboard shortcuts", "About Cairn"]
-    assert window.actions["quit"].shortcut().toString() == "Ctrl+Q"
-    assert window.actions["view:documents"].shortcut().toString() == "Ctrl+6"
-    window.actions["view:documents"].trigger()
+    assert window.menu_actions["quit"].shortcut().toString() == "Ctrl+Q"
+    assert window.menu_actions["view:documents"].shortcut().toString() == "Ctrl+6"
+    window.menu_actions["view:documents"].trigger()
     assert window.current_view_key() == "documents"
     lines = window.show_shortcuts().text().splitlines()
     assert "Ctrl+Q\tQuit" in lines and "Ctrl+K\tSearch everywhere" in lines and "Ctrl+9\tSettings" in lines
@@ -57,7 +57,7 @@ def test_the_menu_bar_offers_every_file_view_and_help_action(vault: Vault, windo
 
 def test_about_names_the_version_and_the_vault(vault: Vault, window_for: WindowFor, qtbot: QtBot) -> None:
     window, _runner = window_for(vault)
-    window.actions["about"].trigger()
+    window.menu_actions["about"].trigger()
     qtbot.waitUntil(
         lambda: window.last_dialog is not None and "About" in window.last_dialog.windowTitle(), timeout=60_000
     )
@@ -86,7 +86,7 @@ def test_export_then_restore_from_the_file_menu(
     target = tmp_path / "my-export"  # the dialog's name without .zip gets it added
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     with qtbot.waitSignal(window.files.exported, timeout=120_000) as exported:
-        window.actions["export"].trigger()
+        window.menu_actions["export"].trigger()
     report = exported.args[0]
     assert Path(report.path) == tmp_path / "my-export.zip" and report.counts["events"] == vault.counts().events
     assert zipfile.ZipFile(report.path).testzip() is None
@@ -97,7 +97,7 @@ def test_export_then_restore_from_the_file_menu(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (report.path, ""))
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(new_folder))
     with qtbot.waitSignal(window.files.restored, timeout=120_000) as restored:
-        window.actions["restore"].trigger()
+        window.menu_actions["restore"].trigger()
     assert restored.args[0].counts["events"] == vault.counts().events
     box = window.files.outcome
     assert box is not None and "Restored into" in box.text()
@@ -107,7 +107,7 @@ def test_export_then_restore_from_the_file_menu(
 
     # restoring into the same folder again is refused, and said in the window, not as a bug
     with qtbot.waitSignal(window.files.failed, timeout=120_000) as failed:
-        window.actions["restore"].trigger()
+        window.menu_actions["restore"].trigger()
     assert "never overwrites" in failed.args[0]
     assert window.files.outcome is not None and window.files.outcome.icon() == QMessageBox.Icon.Warning
 

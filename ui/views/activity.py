@@ -4,8 +4,10 @@ The numbers come from ``vault.jobs.stats()`` and ``vault.info()``.  They refresh
 new events (throttled) and, while jobs are waiting or running and the view is shown, every
 :data:`POLL_INTERVAL_MS` as well, because a job finishing quietly announces nothing.  Warnings
 (``job.warning``: a model was unavailable and the rule path was used, say) and failures
-(``job.failed``) are collected from the change feed, starting with what its backlog still holds; so are the memory
-proxy's (``proxy.warning``: a chat forwarded without memory because recall or recording failed).
+(``job.failed``) are collected from the change feed, starting with the vault's activity history
+(:mod:`engine.activity`, kept across restarts); so are forgets with their receipts, imports, exports, backups and
+the memory proxy's captures and warnings (``proxy.warning``: a chat forwarded without memory because recall or
+recording failed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import Vault
+from engine.activity import KIND_NAMES as WORK_NAMES, ActivityEntry, describe
 from engine.changes import Change
 from engine.dto import VaultInfo
 from engine.jobs import JobInfo, JobStats
@@ -47,8 +50,7 @@ KIND_NAMES = {
     "summarize_episode": "Summarising episodes",
     "distill_document": "Summarising documents",
     "vectors.fill": "Re-embedding",
-    "forget": "Forgetting",
-    "proxy": "Memory proxy",
+    **WORK_NAMES,
 }
 
 
@@ -69,27 +71,13 @@ class Notice:
 
 
 def notices_from(changes: Sequence[Change]) -> list[Notice]:
-    """The ``job.warning``, ``proxy.warning``, ``job.failed`` and ``forget.completed`` changes among ``changes``, as
-    notices (a ``proxy.warning``: the memory proxy forwarded a chat without memory, and why)."""
-    notices = []
-    for change in changes:
-        kind = str(change.data.get("kind", ""))
-        if change.type in ("job.warning", "proxy.warning"):
-            warnings = change.data.get("warnings") or []
-            text = "; ".join(str(w) for w in warnings) or "warning"
-            notices.append(Notice(change.seq, change.at, kind, "warning", text))
-        elif change.type == "job.failed":
-            attempts = change.data.get("attempts")
-            error = str(change.data.get("error") or "failed")
-            text = f"parked after {attempts} attempts: {error}" if attempts else error
-            notices.append(Notice(change.seq, change.at, kind, "failed", text))
-        elif change.type == "forget.completed":
-            counts = change.data.get("counts") or {}
-            gone = sum(int(v) for k, v in counts.items() if k not in ("backups", "jobs", "embeddings"))
-            said = " ".join(str(n) for n in change.data.get("notes") or [])
-            text = f"forgot {gone} item{'' if gone == 1 else 's'} (receipt {change.object_id}). {said}".strip()
-            notices.append(Notice(change.seq, change.at, "forget", "info", text))
-    return notices
+    """The changes among ``changes`` that the activity history keeps (:data:`engine.activity.DESCRIBE`: warnings,
+    parked jobs, forgets, imports, proxy captures …), as notices."""
+    return [_notice(entry) for c in changes if (entry := describe(c)) is not None]
+
+
+def _notice(entry: ActivityEntry) -> Notice:
+    return Notice(entry.seq, entry.at.timestamp(), entry.kind, entry.level, entry.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +94,13 @@ def load_activity(vault: Vault) -> tuple[JobStats, Machinery]:
     return vault.jobs.stats(), Machinery(vault.info(), vault.vector_status(), vault.model_status())
 
 
-def load_backlog(vault: Vault) -> list[Notice]:
-    """Warnings and failures still in the change feed's backlog (since the vault opened)."""
+def load_history(vault: Vault) -> list[Notice]:
+    """The newest entries of the vault's activity history (kept across restarts), and what the change feed still
+    holds that the history has not written yet."""
     changes, _complete = vault.changes.since(0)
-    return notices_from(changes)
+    kept = {n.seq: n for n in notices_from(changes)}
+    kept.update((e.seq, _notice(e)) for e in vault.activity(limit=MAX_WARNINGS))
+    return list(kept.values())
 
 
 KIND_COLUMNS: tuple[Column[tuple[str, int]], ...] = (
@@ -140,7 +131,6 @@ class ActivityView(QWidget):
         self._loading = False
         self._stale = True
         self._backlog_loaded = False
-        self._seen_seq = 0
         self.stats: JobStats | None = None
         self.info: VaultInfo | None = None
         self.kinds = RowTableModel(KIND_COLUMNS, key=lambda k: k[0], parent=self)
@@ -161,7 +151,7 @@ class ActivityView(QWidget):
         self.retry_button.clicked.connect(self.retry_selected)
         self.retry_all_button = QPushButton("Retry all")
         self.retry_all_button.clicked.connect(self.retry_all)
-        self.notices_view = simple_table(self.notices, stretch=2, name="Recent warnings", fit=(0, 1))
+        self.notices_view = simple_table(self.notices, stretch=2, name="Activity history", fit=(0, 1))
         self.model_labels = {
             "llm": value_label("…"),
             "llm_reason": secondary_label(""),
@@ -208,7 +198,7 @@ class ActivityView(QWidget):
         splitter.addWidget(failures)
         splitter.addWidget(
             self._group(
-                "Recent warnings",
+                "History: imports, forgets, warnings, captures",
                 EmptyAware(
                     self.notices_view,
                     "No warnings since Cairn started. When a model is unavailable and the rule "
@@ -248,7 +238,7 @@ class ActivityView(QWidget):
         super().showEvent(event)
         if not self._backlog_loaded:
             self._backlog_loaded = True
-            self._runner.read(load_backlog, self._add_notices)
+            self._runner.read(load_history, self._add_notices)
         if self._stale:
             self.refresh()
         self._update_polling()
@@ -320,11 +310,13 @@ class ActivityView(QWidget):
             self._stale = True
 
     def _add_notices(self, notices: Sequence[Notice]) -> None:
-        fresh = [n for n in notices if n.seq > self._seen_seq]
+        """Merge by ``seq``: the history loaded at first show and live changes may overlap, in any order."""
+        merged = {n.seq: n for n in self.notices.rows()}
+        fresh = [n for n in notices if n.seq not in merged]
         if not fresh:
             return
-        self._seen_seq = max(n.seq for n in fresh)
-        rows = sorted([*fresh, *self.notices.rows()], key=lambda n: n.seq, reverse=True)
+        merged.update((n.seq, n) for n in fresh)
+        rows = sorted(merged.values(), key=lambda n: n.seq, reverse=True)
         self.notices.set_rows(rows[:MAX_WARNINGS])
 
     # -- retrying ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ also tells the client, in the ``X-Cairn-Memory`` header of the answer (:mod:`eng
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import time
@@ -94,6 +95,11 @@ class ProxyMemory:
         except Exception as exc:
             self.report(f"recording the {role} turn", exc)
             return False
+        if role == "assistant":  # one exchange captured: the activity history notes it (no content)
+            with contextlib.suppress(Exception):
+                self._vault().changes.emit(
+                    "proxy.captured", kind="proxy", model=exchange.model, protocol=exchange.protocol
+                )
         return True
 
     def report(self, what: str, exc: BaseException) -> None:
