@@ -12,7 +12,8 @@ shown.
 Keyboard: Ctrl+K focuses the search-everywhere box, Ctrl+1 … Ctrl+9 switch views in navigation
 order (the View menu's actions), Ctrl+Z undoes the current view's last undoable action, Ctrl+Q quits.
 
-The menu bar: File (import transcripts, add documents or a folder, export the vault, restore one, backups, quit),
+The menu bar: File (import transcripts, add documents or a folder, export the vault, restore one, backups, forget,
+quit),
 View (each view, search everywhere) and Help (keyboard shortcuts, About with the version and the vault's path).
 Export, restore and backups are :mod:`ui.vault_file`'s.
 
@@ -62,6 +63,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.context import FILE_DROPS_PROPERTY, EndpointInfo, EndpointState, ViewContext, ViewSpec
+from ui.forget_dialog import ForgetDialog
 from ui.ops import OpRunner
 from ui.theme import fixed_icon, stylesheet, themed_icon
 from ui.ui_state import ui_settings
@@ -120,6 +122,7 @@ class MainWindow(QMainWindow):
         self._views: dict[str, QWidget] = {}
         self._close_to_tray = False
         self.last_dialog: QMessageBox | None = None  # the last Help box shown (non-modal)
+        self.last_forget: ForgetDialog | None = None
         self.setWindowTitle(title)
         self.setWindowIcon(fixed_icon("cairn"))
         self.setStyleSheet(stylesheet())
@@ -282,6 +285,14 @@ class MainWindow(QMainWindow):
             tip="Make a new vault from an export or a backup",
         )
         act("file", "backups", "Backups…", self.files.show_backups)
+        act(
+            "file",
+            "forget",
+            "Forget…",
+            lambda: self.forget_dialog(),
+            "Ctrl+Shift+Del",
+            "Forget a conversation, a document, a project, a time range or a user, with a preview",
+        )
         menus["file"].addSeparator()
         act("file", "quit", "Quit", self.quit, "Ctrl+Q", "Stop Cairn: the vault and its endpoint")
         for row, spec in enumerate(self._specs):
@@ -291,6 +302,18 @@ class MainWindow(QMainWindow):
         act("view", "search", f"Search everywhere ({SEARCH_KEYS})", self.search.focus_search)
         act("help", "shortcuts", "Keyboard shortcuts", self.show_shortcuts)
         act("help", "about", "About Cairn", self.show_about)
+
+    def forget_dialog(self, kind: str | None = None, ident: object = None) -> ForgetDialog:
+        """The Forget dialog (non-modal), with ``kind``/``ident`` chosen when given."""
+        dialog = ForgetDialog(self._runner, self)
+        dialog.forgotten.connect(
+            lambda receipt: self.show_status(f"Forgotten (receipt {receipt.receipt_id}); Activity keeps the receipt.")
+        )
+        if kind is not None:
+            dialog.choose(kind, ident)
+        dialog.show()
+        self.last_forget = dialog
+        return dialog
 
     def _view_call(self, key: str, method: str) -> None:
         if key in self._views:

@@ -43,6 +43,7 @@ def test_the_menu_bar_offers_every_file_view_and_help_action(vault: Vault, windo
         "Export vault…",
         "Restore from a file…",
         "Backups…",
+        "Forget…",
         "Quit",
     ]
     assert menus["View"] == [*(spec.title for spec in VIEWS), "Search everywhere (Ctrl+K)"]
