@@ -88,6 +88,7 @@ OPEN_ROUTES = {
     "event": ("conversations", "show_event"),
     "conflict": ("conflicts", "select_conflict"),
     "document": ("documents", "select_document"),
+    "conversation": ("conversations", "select_conversation"),
     "span": ("documents", "show_span"),
 }
 """Object kind → (view key, the view's method that shows such an object by id)."""

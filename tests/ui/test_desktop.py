@@ -223,3 +223,36 @@ def test_the_views_list_has_the_focus_at_start_not_the_search_box(
     assert not window.search.hasFocus()  # its hint shows, not a blinking caret
     _press(qtbot, window, Qt.Key.Key_K)
     assert window.search.hasFocus()
+
+
+def test_search_everywhere_finds_conversations_by_title_and_documents_by_name_in_a_list_sized_to_them(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    from engine.conversations import set_title
+    from tests.ui.conftest import seed_chat
+
+    chat_vault = plugin_vault
+    seed_chat(chat_vault)
+    chat_vault.store.write(lambda tx: set_title(tx, "default", "c1", "Planning the harvest festival", "test"))
+    chat_vault.documents.upload(name="harvest-festival-budget.md", text="# Budget\n\nStalls, music and lights.\n")
+    window, _runner = window_for(chat_vault)
+    _activate(qtbot, window)
+    window.search.focus_search()
+    QTest.keyClicks(window.search, "harvest festival")
+    window.search.search_now()
+    qtbot.waitUntil(lambda: len(window.search.hits) >= 1, timeout=60_000)
+    kinds = {(h.kind, h.title) for h in window.search.hits}
+    assert ("conversation", "Planning the harvest festival") in kinds
+    window.search.setText("harvest-festival")
+    window.search.search_now()
+    qtbot.waitUntil(lambda: any(h.kind == "document" for h in window.search.hits), timeout=60_000)
+    rect = window.search.popup_rect()
+    assert window.search.width() < rect.width() <= int(window.width() * 0.8)  # wider than the sidebar's box
+    window.search.setText("harvest festival")
+    window.search.search_now()
+    qtbot.waitUntil(lambda: any(h.kind == "conversation" for h in window.search.hits), timeout=60_000)
+    row = [h.kind for h in window.search.hits].index("conversation")
+    window.search.open_hit(row)
+    assert window.current_view_key() == "conversations"
+    view = window.view("conversations")
+    qtbot.waitUntil(lambda: view.conversation_title.text() == "Planning the harvest festival", timeout=60_000)

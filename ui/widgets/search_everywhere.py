@@ -1,7 +1,10 @@
-"""Search everywhere (Ctrl+K): one box that finds memories and people & topics and jumps to them.
+"""Search everywhere (Ctrl+K): one box that finds memories, people & topics, conversations and documents and
+jumps to them.
 
 Typing waits a moment, then one reader-pool query asks the engine for matching subjects (by name
-and alias) and memories (full-text); the hits drop down under the box.  Choosing one emits
+and alias), memories (full-text), conversations (by title or id) and documents (by name); the hits drop down
+under the box in a list sized to them (as wide as the longest hit needs, within the window; as tall as their
+number, up to :data:`MAX_ROWS`), since the box itself sits in the narrow sidebar.  Choosing one emits
 :attr:`SearchEverywhere.open_requested`, and the window opens the right view on it.
 """
 
@@ -10,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QCompleter, QLineEdit, QWidget
 
@@ -23,14 +26,19 @@ from ui.theme import themed_icon
 TYPING_DELAY_MS = 200
 SUBJECT_HITS = 6
 FACT_HITS = 10
+CONVERSATION_HITS = 5
+DOCUMENT_HITS = 5
+MAX_ROWS = 16
+#: The widest the list of hits gets, as a share of the window's width.
+MAX_WIDTH_SHARE = 0.8
 
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One result: what kind of object, its id, and two lines of text."""
 
-    kind: str  # "subject" or "fact"
-    object_id: int
+    kind: str  # "subject", "fact", "conversation" or "document"
+    object_id: int | str  # a conversation's id is a string
     title: str
     detail: str
 
@@ -49,6 +57,24 @@ def search_everything(vault: Vault, text: str) -> list[SearchHit]:
     if any(ch.isalnum() for ch in text):
         for fact in vault.facts.page(FactFilter(q=text), limit=FACT_HITS).facts:
             hits.append(SearchHit("fact", fact.id, fact.statement, f"memory · {fact.standing}"))
+    needle = text.casefold()
+    conversations = [
+        c
+        for c in vault.conversations(limit=500)
+        if needle in (c.title or "").casefold() or needle in c.conversation_id.casefold()
+    ]
+    for c in conversations[:CONVERSATION_HITS]:
+        hits.append(
+            SearchHit(
+                "conversation",
+                c.conversation_id,
+                c.title or c.conversation_id,
+                f"conversation · {plural(c.events, 'turn')}",
+            )
+        )
+    documents = [d for d in vault.documents(limit=1000) if needle in d.name.casefold()]
+    for d in documents[:DOCUMENT_HITS]:
+        hits.append(SearchHit("document", d.id, d.name, f"document · {d.status}"))
     return hits
 
 
@@ -82,6 +108,8 @@ class SearchEverywhere(QLineEdit):
         self._icons = {
             "subject": themed_icon("subjects", self.palette()),
             "fact": themed_icon("memories", self.palette()),
+            "conversation": themed_icon("conversations", self.palette()),
+            "document": themed_icon("documents", self.palette()),
         }
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
@@ -145,10 +173,25 @@ class SearchEverywhere(QLineEdit):
             item.setToolTip(hit.title)
             self._model.appendRow(item)
         if hits and self.hasFocus():
-            self._completer.complete()
+            self._completer.setMaxVisibleItems(min(len(hits), MAX_ROWS))
+            self._completer.complete(self.popup_rect())
         elif not hits:
             self._hide_popup()
         self.results_shown.emit(len(hits))
+
+    def popup_rect(self) -> QRect:
+        """Where the list of hits goes: under the box, as wide as the longest hit needs (never narrower than the
+        box, never wider than :data:`MAX_WIDTH_SHARE` of the window)."""
+        popup = self._completer.popup()
+        metrics = popup.fontMetrics() if popup is not None else self.fontMetrics()
+        longest = max(
+            (metrics.horizontalAdvance(self._model.item(r).text()) for r in range(self._model.rowCount())), default=0
+        )
+        scroll = popup.verticalScrollBar().sizeHint().width() if popup is not None else 16
+        wanted = longest + popup_icon_room(self) + scroll + 24
+        window = self.window()
+        ceiling = int(window.width() * MAX_WIDTH_SHARE) if window is not None else wanted
+        return QRect(0, 0, max(self.width(), min(wanted, ceiling)), self.height())
 
     def _on_activated(self, index: QModelIndex) -> None:
         row = index.row()  # the list is unfiltered: its rows are the hits, in order
@@ -167,3 +210,8 @@ class SearchEverywhere(QLineEdit):
             self._hits = []
             return
         super().keyPressEvent(event)
+
+
+def popup_icon_room(widget: QWidget) -> int:
+    """Room an item's icon takes in the list (the style's small icon and its margin)."""
+    return widget.style().pixelMetric(widget.style().PixelMetric.PM_SmallIconSize) + 8
