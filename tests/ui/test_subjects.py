@@ -47,7 +47,13 @@ def test_the_owner_comes_first_with_what_is_known(chat_vault: Vault, window_for:
     lives = [t for t in view.truth_model.rows() if t.predicate == "lives_in"]
     assert len(lives) == 1 and lives[0].alternatives == 1  # the slot's winner, one other value
     assert view.mentions_model.rowCount() == 5
-    assert view.tabs.tabText(1) == "Recent mentions (5)"
+    assert view.tabs.tabText(1) == "Mentions (5)"
+    # every section is listed whole, and its page keeps most of the pane (seven sections did not fit as tabs)
+    assert view.tabs.count() == 7
+    assert view.tabs.list.width() >= view.tabs.label_width()
+    assert view.tabs.stack.width() >= 2 * view.tabs.list.width()
+    view.tabs.setCurrentIndex(2)
+    assert view.tabs.stack.currentIndex() == 2
     assert [n[0].name for n in view.neighbours_model.rows()] == ["Anna"]
     assert not view.rename_button.isEnabled()  # the owner cannot be renamed
 

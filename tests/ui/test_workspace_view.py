@@ -84,7 +84,7 @@ def test_an_understanding_is_shown_with_its_sources_and_its_history_after_a_revi
     view.tabs.setCurrentIndex(view.understandings_tab)
     pane = view.understandings
     qtbot.waitUntil(lambda: pane.model.rowCount() == 1, timeout=60_000)
-    assert view.tabs.tabText(view.understandings_tab) == "Understandings (1)"
+    assert view.tabs.tabText(view.understandings_tab) == "Understanding (1)"
     chosen = pane.selected()
     assert chosen is not None and chosen.id == first.id
     text = pane.text.toPlainText()
@@ -276,7 +276,7 @@ def test_new_subjects_and_observations_are_written_and_the_detail_follows_the_ch
     qtbot.waitUntil(lambda: view.observations_model.rowCount() == 1, timeout=60_000)
     note = view.observations_model.row_item(0)
     assert note.content == "Dora plays the cello with Anna." and note.subjects == ("Anna", "Dora")
-    assert view.tabs.tabText(view.observations_tab) == "Observations (1)"
+    assert view.tabs.tabText(view.observations_tab) == "Notes (1)"
 
     ws_vault.workspace.remember("Dora tours Japan in spring.", ["Dora"])  # from elsewhere: a client
     qtbot.waitUntil(lambda: view.observations_model.rowCount() == 2, timeout=60_000)

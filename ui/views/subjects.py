@@ -54,6 +54,7 @@ from ui.widgets.consolidation_panel import ConsolidationPanel
 from ui.widgets.evidence import speaker_label
 from ui.widgets.intersection_dialog import IntersectionDialog
 from ui.widgets.labels import heading_label, secondary_label
+from ui.widgets.side_tabs import SideTabs
 from ui.widgets.tables import EmptyAware, select_only_row, simple_table
 from ui.widgets.understandings_pane import UnderstandingsPane
 from ui.widgets.venn import VennWidget
@@ -307,14 +308,14 @@ class SubjectsView(QWidget):
                 "overlap. Click an overlap to open what the two share."
             )
         )
-        self.tabs = QTabWidget()
+        self.tabs = SideTabs()
         self.tabs.addTab(
             EmptyAware(self.truth_view, "No current memories about this subject."),
-            "What Cairn knows",
+            "Known",
         )
         self.tabs.addTab(
             EmptyAware(self.mentions_view, "No chat turns mention this subject."),
-            "Recent mentions",
+            "Mentions",
         )
         self.tabs.addTab(
             EmptyAware(self.documents_view, "No document mentions this subject."),
@@ -324,9 +325,22 @@ class SubjectsView(QWidget):
             EmptyAware(self.neighbours_view, "No other subject shares memories or turns with it."),
             "Neighbours",
         )
-        self.understandings_tab = self.tabs.addTab(self.understandings, "Understandings")
-        self.observations_tab = self.tabs.addTab(observations_page, "Observations")
+        self.understandings_tab = self.tabs.addTab(self.understandings, "Understanding")
+        self.observations_tab = self.tabs.addTab(observations_page, "Notes")
         self.overlaps_tab = self.tabs.addTab(overlaps_page, "Overlaps")
+        # seven sections, listed down the side (ui/widgets/side_tabs.py): short names, each explained here
+        for index, tip in enumerate(
+            (
+                "What Cairn knows about this subject now",
+                "Recent chat turns that mention it",
+                "Documents that mention it",
+                "Subjects that share memories or turns with it",
+                "The consolidated understanding and its history",
+                "Observations: the notes written about it",
+                "What it shares with other subjects",
+            )
+        ):
+            self.tabs.setTabToolTip(index, tip)
 
         left = QWidget()
         left_box = QVBoxLayout(left)
@@ -359,7 +373,7 @@ class SubjectsView(QWidget):
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(left)
         splitter.addWidget(right)
-        splitter.setSizes([360, 560])
+        splitter.setSizes([300, 620])
 
         self.consolidation = ConsolidationPanel(context.runner, context.show_status)
         self.consolidation.subject_requested.connect(self.show_subject_named)
@@ -550,12 +564,12 @@ class SubjectsView(QWidget):
         self.understandings.set_understandings(detail.understandings, subject_changed=previous != subject.id)
         self.observations_model.set_rows(detail.observations)
         self.venn.set_neighbourhood(subject.name, detail.around)
-        self.tabs.setTabText(0, f"What Cairn knows ({len(detail.truth)})")
-        self.tabs.setTabText(1, f"Recent mentions ({len(detail.mentions)})")
+        self.tabs.setTabText(0, f"Known ({len(detail.truth)})")
+        self.tabs.setTabText(1, f"Mentions ({len(detail.mentions)})")
         self.tabs.setTabText(2, f"Documents ({len(detail.documents)})")
         self.tabs.setTabText(3, f"Neighbours ({len(detail.neighbours)})")
-        self.tabs.setTabText(self.understandings_tab, f"Understandings ({len(detail.understandings)})")
-        self.tabs.setTabText(self.observations_tab, f"Observations ({len(detail.observations)})")
+        self.tabs.setTabText(self.understandings_tab, f"Understanding ({len(detail.understandings)})")
+        self.tabs.setTabText(self.observations_tab, f"Notes ({len(detail.observations)})")
         self.tabs.setTabText(self.overlaps_tab, f"Overlaps ({len(detail.around)})")
         self._update_workspace_buttons()
 
