@@ -84,6 +84,27 @@ def test_lists_the_memories_and_filters_them(chat_vault: Vault, window_for: Wind
     assert view.empty_label.text() == "No memories match these filters."
 
 
+def test_the_detail_follows_the_list_when_a_filter_drops_the_memory_shown(
+    chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    _window, view = _open(window_for, chat_vault, qtbot)
+    nurse, django = _fact(chat_vault, "nurse"), _fact(chat_vault, "Django")
+    _select(qtbot, view, nurse.id)
+    view.filters.search.setText("Django")  # the memory shown does not match
+    view.filters.apply_now()
+    qtbot.waitUntil(lambda: view.model.rowCount() == 1, timeout=60_000)
+    qtbot.waitUntil(lambda: view.detail.fact is not None and view.detail.fact.id == django.id, timeout=60_000)
+    assert view.selected_ids() == [django.id]
+    view.filters.search.setText("no such words anywhere")
+    view.filters.apply_now()
+    qtbot.waitUntil(lambda: view.table_stack.currentIndex() == 1, timeout=60_000)
+    qtbot.waitUntil(lambda: view.detail.fact is None, timeout=60_000)
+    view.filters.clear()  # back to all: the list holds the first memory again, and the detail shows one of them
+    qtbot.waitUntil(lambda: view.model.rowCount() == 7, timeout=60_000)
+    qtbot.waitUntil(lambda: view.detail.fact is not None, timeout=60_000)
+    assert view.detail.fact is not None and view.selected_ids() == [view.detail.fact.id]
+
+
 def test_the_detail_highlights_the_quote_inside_its_chat_turn(
     chat_vault: Vault, window_for: WindowFor, qtbot: QtBot
 ) -> None:

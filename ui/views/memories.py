@@ -93,6 +93,7 @@ class MemoriesView(QWidget):
         self._show_status = context.show_status
         self.undo_stack = UndoStack(UNDO_DEPTH)
         self._pending_select: int | None = None
+        self._filtered = False  # the list being loaded follows a filter the person changed
         self._wanted_detail: int | None = None
         self._choices: tuple[list[str], list[str]] = ([], [])
         self._started = False
@@ -225,6 +226,7 @@ class MemoriesView(QWidget):
 
     def _on_filter_changed(self, flt: object) -> None:
         if self._started and flt != self.model.fact_filter:
+            self._filtered = True  # the next list is the person's new choice: the detail follows it
             self.model.set_filter(flt)  # type: ignore[arg-type]
 
     def _on_changes(self, changes: Sequence[Change]) -> None:
@@ -240,9 +242,31 @@ class MemoriesView(QWidget):
         if self._pending_select is not None:
             fact_id, self._pending_select = self._pending_select, None
             self.select_fact(fact_id)
+        elif self._filtered:
+            self._filtered = False
+            self._follow_the_list(count)
         elif count and not self.table.currentIndex().isValid() and self.detail.fact is None:
+            # a reload after a change (an approve that takes a memory out of the filter, say) keeps the detail on
+            # what was acted on, so its outcome stays in view
             select_only_row(self.table, 0)
         self._update_selection_actions()
+
+    def _follow_the_list(self, count: int) -> None:
+        """After the person filtered the list, the detail shows a memory of the list: the one it
+        showed if the list still holds it (selected at its new place), else the first; none when the list is empty.
+        A filter that drops the shown memory must not leave it on screen as if it matched."""
+        shown = self.detail.fact
+        row = self.model.row_of(shown.id) if shown is not None else None
+        if row is not None:
+            if self.table.currentIndex().row() != row or self.selected_ids() != [shown.id]:  # type: ignore[union-attr]
+                select_only_row(self.table, row)
+            return
+        if not count:
+            self.detail.show_fact(None)
+            return
+        select_only_row(self.table, 0)
+        # the current index may have stayed at row 0 through the reset, so no change is announced: show it here
+        self._on_current_changed(self.model.index(0, 0), QModelIndex())
 
     def _on_rows_refreshed(self, fact_ids: list[int]) -> None:
         shown = self.detail.fact
