@@ -16,14 +16,17 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
 from app.composition import APP_NAME, VaultOpening, build_main_window
 from app.runtime import make_endpoint
+from app.single_instance import ACK, SHOW, socket_path
 from engine.doctor import PortHolder, probe_port
 from engine.errors import EnvironmentProblem, VaultError
 from ui.context import EndpointInfo
@@ -277,6 +280,11 @@ class StartingWindow(QObject):
         self._opening_done.connect(self._on_opening_done, Qt.ConnectionType.QueuedConnection)
         opening.future.add_done_callback(lambda _future: self._opening_done.emit())
 
+    @property
+    def root(self) -> Path:
+        """The folder of the vault being opened."""
+        return self._opening.root
+
     def _on_painted(self) -> None:
         self._painted = True
         if self.endpoint is not None:
@@ -374,6 +382,8 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
         window.close()
         app.quit()
 
+    listener = InstanceListener(starting.root, app)  # a later launch on this vault brings this window forward
+    listener.show_requested.connect(lambda: bring_to_front(window))
     try:
         starting.vault_failed.connect(on_failed)
         window.closed.connect(app.quit)
@@ -384,6 +394,7 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
             with _quit_on_window_close(app):
                 app.exec()
     finally:
+        listener.close()
         if tray is not None:
             tray.hide()
             tray.deleteLater()
@@ -392,6 +403,60 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
             window.close()  # a quit by signal still saves the geometry and stops the runner
         window.deleteLater()  # freed by the collector's last pass, on the GUI thread
         starting.stop()
+
+
+class InstanceListener(QObject):
+    """Listens for later launches on the same vault; ``show_requested`` when one asks (GUI thread)."""
+
+    show_requested = Signal()
+
+    def __init__(self, root: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.path = socket_path(root)
+        self._server = QLocalServer(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._on_connection)
+        self.listening = self._listen()
+
+    def _listen(self) -> bool:
+        if self._server.listen(str(self.path)):
+            return True
+        QLocalServer.removeServer(str(self.path))  # a file a killed Cairn left behind
+        if self._server.listen(str(self.path)):
+            return True
+        log.warning("cannot listen for later launches: %s", self._server.errorString())
+        return False
+
+    def close(self) -> None:
+        """Stop listening (the socket file goes)."""
+        self._server.close()
+
+    def _on_connection(self) -> None:
+        while self._server.hasPendingConnections():
+            connection = self._server.nextPendingConnection()
+            if connection is None:
+                return
+            connection.readyRead.connect(lambda c=connection: self._read(c))
+            connection.disconnected.connect(connection.deleteLater)
+            if connection.bytesAvailable():
+                self._read(connection)
+
+    def _read(self, connection: QLocalSocket) -> None:
+        data = bytes(connection.readAll().data())
+        if data.startswith(SHOW.strip()):
+            self.show_requested.emit()
+            connection.write(ACK)
+            connection.flush()
+        connection.disconnectFromServer()
+
+
+def bring_to_front(window: QWidget) -> None:
+    """Show ``window`` (from the tray or minimised) and raise it above the others."""
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
+    window.raise_()
+    window.activateWindow()
 
 
 def _show_fatal(error: VaultError, parent: QWidget | None = None) -> None:

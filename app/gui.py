@@ -123,6 +123,13 @@ def run_gui(vault_dir: Path | None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 2
+    from app.single_instance import bring_forward  # before anything opens: the running app holds the vault
+    from engine.paths import resolve_vault_dir
+
+    root = resolve_vault_dir(vault_dir)
+    if bring_forward(root):
+        print(f"Cairn is already running with the vault {root}: its window was brought forward.", file=sys.stderr)
+        return 0
     with collection_paused():
         opening = start_opening(vault_dir)
         try:
