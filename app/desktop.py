@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtNetwork import QLocalServer
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
 from app.composition import APP_NAME, VaultOpening, build_main_window
@@ -405,6 +405,10 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
         starting.stop()
 
 
+#: How long the listener waits for a launch's line (it comes with the connection; a stuck client costs this once).
+READ_WAIT_MS = 500
+
+
 class InstanceListener(QObject):
     """Listens for later launches on the same vault; ``show_requested`` when one asks (GUI thread)."""
 
@@ -432,22 +436,24 @@ class InstanceListener(QObject):
         self._server.close()
 
     def _on_connection(self) -> None:
+        """Answer each launch at once, then let its socket go.
+
+        The launch writes its one line as it connects, so it is read here with a short wait rather than through
+        ``readyRead``: no signal of a socket the server owns (and deletes) ever reaches Python after it is gone.
+        """
         while self._server.hasPendingConnections():
             connection = self._server.nextPendingConnection()
             if connection is None:
                 return
-            connection.readyRead.connect(lambda c=connection: self._read(c))
-            connection.disconnected.connect(connection.deleteLater)
-            if connection.bytesAvailable():
-                self._read(connection)
-
-    def _read(self, connection: QLocalSocket) -> None:
-        data = bytes(connection.readAll().data())
-        if data.startswith(SHOW.strip()):
-            self.show_requested.emit()
-            connection.write(ACK)
-            connection.flush()
-        connection.disconnectFromServer()
+            try:
+                arrived = connection.bytesAvailable() > 0 or connection.waitForReadyRead(READ_WAIT_MS)
+                if arrived and bytes(connection.readLine(64).data()).startswith(SHOW.strip()):
+                    self.show_requested.emit()
+                    connection.write(ACK)
+                    connection.waitForBytesWritten(READ_WAIT_MS)
+            finally:
+                connection.disconnectFromServer()
+                connection.deleteLater()
 
 
 def bring_to_front(window: QWidget) -> None:

@@ -15,6 +15,7 @@ import pytest
 from app.plugins import build_plugin_manager
 from engine import Settings, Vault
 from engine.events import EventIn
+from tests.cli_support import child_env
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX processes")
 
@@ -23,19 +24,10 @@ SETTINGS = Settings().updated({"llm.provider": "simple", "embedder.provider": "h
 
 
 def cairn(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
-    env.update(
-        CAIRN_HOME=str(home),
-        CAIRN_TESTING="1",
-        CAIRN_LLM_PROVIDER="simple",
-        CAIRN_EMBEDDER_PROVIDER="hashing",
-        COLUMNS="1000",
-        NO_COLOR="1",
-    )
     return subprocess.run(
         [sys.executable, "-m", "app", *args],
         cwd=REPO,
-        env=env,
+        env=child_env(home),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

@@ -18,24 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.cli_support import child_env
+
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 
 REPO = Path(__file__).resolve().parents[1]
 ADDRESS = re.compile(r"http://127\.0\.0\.1:(\d+)")
 CANARY = "CANARY-5e1d-serve-body"
-
-
-def child_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
-    env.update(
-        CAIRN_HOME=str(home),
-        CAIRN_TESTING="1",
-        CAIRN_LLM_PROVIDER="simple",
-        CAIRN_EMBEDDER_PROVIDER="hashing",
-        COLUMNS="1000",
-        NO_COLOR="1",
-    )
-    return env
 
 
 class Serve:

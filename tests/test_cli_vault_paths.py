@@ -25,23 +25,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.cli_support import child_env
+
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX permissions and signals")
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def child_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
-    env.update(
-        CAIRN_HOME=str(home),
-        CAIRN_TESTING="1",
-        CAIRN_LLM_PROVIDER="simple",
-        CAIRN_EMBEDDER_PROVIDER="hashing",
-        COLUMNS="1000",
-        NO_COLOR="1",
-        **extra,
-    )
-    return env
 
 
 def cairn(*args: str, home: Path, unprivileged: bool = False, **extra: str) -> subprocess.CompletedProcess[str]:

@@ -15,23 +15,12 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.cli_support import child_env
 from tests.engine.api.conftest import open_vault
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX processes")
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def child_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
-    env.update(
-        CAIRN_HOME=str(home),
-        CAIRN_TESTING="1",
-        CAIRN_LLM_PROVIDER="simple",
-        CAIRN_EMBEDDER_PROVIDER="hashing",
-        NO_COLOR="1",
-    )
-    return env
 
 
 def text_of(result: Any) -> str:
