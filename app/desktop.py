@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtNetwork import QLocalServer
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
 from app.composition import APP_NAME, VaultOpening, build_main_window
@@ -405,10 +405,6 @@ def _run_window(app: QApplication, starting: StartingWindow, stop_requested: Cal
         starting.stop()
 
 
-#: How long the listener waits for a launch's line (it comes with the connection; a stuck client costs this once).
-READ_WAIT_MS = 500
-
-
 class InstanceListener(QObject):
     """Listens for later launches on the same vault; ``show_requested`` when one asks (GUI thread)."""
 
@@ -420,6 +416,7 @@ class InstanceListener(QObject):
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._on_connection)
+        self._open: set[QLocalSocket] = set()
         self.listening = self._listen()
 
     def _listen(self) -> bool:
@@ -436,24 +433,46 @@ class InstanceListener(QObject):
         self._server.close()
 
     def _on_connection(self) -> None:
-        """Answer each launch at once, then let its socket go.
-
-        The launch writes its one line as it connects, so it is read here with a short wait rather than through
-        ``readyRead``: no signal of a socket the server owns (and deletes) ever reaches Python after it is gone.
-        """
+        """Take each launch's socket; it is answered when its line arrives (never by blocking this thread: the
+        launch may need this very process to run before it writes)."""
         while self._server.hasPendingConnections():
             connection = self._server.nextPendingConnection()
             if connection is None:
                 return
-            try:
-                arrived = connection.bytesAvailable() > 0 or connection.waitForReadyRead(READ_WAIT_MS)
-                if arrived and bytes(connection.readLine(64).data()).startswith(SHOW.strip()):
-                    self.show_requested.emit()
-                    connection.write(ACK)
-                    connection.waitForBytesWritten(READ_WAIT_MS)
-            finally:
-                connection.disconnectFromServer()
-                connection.deleteLater()
+            self._open.add(connection)  # held here until dropped, and dropped once
+            connection.readyRead.connect(self._on_ready)
+            connection.disconnected.connect(self._on_gone)
+            if connection.canReadLine():
+                self._answer(connection)
+
+    def _on_ready(self) -> None:
+        sender = self.sender()
+        if isinstance(sender, QLocalSocket) and sender.canReadLine():
+            self._answer(sender)
+
+    def _on_gone(self) -> None:
+        sender = self.sender()
+        if isinstance(sender, QLocalSocket):
+            self._drop(sender)
+
+    def _answer(self, connection: QLocalSocket) -> None:
+        if connection not in self._open:
+            return
+        if bytes(connection.readLine(64).data()).startswith(SHOW.strip()):
+            self.show_requested.emit()
+            connection.write(ACK)
+            connection.flush()  # out to the socket now: three bytes do not wait for the event loop
+        self._drop(connection)
+
+    def _drop(self, connection: QLocalSocket) -> None:
+        """Stop hearing from the socket before it is let go, so no signal of it reaches Python once deleted."""
+        if connection not in self._open:
+            return
+        self._open.discard(connection)
+        connection.readyRead.disconnect(self._on_ready)
+        connection.disconnected.disconnect(self._on_gone)
+        connection.disconnectFromServer()  # after what was written has gone out
+        connection.deleteLater()
 
 
 def bring_to_front(window: QWidget) -> None:
