@@ -455,9 +455,21 @@ async def _run_matrix(vault: Vault, route: Route, allowed: tuple[str, ...]) -> O
 #: Changes the vault's own upkeep publishes whenever it runs, whatever the requests: usage counted for an earlier
 #: route's recalls flushed a second later, the decay sweep, idle segments closed and summarised by their jobs.
 _BACKGROUND_REASONS = {"promoted to hot by use", "demoted: unused", "expired"}
-#: Upkeep's own work: its scheduled backup falls due as the vault opens, and on a busy machine it was made in the
-#: middle of the matrix (a refused request cannot make one: only an accepted POST /v6/backups does).
-_BACKGROUND_TYPES = {"episode.created", "episode.closed", "job.warning", "job.failed", "backup.created"}
+#: Upkeep's and the watcher's own work.  The scheduled backup falls due as the vault opens, and on a busy machine it
+#: was made in the middle of the matrix (a refused request cannot make one: only an accepted POST /v6/backups does);
+#: the scan of a folder a route's target added runs in the background and reported itself during the refusals that
+#: followed (a refused request starts no scan: only an accepted one does, and a scan's writes show in the row counts).
+_BACKGROUND_TYPES = {
+    "episode.created",
+    "episode.closed",
+    "job.warning",
+    "job.failed",
+    "backup.created",
+    "watch.scanned",
+    "watch.resumed",
+    "watch.error",
+    "watch.vanished",
+}
 
 
 def _background(change: Change) -> bool:
