@@ -28,7 +28,7 @@ doctor: $(STAMP_APP)
 # process that crashes is not replaced: with whole files dealt out, a replacement was once left idle while the run
 # waited forever; now the run ends at once and names the test that was running.
 test: $(STAMP_TEST) system-deps
-	@echo "==> Running the test suite in two processes (about nine minutes on two cores)"
+	@echo "==> Running the test suite in two processes (about twelve minutes on two idle cores)"
 	QT_QPA_PLATFORM=offscreen CAIRN_TESTING=1 $(BIN)/python -m pytest -n 2 --dist loadfile --max-worker-restart=0 $(PYTEST_ARGS)
 
 # Opt-in: a real OpenAI-compatible server (llama-cpp-python, built from source: ~15 minutes on two cores the first
