@@ -81,6 +81,7 @@ class ForgetDialog(QDialog):
         self._runner = runner
         self.preview: Receipt | None = None
         self.receipt: Receipt | None = None
+        self._pending: tuple[str, object] | None = None  # a choice made before the lists arrived
 
         self.scope = QComboBox()
         for key, label in SCOPES:
@@ -162,8 +163,6 @@ class ForgetDialog(QDialog):
             self.project.setText(str(ident))
         elif kind == "user" and ident is not None:
             self.user.setText(str(ident))
-
-    _pending: tuple[str, object] | None = None
 
     @staticmethod
     def _select(combo: QComboBox, ident: object) -> None:
