@@ -17,7 +17,9 @@ Ollama cannot be installed where the tests run, so the engine's real client code
 * a thread-safe record of every request (method, path, parsed JSON body), so tests can assert what
   was sent, e.g. that redacted text rather than personal data reached the model;
 * faults: ``fail_next`` (an HTTP error), ``drop_next`` (connection closed without an answer),
-  ``delay`` (to trigger client timeouts) and ``stop`` (connection refused afterwards).
+  ``delay`` (to trigger client timeouts), ``stop`` (connection refused afterwards) and ``pace`` (a pause between
+  streamed pieces, as a model generating; :attr:`FakeOllama.streams_cut` counts streams whose reader hung up
+  before the end — what a real Ollama sees, and stops generating on, when a client presses Stop).
 
 Usage::
 
@@ -247,6 +249,8 @@ class FakeOllama:
         self._faults: list[_Fault] = []
         self._delay_s = 0.0
         self._delay_path: str | None = None
+        self._pace_s = 0.0
+        self._streams_cut = 0
         self._loaded: dict[str, datetime] = {}
         self._accepted = 0
         self._stopped = threading.Event()
@@ -383,9 +387,22 @@ class FakeOllama:
             self._delay_s = max(0.0, seconds)
             self._delay_path = path
 
-    def reset(self) -> None:
-        """Forget recorded requests and connections, queued replies, responders, faults, delays."""
+    def pace(self, seconds: float) -> None:
+        """Pause ``seconds`` before each streamed piece of a reply (``pace(0)`` ends it); :meth:`stop` cuts it short."""
         with self._lock:
+            self._pace_s = max(0.0, seconds)
+
+    @property
+    def streams_cut(self) -> int:
+        """Streamed replies whose reader hung up before the last piece."""
+        with self._lock:
+            return self._streams_cut
+
+    def reset(self) -> None:
+        """Forget recorded requests and connections, queued replies, responders, faults, delays, pacing."""
+        with self._lock:
+            self._pace_s = 0.0
+            self._streams_cut = 0
             self._requests.clear()
             self._accepted = 0
             self._errors.clear()
@@ -710,11 +727,20 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for piece in pieces:
-            self._write_chunk(_chunk(name, chat, piece))
-        self._write_chunk(_final(name, chat, "", prompt_tokens, len(pieces)))
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        try:
+            for piece in pieces:
+                with fake._lock:
+                    pause = fake._pace_s
+                if pause and fake._stopped.wait(pause):
+                    return  # stopped mid-reply: the connection is being cut
+                self._write_chunk(_chunk(name, chat, piece))
+            self._write_chunk(_final(name, chat, "", prompt_tokens, len(pieces)))
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            with fake._lock:
+                fake._streams_cut += 1
+            self.close_connection = True
 
     def _write_chunk(self, payload: Mapping[str, Any]) -> None:
         line = json.dumps(payload, separators=(",", ":")).encode() + b"\n"

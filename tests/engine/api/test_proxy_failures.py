@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from engine.changes import Change
-from engine.events import EventIn
+from engine.recall.types import RecallRequest
 from tests.engine.api.conftest import Served, assert_error
 from tests.engine.api.proxy_support import (
     QUESTION,
@@ -22,6 +22,7 @@ from tests.engine.api.proxy_support import (
     settle,
     system_texts,
     turns,
+    wait_until,
 )
 from tests.fakes.ollama import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
@@ -67,13 +68,17 @@ def test_without_an_upstream_the_proxy_says_what_to_set(served: Served) -> None:
 
 
 # -- Cairn failing ---------------------------------------------------------------------------------------------
-def test_a_failing_recall_still_forwards_and_says_so(
-    via_ollama: Served, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def broken_recall(request: object) -> object:
-        raise RuntimeError("the index is gone")
+# Real faults in the vault itself, through the real recall, coalescer and writer: nothing in Cairn is patched.
+def _run_sql(served: Served, sql: str) -> None:
+    """Change the vault's schema on its own writer connection, between transactions (the fault being injected)."""
+    served.vault.store.writer.run_outside_transaction(lambda driver: driver.execute(sql))
 
-    monkeypatch.setattr(via_ollama.vault, "recall", broken_recall)
+
+def test_a_damaged_vault_still_forwards_and_says_so(via_ollama: Served, fake_ollama: FakeOllama) -> None:
+    # the facts' table is gone (a vault damaged outside Cairn): recall cannot read what it ranks, and fails
+    _run_sql(via_ollama, "ALTER TABLE facts RENAME TO facts_lost")
+    with pytest.raises(Exception, match="no such table: facts"):
+        via_ollama.vault.recall(RecallRequest(conversation_id="check", query=QUESTION))
     seen: list[Change] = []
     via_ollama.vault.changes.subscribe(seen.extend)
     fake_ollama.queue_chat("Still here.")
@@ -87,20 +92,16 @@ def test_a_failing_recall_still_forwards_and_says_so(
     assert system_texts(fake_ollama.requests_to("/api/chat")[-1].body) == []
     warnings = [c for c in seen if c.type == "proxy.warning"]
     assert len(warnings) == 1
-    assert "recall failed (RuntimeError)" in warnings[0].data["warnings"][0]
-    assert "the index is gone" not in json.dumps(warnings[0].as_dict())  # the type, never the text
+    assert "recall failed (OperationalError)" in warnings[0].data["warnings"][0]
+    assert "no such table" not in json.dumps(warnings[0].as_dict())  # the type, never the text
     assert [e.content for e in turns(via_ollama.vault, "degraded", 2)] == [QUESTION, "Still here."]
 
 
-def test_a_failing_recording_still_answers(
-    via_ollama: Served, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    coalescer = via_ollama.server.app.state.ingest
-
-    async def broken_ingest(event: EventIn) -> object:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(coalescer, "ingest", broken_ingest)
+def test_a_vault_refusing_writes_still_answers(via_ollama: Served, fake_ollama: FakeOllama) -> None:
+    # the store refuses every new event, as a full or failing disk would: the writer's transaction fails
+    _run_sql(
+        via_ollama, "CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
     fake_ollama.queue_chat("Answered anyway.")
     answer = ollama_client(via_ollama, "unrecorded").chat(
         model="llama3.2", messages=[{"role": "user", "content": "hi"}], stream=False
@@ -109,7 +110,48 @@ def test_a_failing_recording_still_answers(
 
     assert answer.message.content == "Answered anyway."
     assert via_ollama.vault.conversations.events("unrecorded") == []
-    assert via_ollama.server.app.proxy.memory.health.failures == 1
+    health = via_ollama.server.app.proxy.memory.health
+    assert health.failures == 1
+    assert health.last_failure == (
+        "recording the user turn failed (IntegrityError); the chat was forwarded without memory"
+    )
+
+    _run_sql(via_ollama, "DROP TRIGGER refuse_events")  # the disk recovers: the next turn is recorded again
+    fake_ollama.queue_chat("Recorded again.")
+    ollama_client(via_ollama, "unrecorded").chat(
+        model="llama3.2", messages=[{"role": "user", "content": "hello again"}], stream=False
+    )
+    assert [e.content for e in turns(via_ollama.vault, "unrecorded", 2)] == ["hello again", "Recorded again."]
+
+
+def test_a_client_leaving_mid_answer_stops_the_upstream_and_keeps_no_part_reply(
+    via_ollama: Served, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.pace(0.2)  # a model generating: a piece every 200 ms
+    fake_ollama.queue_chat("one two three four five six seven eight nine ten eleven twelve")
+    client = ollama_client(via_ollama, "stopped")
+    stream = client.chat(model="llama3.2", messages=[{"role": "user", "content": QUESTION}], stream=True)
+    assert next(stream).message.content == "one "
+    stream.close()  # the user pressed Stop: the client closes its connection
+
+    wait_until(lambda: fake_ollama.streams_cut == 1)  # the upstream saw its reader go, so it stops generating
+    settle(via_ollama)
+    assert [(e.role, e.content) for e in via_ollama.vault.conversations.events("stopped")] == [("user", QUESTION)]
+    assert via_ollama.server.app.proxy.memory.health.failures == 0  # leaving is not a failure
+
+    fake_ollama.pace(0)
+    fake_ollama.queue_chat("Ann lives in Lisbon.")
+    answer = client.chat(
+        model="llama3.2",
+        messages=[{"role": "user", "content": QUESTION}, {"role": "user", "content": "Are you sure?"}],
+        stream=True,
+    )
+    assert "".join(part.message.content for part in answer) == "Ann lives in Lisbon."
+    assert [e.content for e in turns(via_ollama.vault, "stopped", 3)] == [
+        QUESTION,
+        "Are you sure?",
+        "Ann lives in Lisbon.",
+    ]
 
 
 # -- modes -----------------------------------------------------------------------------------------------------
