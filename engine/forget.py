@@ -279,76 +279,103 @@ def _ids(tx: Tx, sql: str, params: Iterable[Any]) -> list[int]:
     return [int(r[0]) for r in tx.execute(sql, tuple(params)).fetchall()]
 
 
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """A forget scope as the collecting phases read it: whose, which conversation, project or document, and when."""
+
+    user: str
+    conversation_id: str | None
+    project_id: str | None
+    document_id: int | None
+    since: float | None
+    until: float | None
+
+    @property
+    def whole_user(self) -> bool:
+        """Nothing narrows the scope but the user: everything of theirs goes."""
+        return (
+            self.conversation_id is None
+            and self.project_id is None
+            and self.document_id is None
+            and self.since is None
+            and self.until is None
+        )
+
+    @property
+    def untimed(self) -> bool:
+        return self.since is None and self.until is None
+
+    def conditions(self, time_column: str, **columns: object) -> tuple[str, list[Any]]:
+        """``user_id = ? AND <column> = ? … AND <time_column> in the window`` for the columns given a value."""
+        conds: list[str] = ["user_id = ?"]
+        args: list[Any] = [self.user]
+        for column, value in columns.items():
+            if value is not None:
+                conds.append(f"{column} = ?")
+                args.append(value)
+        if self.since is not None:
+            conds.append(f"{time_column} >= ?")
+            args.append(self.since)
+        if self.until is not None:
+            conds.append(f"{time_column} < ?")
+            args.append(self.until)
+        return " AND ".join(conds), args
+
+
 def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
-    t = _Targets()
-    user = scope.user_id
-    whole_user = (
-        scope.conversation_id is None
-        and scope.project_id is None
-        and scope.document_id is None
-        and scope.since is None
-        and scope.until is None
+    """Everything ``scope`` reaches, phase by phase: each phase reads what the phases before it found."""
+    w = _Window(
+        user=scope.user_id,
+        conversation_id=scope.conversation_id,
+        project_id=scope.project_id,
+        document_id=scope.document_id,
+        since=to_epoch(parse_datetime(scope.since)) if scope.since is not None else None,
+        until=to_epoch(parse_datetime(scope.until)) if scope.until is not None else None,
     )
-    since = to_epoch(parse_datetime(scope.since)) if scope.since is not None else None
-    until = to_epoch(parse_datetime(scope.until)) if scope.until is not None else None
+    t = _Targets()
+    if w.document_id is None:
+        where, args = w.conditions("occurred_at", conversation_id=w.conversation_id, project_id=w.project_id)
+        t.events = _ids(tx, f"SELECT id FROM events WHERE {where}", args)
+    _collect_documents(tx, w, t)
+    _collect_facts(tx, w, t)
+    _collect_episodes(tx, w, t)
+    _collect_observations(tx, w, t)
+    _collect_derived(tx, w, t)
+    t.jobs = jobs_about(tx, set(t.events), set(t.episodes), set(t.documents))
+    _count_vectors(tx, t)
+    return t
 
-    # events
-    conds: list[str] = ["user_id = ?"]
-    args: list[Any] = [user]
-    if scope.conversation_id is not None:
-        conds.append("conversation_id = ?")
-        args.append(scope.conversation_id)
-    if scope.project_id is not None:
-        conds.append("project_id = ?")
-        args.append(scope.project_id)
-    if since is not None:
-        conds.append("occurred_at >= ?")
-        args.append(since)
-    if until is not None:
-        conds.append("occurred_at < ?")
-        args.append(until)
-    if scope.document_id is None:
-        t.events = _ids(tx, f"SELECT id FROM events WHERE {' AND '.join(conds)}", args)
 
-    # documents
-    dconds: list[str] = ["user_id = ?"]
-    dargs: list[Any] = [user]
-    if scope.document_id is not None:
-        dconds.append("id = ?")
-        dargs.append(scope.document_id)
-    if scope.project_id is not None:
-        dconds.append("project_id = ?")
-        dargs.append(scope.project_id)
-    if since is not None:
-        dconds.append("created_at >= ?")
-        dargs.append(since)
-    if until is not None:
-        dconds.append("created_at < ?")
-        dargs.append(until)
-    if scope.conversation_id is None:
-        t.documents = _ids(tx, f"SELECT id FROM documents WHERE {' AND '.join(dconds)}", dargs)
-    if scope.document_id is not None and not t.documents:
-        raise NotFound("document", scope.document_id)
+def _collect_documents(tx: Tx, w: _Window, t: _Targets) -> None:
+    """The documents in scope (none for a conversation's scope), with their sections and spans."""
+    if w.conversation_id is None:
+        where, args = w.conditions("created_at", id=w.document_id, project_id=w.project_id)
+        t.documents = _ids(tx, f"SELECT id FROM documents WHERE {where}", args)
+    if w.document_id is not None and not t.documents:
+        raise NotFound("document", w.document_id)
     for chunk in chunked(t.documents):
         marks, vals = _in(chunk)
         t.sections += _ids(tx, f"SELECT id FROM sections WHERE document_id IN ({marks})", vals)
         t.spans += _ids(tx, f"SELECT id FROM spans WHERE document_id IN ({marks})", vals)
 
-    # facts: from those events and spans, or (project / whole user) by their own scope
+
+def _collect_facts(tx: Tx, w: _Window, t: _Targets) -> None:
+    """Facts from the events and spans in scope, or (project, conversation, whole user) by their own scope; then
+    their edited versions, the conflicts they are in, the kept facts opposing them and what replaces them."""
+    user = w.user
     fact_ids: set[int] = set()
-    for chunk in chunked(t.events):
-        marks, vals = _in(chunk)
-        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND event_id IN ({marks})", (user, *vals)))
-    for chunk in chunked(t.spans):
-        marks, vals = _in(chunk)
-        fact_ids.update(_ids(tx, f"SELECT id FROM facts WHERE user_id = ? AND span_id IN ({marks})", (user, *vals)))
-    if whole_user:
+    for column, ids in (("event_id", t.events), ("span_id", t.spans)):
+        for chunk in chunked(ids):
+            marks, vals = _in(chunk)
+            sql = f"SELECT id FROM facts WHERE user_id = ? AND {column} IN ({marks})"
+            fact_ids.update(_ids(tx, sql, (user, *vals)))
+    if w.whole_user:
         fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ?", (user,)))
-    elif scope.project_id is not None and scope.conversation_id is None and since is None and until is None:
-        fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ? AND project_id = ?", (user, scope.project_id)))
-    if scope.conversation_id is not None and since is None and until is None:
+    elif w.project_id is not None and w.conversation_id is None and w.untimed:
+        fact_ids.update(_ids(tx, "SELECT id FROM facts WHERE user_id = ? AND project_id = ?", (user, w.project_id)))
+    if w.conversation_id is not None and w.untimed:
         fact_ids.update(
-            _ids(tx, "SELECT id FROM facts WHERE user_id = ? AND conversation_id = ?", (user, scope.conversation_id))
+            _ids(tx, "SELECT id FROM facts WHERE user_id = ? AND conversation_id = ?", (user, w.conversation_id))
         )
     # later versions of forgotten facts made by editing them carry the same content; a later statement that
     # replaced one (previous_id too, but its own event, maybe in another scope) is not a version of it
@@ -370,60 +397,58 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
     t.facts = sorted(fact_ids)
     t.conflicts = sorted(conflicts_of_facts(tx, t.facts))
     forgotten = set(t.facts)
-    for a, b in conflict_sides(tx, t.conflicts):
-        t.opponents += [f for f in (a, b) if f not in forgotten]
-    t.opponents = sorted(set(t.opponents))
+    t.opponents = sorted({f for a, b in conflict_sides(tx, t.conflicts) for f in (a, b) if f not in forgotten})
     t.successors = _successors(tx, forgotten)
 
-    # episodes summarising forgotten turns
+
+def _collect_episodes(tx: Tx, w: _Window, t: _Targets) -> None:
+    """Episodes summarising forgotten turns, and a whole conversation's or user's episodes."""
     episode_ids: set[int] = set()
     for chunk in chunked(t.events):
         marks, vals = _in(chunk)
         episode_ids.update(
             _ids(tx, f"SELECT DISTINCT episode_id FROM events WHERE id IN ({marks}) AND episode_id IS NOT NULL", vals)
         )
-    if whole_user:
-        episode_ids.update(_ids(tx, "SELECT id FROM episodes WHERE user_id = ?", (user,)))
-    elif scope.conversation_id is not None and since is None and until is None:
+    if w.whole_user:
+        episode_ids.update(_ids(tx, "SELECT id FROM episodes WHERE user_id = ?", (w.user,)))
+    elif w.conversation_id is not None and w.untimed:
         episode_ids.update(
-            _ids(tx, "SELECT id FROM episodes WHERE user_id = ? AND conversation_id = ?", (user, scope.conversation_id))
+            _ids(tx, "SELECT id FROM episodes WHERE user_id = ? AND conversation_id = ?", (w.user, w.conversation_id))
         )
     t.episodes = sorted(episode_ids)
 
-    # observations: a whole user's, or those observed in the time range (they belong to no conversation or project)
-    if whole_user:
-        t.observations = _ids(tx, "SELECT id FROM observations WHERE user_id = ?", (user,))
-    elif scope.conversation_id is None and scope.project_id is None and scope.document_id is None:
-        oconds: list[str] = ["user_id = ?"]
-        oargs: list[Any] = [user]
-        if since is not None:
-            oconds.append("observed_at >= ?")
-            oargs.append(since)
-        if until is not None:
-            oconds.append("observed_at < ?")
-            oargs.append(until)
-        t.observations = _ids(tx, f"SELECT id FROM observations WHERE {' AND '.join(oconds)}", oargs)
 
-    if whole_user:
+def _collect_observations(tx: Tx, w: _Window, t: _Targets) -> None:
+    """A whole user's observations, or those observed in the time range (they belong to no conversation or
+    project, so a narrower scope reaches none)."""
+    if w.conversation_id is None and w.project_id is None and w.document_id is None:
+        where, args = w.conditions("observed_at")
+        t.observations = _ids(tx, f"SELECT id FROM observations WHERE {where}", args)
+
+
+def _collect_derived(tx: Tx, w: _Window, t: _Targets) -> None:
+    """What is made from the rest: understandings and subjects — and for a whole user, everything else of theirs."""
+    user = w.user
+    if w.whole_user:
         t.whole_user = user
         t.understandings = _ids(tx, "SELECT id FROM understandings WHERE user_id = ?", (user,))
         t.subjects = _ids(tx, "SELECT id FROM subjects WHERE user_id = ?", (user,))
         t.collections = _ids(tx, "SELECT id FROM collections WHERE user_id = ?", (user,))
         t.quarantine = _ids(tx, "SELECT id FROM quarantine WHERE user_id = ?", (user,))
-    else:
-        # an understanding made from forgotten evidence repeats it: it goes with its sources
-        sources = [*t.events, *t.facts, *t.spans, *t.episodes, *t.documents, *t.observations]
-        built: set[int] = set()
-        for chunk in chunked(sources):
-            marks, vals = _in(chunk)
-            sql = f"SELECT DISTINCT understanding_id FROM understanding_sources WHERE object_id IN ({marks})"
-            built.update(_ids(tx, sql, vals))
-        t.understandings = sorted(built)
-        t.subjects = _orphaned_subjects(
-            tx, user, set(t.facts), set(t.events), set(t.observations), set(t.understandings)
-        )
+        return
+    # an understanding made from forgotten evidence repeats it: it goes with its sources
+    sources = [*t.events, *t.facts, *t.spans, *t.episodes, *t.documents, *t.observations]
+    built: set[int] = set()
+    for chunk in chunked(sources):
+        marks, vals = _in(chunk)
+        sql = f"SELECT DISTINCT understanding_id FROM understanding_sources WHERE object_id IN ({marks})"
+        built.update(_ids(tx, sql, vals))
+    t.understandings = sorted(built)
+    t.subjects = _orphaned_subjects(tx, user, set(t.facts), set(t.events), set(t.observations), set(t.understandings))
 
-    t.jobs = jobs_about(tx, set(t.events), set(t.episodes), set(t.documents))
+
+def _count_vectors(tx: Tx, t: _Targets) -> None:
+    """How many stored vectors the targets have, and in which vector tables."""
     every = [
         *t.events,
         *t.facts,
@@ -447,7 +472,6 @@ def _collect(tx: Tx, scope: ForgetScope) -> _Targets:
             t.embeddings += int(count)
             spaces.add(str(table))
     t.spaces = sorted(spaces)
-    return t
 
 
 def _orphaned_subjects(

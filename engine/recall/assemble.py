@@ -708,6 +708,47 @@ def _line(block: Block) -> str:
     return f"- [#{block.id} {where}] ({when}) {text}"
 
 
+class _Sheet:
+    """The prompt text being written under a token budget: titled sections whose lines are taken only while they
+    fit, the length counted exactly as it grows (the header, section titles and line breaks included)."""
+
+    TITLES = ("Background", "Relevant", "Ask the user", "Documents")
+
+    def __init__(self, header: str, budget: int) -> None:
+        self.header = header
+        self.budget = budget
+        self.sections: dict[str, list[str]] = {title: [] for title in self.TITLES}
+        self.carried: dict[str, list[tuple[str, int]]] = {title: [] for title in self.TITLES}
+        self.chars = len(header)
+
+    def cost(self, section: str, line: str) -> int:
+        """Characters ``line`` adds to the text: a line break, and the section title before its first line."""
+        return len(line) + 1 + (0 if self.sections[section] else len(section) + 2)
+
+    def fits(self, extra: int) -> bool:
+        return math.ceil((self.chars + extra) / 4) <= self.budget
+
+    def take(self, section: str, line: str, block: Block | None = None) -> bool:
+        """Add ``line`` (standing for ``block``) to ``section`` if it fits; whether it did."""
+        extra = self.cost(section, line)
+        if not self.fits(extra):
+            return False
+        self.sections[section].append(line)
+        if block is not None:
+            self.carried[section].append((block.kind, block.id))
+        self.chars += extra
+        return True
+
+    def context(self) -> LLMContext:
+        parts = [self.header]
+        for title, lines in self.sections.items():
+            if lines:
+                parts.append(f"{title}:")
+                parts.extend(lines)
+        text = "\n".join(parts)
+        return LLMContext(text, tokens(text), tuple(item for t in self.sections for item in self.carried[t]))
+
+
 def _render(
     analysis: QueryAnalysis,
     reference: datetime,
@@ -729,66 +770,48 @@ def _render(
     if documents_degraded:
         # distillations are still being made: the model should know it sees raw passages only
         header += "\n" + DEGRADED_MARKER
-    sections: dict[str, list[str]] = {"Background": [], "Relevant": [], "Ask the user": [], "Documents": []}
-    carried: dict[str, list[tuple[str, int]]] = {title: [] for title in sections}
-    chars = len(header)
-
-    def cost(section: str, line: str) -> int:
-        """Characters ``line`` adds to the text: a line break, and the section title before its first line."""
-        return len(line) + 1 + (0 if sections[section] else len(section) + 2)
-
-    def fits(extra: int) -> bool:
-        return math.ceil((chars + extra) / 4) <= budget
-
-    def take(section: str, line: str, block: Block | None = None) -> bool:
-        nonlocal chars
-        extra = cost(section, line)
-        if not fits(extra):
-            return False
-        sections[section].append(line)
-        if block is not None:
-            carried[section].append((block.kind, block.id))
-        chars += extra
-        return True
-
-    background_cap = budget * 0.4
+    sheet = _Sheet(header, budget)
     shown: set[int] = set()
     for block in background:
-        if chars / 4 > background_cap or not take("Background", _line(block), block):
+        if sheet.chars / 4 > budget * 0.4 or not sheet.take("Background", _line(block), block):
             break
         shown.add(block.id)
     for block in conflicts:
-        take("Ask the user", _line(block), block)
-    # the pinned outline, whole if it fits; else as much as fits beside a note saying how much is missing
-    outline_lines = [(_line(b), b) for b in outline]
-    whole = sum(len(line) + 1 for line, _b in outline_lines) + (len("Documents") + 2 if outline_lines else 0)
-    trimmed = not fits(whole)
-    for position, (line, pinned_block) in enumerate(outline_lines):
-        if trimmed:
-            note = _outline_note(len(outline_lines) - position, len(outline_lines))
-            if not fits(cost("Documents", line) + len(note) + 1):
-                take("Documents", note)
-                break
-        take("Documents", line, pinned_block)
+        sheet.take("Ask the user", _line(block), block)
+    _render_outline(sheet, outline)
     shown |= {b.id for b in outline}
     floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
     for block in [*answer, *blocks]:
-        if block.id in shown or not block.meta.get("injected") or block.meta.get("left_out"):
-            continue
-        if block.score < floor and not _spared(block, answer, analysis):
-            continue  # padding: far below the best hit
-        if block.kind == "fact" and block.meta.get("standing") not in INJECTABLE:
+        if block.id in shown or not _worth_a_line(block, floor, answer, analysis):
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
-        if take(section, _line(block), block):
+        if sheet.take(section, _line(block), block):
             shown.add(block.id)
-    parts = [header]
-    for title, lines in sections.items():
-        if lines:
-            parts.append(f"{title}:")
-            parts.extend(lines)
-    text = "\n".join(parts)
-    return LLMContext(text, tokens(text), tuple(item for title in sections for item in carried[title]))
+    return sheet.context()
+
+
+def _render_outline(sheet: _Sheet, outline: list[Block]) -> None:
+    """The pinned outline, whole if it fits; else as much as fits beside a note saying how much is missing."""
+    lines = [(_line(b), b) for b in outline]
+    whole = sum(len(line) + 1 for line, _b in lines) + (len("Documents") + 2 if lines else 0)
+    trimmed = not sheet.fits(whole)
+    for position, (line, block) in enumerate(lines):
+        if trimmed:
+            note = _outline_note(len(lines) - position, len(lines))
+            if not sheet.fits(sheet.cost("Documents", line) + len(note) + 1):
+                sheet.take("Documents", note)
+                break
+        sheet.take("Documents", line, block)
+
+
+def _worth_a_line(block: Block, floor: float, answer: list[Block], analysis: QueryAnalysis) -> bool:
+    """Whether a ranked block goes into the text: injected and not left out, above the floor (padding far below the
+    best hit stays out, unless spared), and, for a fact, of a standing that may be injected."""
+    if not block.meta.get("injected") or block.meta.get("left_out"):
+        return False
+    if block.score < floor and not _spared(block, answer, analysis):
+        return False
+    return not (block.kind == "fact" and block.meta.get("standing") not in INJECTABLE)
 
 
 def _spared(block: Block, answer: list[Block], analysis: QueryAnalysis) -> bool:
