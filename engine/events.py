@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -149,6 +149,33 @@ def validate(event: EventIn, settings: Settings, now: float, *, where: str = "")
     def bad(name: str, message: str, fix: str = "") -> ValidationError:
         return ValidationError(f"{where}{name}", message, fix=fix)
 
+    _check_text_fields(event, bad)
+    metadata_json = _metadata_json(event, bad)
+    try:
+        occurred = to_epoch(parse_datetime(event.occurred_at)) if event.occurred_at is not None else now
+        valid = to_epoch(parse_datetime(event.valid_time)) if event.valid_time is not None else None
+    except ValidationError as exc:
+        field_name = "occurred_at" if event.occurred_at is not None else "valid_time"
+        raise bad(field_name, exc.message.split(": ", 1)[-1]) from exc
+
+    shield = firewall_apply(event.content, settings.privacy)
+    content = shield.text
+    metadata = dict(event.metadata)
+    if shield.findings:
+        metadata["pii"] = sorted({f"{f.category}:{f.action}" for f in shield.findings})
+        metadata_json = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
+    if event.role == "system":
+        status = "skipped"  # system messages are not processed for memory (DESIGN §3)
+    elif shield.blocked:
+        status = "blocked"
+    else:
+        status = "queued"
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    return PreparedEvent(event, content, occurred, valid, digest, metadata_json, status)
+
+
+def _check_text_fields(event: EventIn, bad: Callable[..., ValidationError]) -> None:
+    """The conversation, type, role, content and the optional names: present where required, of bounded size."""
     if not isinstance(event.conversation_id, str) or not event.conversation_id.strip():
         raise bad("conversation_id", "is required", "Pass the id of the chat this event belongs to.")
     if len(event.conversation_id) > MAX_ID_CHARS:
@@ -175,6 +202,10 @@ def validate(event: EventIn, settings: Settings, now: float, *, where: str = "")
             raise bad(name, "must be non-empty text when given")
         if len(value) > MAX_ID_CHARS:
             raise bad(name, f"is longer than {MAX_ID_CHARS} characters")
+
+
+def _metadata_json(event: EventIn, bad: Callable[..., ValidationError]) -> str:
+    """The metadata as stored: a JSON object of bounded size."""
     if not isinstance(event.metadata, Mapping):
         raise bad("metadata", "must be an object")
     try:
@@ -183,27 +214,7 @@ def validate(event: EventIn, settings: Settings, now: float, *, where: str = "")
         raise bad("metadata", f"must be JSON-serialisable ({exc})") from exc
     if len(metadata_json.encode()) > MAX_METADATA_BYTES:
         raise bad("metadata", f"is larger than {MAX_METADATA_BYTES} bytes")
-    try:
-        occurred = to_epoch(parse_datetime(event.occurred_at)) if event.occurred_at is not None else now
-        valid = to_epoch(parse_datetime(event.valid_time)) if event.valid_time is not None else None
-    except ValidationError as exc:
-        field_name = "occurred_at" if event.occurred_at is not None else "valid_time"
-        raise bad(field_name, exc.message.split(": ", 1)[-1]) from exc
-
-    shield = firewall_apply(event.content, settings.privacy)
-    content = shield.text
-    metadata = dict(event.metadata)
-    if shield.findings:
-        metadata["pii"] = sorted({f"{f.category}:{f.action}" for f in shield.findings})
-        metadata_json = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
-    if event.role == "system":
-        status = "skipped"  # system messages are not processed for memory (DESIGN §3)
-    elif shield.blocked:
-        status = "blocked"
-    else:
-        status = "queued"
-    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-    return PreparedEvent(event, content, occurred, valid, digest, metadata_json, status)
+    return metadata_json
 
 
 def prepare_batch(events: Sequence[EventIn], settings: Settings, now: float) -> list[PreparedEvent]:

@@ -104,7 +104,7 @@ _STEP4 = (
 
 
 @lru_cache(maxsize=20_000)
-def stem(word: str) -> str:
+def stem(word: str) -> str:  # noqa: C901 — Porter's algorithm step by step, as published
     """The Porter stem of a lower-case word (words of ≤ 2 letters are returned as they are)."""
     w = word.lower()
     if len(w) <= 2:

@@ -70,7 +70,7 @@ def _markdown() -> MarkdownIt:
     return md.enable(["table", "strikethrough"])
 
 
-def _render(tokens: Sequence[Token], out: TextAssembler) -> None:
+def _render(tokens: Sequence[Token], out: TextAssembler) -> None:  # noqa: C901 — one pass over the token stream; not yet split
     """Append the readable text of a block token stream to ``out``."""
     heading_level = 0
     list_depth = 0

@@ -378,7 +378,7 @@ def _apply(r: Rule, head: Head, text: str, limit: int) -> list[Found]:
     return found
 
 
-def _generic(text: str, head: Head, limit: int) -> Found | None:
+def _generic(text: str, head: Head, limit: int) -> Found | None:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """What a verb clause says when no rule knows its verb: a plan, a habit or an activity."""
     word = head.word
     if head.tense == "future" and not head.negated:

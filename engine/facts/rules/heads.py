@@ -238,7 +238,7 @@ def _next_word(text: str, p: int, end: int) -> tuple[str, int, int] | None:
     return m.group(1).casefold().replace("’", "'"), m.start(1), m.end(1)
 
 
-def _classify(
+def _classify(  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     text: str,
     start: int,
     p: int,

@@ -343,7 +343,7 @@ def bound_object(text: str, start: int, limit: int, kind: ObjectKind) -> tuple[i
 _REACTION_NOUNS = frozenset(["idea", "thought", "sound", "vibe", "vibes", "news", "pic", "pics", "photo", "photos"])
 
 
-def clean_object(raw: str, kind: ObjectKind) -> str | None:
+def clean_object(raw: str, kind: ObjectKind) -> str | None:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """Trim filler from an object and reject what names nothing (pronouns, empty, too long)."""
     obj = raw.strip()
     for _ in range(3):

@@ -76,7 +76,7 @@ def _fact_subjects(vault: Vault, fact_id: int) -> set[int]:
     return {int(r[0]) for r in vault.store.query("SELECT subject_id FROM fact_subjects WHERE fact_id = ?", (fact_id,))}
 
 
-def _check_decisions(
+def _check_decisions(  # noqa: C901 — one check per decision kind
     vault: Vault,
     decisions: tuple[dict[str, Any], ...],
     before: dict[int, Fact],

@@ -197,7 +197,7 @@ _HOW_PREDICATE = {
 }
 
 
-def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+def effects(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """What the sentence says things and people do for the speaker."""
     words = words_of(s.low)
     if ("something" in words or "things" in words) and s.has(" i ", " we "):

@@ -67,7 +67,7 @@ _PLACE_WORDS = frozenset(
 )
 
 
-def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """Residence, moves and origins in one sentence."""
     text, low = s.text, s.low
     words = words_of(low)

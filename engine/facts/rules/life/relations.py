@@ -82,7 +82,7 @@ _RELATION_WORDS = frozenset(
 )
 
 
-def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """The speaker's people and pets, people's people, and relationship status, in one sentence."""
     text = s.text
     for person in mentions(text):

@@ -127,7 +127,7 @@ _NOT_ORG = frozenset(
 _PAST = frozenset("was were been worked left quit resigned retired".split())
 
 
-def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:
+def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     """Roles, employers, departments, businesses and their changes in one sentence."""
     text, low = s.text, s.low
     words = words_of(low)
@@ -225,7 +225,7 @@ def _promotions(s: Sentence) -> Iterator[Found]:
         yield _dated_start(make(ctx, s, "works_as", role[0], "promoted", end=role[1], change=True), s)
 
 
-def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:
+def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
     text = s.text
     for m in _ROLE_RE.finditer(text, s.start, s.end):
         lead = m.group("lead").strip().casefold()
