@@ -86,7 +86,9 @@ class JobHandler(Protocol):
     transaction as their results with :func:`finish_jobs`; failed jobs are rescheduled by the runner.
     """
 
-    def __call__(self, jobs: Sequence[Job]) -> list[JobOutcome]: ...
+    def __call__(self, jobs: Sequence[Job]) -> list[JobOutcome]:
+        """Run ``jobs`` (all of one kind); one outcome per job, matched to its job by ``job_id``."""
+        ...
 
 
 def enqueue(

@@ -57,6 +57,7 @@ class FastPath:
         raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a JSON ``POST`` to :attr:`path` here when :meth:`parse` takes its body; the rest goes to the app."""
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not _is_json(scope):
             await self.app(scope, receive, send)
             return

@@ -167,6 +167,7 @@ class Guard:
         self.streams = _Slots(config.max_streams)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check each HTTP request and WebSocket handshake before the app sees it; lifespan goes straight on."""
         if scope["type"] == "http":
             await self._http(scope, receive, send)
         elif scope["type"] == "websocket":

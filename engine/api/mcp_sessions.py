@@ -54,6 +54,8 @@ class SessionLru:
         return len(self._sessions)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Note the session each HTTP request opens or uses, ending the least recently used past ``limit``; anything
+        but HTTP goes straight to the app."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

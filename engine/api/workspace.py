@@ -123,19 +123,23 @@ class WorkspaceVerbs:
 
     # -- subjects ----------------------------------------------------------------------------------------------
     def create_subjects(self, body: CreateSubjectsBody) -> SubjectsCreatedOut:
+        """The subjects named, creating those that do not exist yet; answers them and the names created."""
         subjects, created = self._ws.create_subjects(body.names, kind=body.kind, user_id=body.user_id)
         return SubjectsCreatedOut(subjects=[SubjectOut.of(s) for s in subjects], subjects_created=created)
 
     def get_subjects(self, body: GetSubjectsBody) -> SubjectsFoundOut:
+        """The subjects called (or aliased) the names given, and the names no subject answers to."""
         found, missing = self._ws.get_subjects(body.names, user_id=body.user_id)
         return SubjectsFoundOut(subjects=[SubjectOut.of(s) for s in found], missing=missing)
 
     def update_subject_summary(self, body: UpdateSubjectSummaryBody) -> SubjectOut:
+        """Set a subject's summary (and its tags, when given); answers the subject as it now is."""
         subject = self._ws.update_subject_summary(body.subject_name, body.summary, tags=body.tags, user_id=body.user_id)
         return SubjectOut.of(subject)
 
     # -- observations ------------------------------------------------------------------------------------------
     def remember(self, body: RememberBody, header_session: str | None = None) -> RememberOut:
+        """Write one observation in the request's session, if it names one; content already stored is a no-op."""
         return self._remember(body, session_of(body.session_id, header_session), body.user_id)
 
     def add_observations(self, body: AddObservationsBody, header_session: str | None = None) -> AddObservationsOut:
@@ -154,6 +158,8 @@ class WorkspaceVerbs:
         return AddObservationsOut(results=results)
 
     def delete_observations(self, body: DeleteObservationsBody, header_session: str | None = None) -> DeletedOut:
+        """Delete the observations this session wrote, the others rejected with a reason; without a session it is
+        refused, since only the session that wrote an observation may delete it."""
         session = _required_session(
             body.session_id,
             header_session,
@@ -164,12 +170,14 @@ class WorkspaceVerbs:
         return DeletedOut(deleted=list(done.deleted), rejected=dict(done.rejected))
 
     def search_observations(self, body: SearchObservationsBody) -> ObservationList:
+        """Observations matching every word of the query, optionally only those tagged with every subject named."""
         found = self._ws.search_observations(
             body.query, subject_names=body.subject_names, limit=body.limit, user_id=body.user_id
         )
         return ObservationList(observations=[ObservationOut.of(o) for o in found])
 
     def search(self, body: SearchBody) -> SearchOut:
+        """Understandings (and, unless left out, observations) on the query, by words and across the perspectives."""
         found = self._ws.search(
             body.query,
             subject_names=body.subject_names,
@@ -198,6 +206,7 @@ class WorkspaceVerbs:
 
     # -- perspectives ------------------------------------------------------------------------------------------
     def list_perspectives(self, body: ListPerspectivesBody) -> PerspectivesOut:
+        """The user's perspectives; ``collapsed``, with a note saying why, when the embedder ignores instructions."""
         found, instructed, model_id = self._ws.searcher.perspectives(body.user_id)
         collapsed = not instructed
         return PerspectivesOut(
@@ -212,10 +221,12 @@ class WorkspaceVerbs:
         )
 
     def add_perspective(self, body: AddPerspectiveBody) -> PerspectivesOut:
+        """Add (or re-word) one of the user's own perspectives; answers the perspectives as they now are."""
         self._ws.searcher.add_perspective(body.name, body.instruction, user_id=body.user_id)
         return self.list_perspectives(ListPerspectivesBody(user_id=body.user_id))
 
     def remove_perspective(self, body: RemovePerspectiveBody) -> PerspectivesOut:
+        """Remove one of the user's own perspectives (a built-in one is refused); answers the perspectives left."""
         self._ws.searcher.remove_perspective(body.name, user_id=body.user_id)
         return self.list_perspectives(ListPerspectivesBody(user_id=body.user_id))
 
@@ -223,6 +234,7 @@ class WorkspaceVerbs:
     def create_understanding(
         self, body: CreateUnderstandingBody, header_session: str | None = None
     ) -> UnderstandingOut:
+        """Write an understanding in the request's session; it supersedes the active one of its kind and subjects."""
         made = self._ws.create_understanding(
             body.content,
             summary=body.summary,
@@ -238,6 +250,7 @@ class WorkspaceVerbs:
     def update_understanding(
         self, body: UpdateUnderstandingBody, header_session: str | None = None
     ) -> UnderstandingOut:
+        """Revise an active understanding the user owns (another user's is not found); answers the new revision."""
         self._owned(body.understanding_id, body.user_id)
         revised = self._ws.update_understanding(
             body.understanding_id,
@@ -249,10 +262,12 @@ class WorkspaceVerbs:
         return UnderstandingOut.of(revised)
 
     def get_understandings(self, body: GetUnderstandingsBody) -> UnderstandingList:
+        """The active understandings tagged with every subject named (none named: the workspace's own)."""
         found = self._ws.get_understandings(body.subject_names, kind=body.kind, user_id=body.user_id)
         return UnderstandingList(understandings=[UnderstandingOut.of(u) for u in found])
 
     def understanding_history(self, body: UnderstandingHistoryBody) -> UnderstandingList:
+        """The revision chain of an understanding the user owns (another user's is not found), oldest first."""
         self._owned(body.understanding_id, body.user_id)
         chain = self._ws.understanding_history(body.understanding_id)
         return UnderstandingList(understandings=[UnderstandingOut.of(u) for u in chain])
@@ -274,29 +289,38 @@ class WorkspaceVerbs:
 
     # -- marks -------------------------------------------------------------------------------------------------
     def mark_useful(self, body: MarkBody) -> MarkedOut:
+        """Count a use of each observation, understanding or fact named; answers, per id, the kind marked or why not."""
         return MarkedOut(marked=self._ws.mark(body.ids, useful=True, user_id=body.user_id))
 
     def mark_questionable(self, body: MarkBody) -> MarkedOut:
+        """Count a doubt about each observation, understanding or fact named; answers as ``mark_useful`` does."""
         return MarkedOut(marked=self._ws.mark(body.ids, useful=False, user_id=body.user_id))
 
     # -- relationships -----------------------------------------------------------------------------------------
     def open_intersection(self, body: OpenIntersectionBody) -> IntersectionOut:
+        """Everything tagged with both subjects: observations, current facts, turns and active understandings."""
         shared = self._ws.open_intersection(body.subject_a, body.subject_b, limit=body.limit, user_id=body.user_id)
         return IntersectionOut.of(shared)
 
     def open_around(self, body: OpenAroundBody) -> AroundOut:
+        """The subjects sharing evidence with this one, the largest intersection first."""
         around = self._ws.open_around(body.subject_name, limit=body.limit, user_id=body.user_id)
         return AroundOut(subject_name=body.subject_name, neighbours=[NeighbourOut.of(n) for n in around])
 
     def stats(self, body: StatsBody) -> WorkspaceStatsOut:
+        """The user's workspace counts."""
         return WorkspaceStatsOut.of(self._ws.stats(user_id=body.user_id))
 
     # -- sessions ----------------------------------------------------------------------------------------------
     def orient(self, body: OrientBody, header_session: str | None = None) -> OrientedOut:
+        """Start this session afresh: soul, protocol, orientation, pending consolidation and the newest activity.
+        Refused without a session."""
         session = _required_session(body.session_id, header_session, "orient starts this session afresh")
         return OrientedOut.of(self._ws.orient(session_id=session, recent=body.recent, user_id=body.user_id))
 
     def bring_to_mind(self, body: BringToMindBody, header_session: str | None = None) -> BroughtToMindOut:
+        """Understandings and fresh observations on a topic that this session was not shown yet; refused without a
+        session, since what a session was shown is remembered per session."""
         session = _required_session(
             body.session_id, header_session, "what a session was already shown is remembered per session"
         )
@@ -311,6 +335,7 @@ class WorkspaceVerbs:
         return BroughtToMindOut.of(brought)
 
     def reset_seen(self, body: ResetSeenBody, header_session: str | None = None) -> ResetSeenOut:
+        """Empty this session's seen log, so anything may be brought to mind again; refused without a session."""
         session = _required_session(body.session_id, header_session, "each session has its own seen log")
         return ResetSeenOut(cleared=self._ws.reset_seen(session_id=session, user_id=body.user_id))
 
@@ -357,6 +382,7 @@ class WorkspaceVerbs:
         return self.consolidate_now(body.user_id)
 
     def consolidate_now(self, user_id: str) -> ConsolidatedOut:
+        """Run one consolidation pass for ``user_id`` now and answer what it wrote (also the MCP ``consolidate``)."""
         done = self._ws.consolidate(user_id=user_id)
         return ConsolidatedOut(
             generation=done.generation,
@@ -368,6 +394,8 @@ class WorkspaceVerbs:
         )
 
     def consolidation_report(self, body: ConsolidationReportBody) -> ConsolidationReportOut:
+        """What consolidation should look at next: subjects without an understanding, stale understandings, pairs to
+        synthesise or compare, unlinked observations and items doubted more than used."""
         report = self._ws.consolidation_report(limit=body.limit, user_id=body.user_id)
         return ConsolidationReportOut(
             generation=report.generation,
@@ -388,10 +416,12 @@ class WorkspaceVerbs:
         )
 
     def pending_consolidation(self, body: PendingConsolidationBody) -> PendingConsolidationOut:
+        """How many subjects have evidence newer than the last consolidation pass."""
         return PendingConsolidationOut(pending_subjects=self._ws.pending_consolidation(user_id=body.user_id))
 
     # -- merging subjects --------------------------------------------------------------------------------------
     def find_similar_subjects(self, body: FindSimilarSubjectsBody) -> SimilarSubjectsOut:
+        """Subjects whose name or an alias looks like this one: the candidates for ``merge_subjects``."""
         found = self._ws.find_similar_subjects(
             body.subject_name, threshold=body.threshold, limit=body.limit, user_id=body.user_id
         )

@@ -180,6 +180,7 @@ def opposed_facts(
 
 
 def slot_fact_of(r: Sequence[Any]) -> SlotFact:
+    """A :class:`SlotFact` from a row of :data:`SLOT_COLUMNS` (columns after them are ignored)."""
     metadata = r[12]
     # most facts were never corroborated: skip parsing their metadata (a multi-valued slot reads up to 200 rows)
     evidence = json.loads(metadata).get("corroborated_by", []) if metadata and "corroborated_by" in metadata else []

@@ -148,4 +148,5 @@ def _why_no_vector(o: Applied) -> str:
 
 
 def ms(start: float, end: float) -> float:
+    """The milliseconds from ``start`` to ``end`` (seconds of ``time.perf_counter``), rounded for the trace."""
     return round((end - start) * 1000, 3)

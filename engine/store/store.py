@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 class Reader(Protocol):
     """Anything that answers read queries: the :class:`Store` (a connection per call) or a :class:`Snapshot`."""
 
-    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]: ...
+    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:
+        """All rows of one read statement, as plain tuples."""
+        ...
 
 
 class Snapshot:

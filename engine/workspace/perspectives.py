@@ -280,6 +280,8 @@ class PerspectiveIndex:
         self._cache: dict[str, _Matrices] = {}
 
     def matrices(self, q: Any, user_id: str, model_id: str, dim: int) -> _Matrices:
+        """The user's vectors of ``model_id`` as one matrix per key, cached until the user's vector version moves;
+        vectors of another dimension than ``dim`` are left out."""
         row = q.execute("SELECT version FROM workspace_vector_versions WHERE user_id = ?", (user_id,)).first()
         version = int(row[0]) if row else 0
         with self._lock:

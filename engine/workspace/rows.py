@@ -45,6 +45,7 @@ UNDERSTANDING_COLUMNS = (
 
 
 def observation_from_row(row: Sequence[Any]) -> Observation:
+    """An observation from a row of :data:`OBSERVATION_COLUMNS`."""
     return Observation(
         id=int(row[0]),
         user_id=str(row[1]),
@@ -61,6 +62,7 @@ def observation_from_row(row: Sequence[Any]) -> Observation:
 
 
 def understanding_from_row(row: Sequence[Any]) -> Understanding:
+    """An understanding from a row of :data:`UNDERSTANDING_COLUMNS`."""
     return Understanding(
         id=int(row[0]),
         user_id=str(row[1]),
@@ -120,6 +122,8 @@ def next_generation(tx: Tx, user_id: str) -> int:
 
 # -- validation --------------------------------------------------------------------------------------------------
 def text_field(field: str, value: object, *, limit: int = MAX_CONTENT, required: bool = True) -> str:
+    """``value`` stripped; refused, naming ``field``, when it is not text, is empty though ``required``, or is
+    longer than ``limit`` characters."""
     if not isinstance(value, str):
         raise ValidationError(field, "must be text")
     clean = value.strip()
@@ -131,6 +135,8 @@ def text_field(field: str, value: object, *, limit: int = MAX_CONTENT, required:
 
 
 def names_field(field: str, names: Iterable[object], *, required: bool = False) -> list[str]:
+    """The subject names given, spaces collapsed and each once (case aside; a bare string is one name); refused when
+    ``required`` and empty, or past :data:`MAX_SUBJECTS`."""
     if isinstance(names, str):
         names = [names]
     out: list[str] = []
@@ -148,6 +154,8 @@ def names_field(field: str, names: Iterable[object], *, required: bool = False) 
 
 
 def ids_field(field: str, ids: Iterable[object]) -> list[int]:
+    """The ids given, each once in their order; refused for a value that is no positive 64-bit integer, or past
+    :data:`MAX_IDS`."""
     out: list[int] = []
     for value in ids:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
@@ -159,6 +167,7 @@ def ids_field(field: str, ids: Iterable[object]) -> list[int]:
 
 
 def confidence_field(value: float) -> float:
+    """A confidence as a float; refused unless it is a number from 0 to 1."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
         raise ValidationError("confidence", "must be a number from 0 to 1")
     return float(value)

@@ -66,6 +66,8 @@ class Searcher:
         return found, lens.follows_instructions(embedder.model_id, self._instructions()), embedder.model_id
 
     def add_perspective(self, name: str, instruction: str, *, user_id: str) -> lens.Perspective:
+        """Add (or re-word) one of the user's own perspectives; a background job embeds the items under it."""
+
         def op(tx: Tx) -> lens.Perspective:
             added = lens.add_perspective(tx, user_id, name, instruction)
             queue_embedding(tx, user_id)
@@ -75,6 +77,7 @@ class Searcher:
         return added
 
     def remove_perspective(self, name: str, *, user_id: str) -> None:
+        """Remove one of the user's own perspectives and its vectors (a built-in one is refused)."""
         self._store.write(functools.partial(lens.remove_perspective, user_id=user_id, name=name))
 
     def embed(self, user_id: str, *, budget: int | None = None) -> int:

@@ -54,6 +54,8 @@ def insert_understanding(
     source: str,
     previous: int | None,
 ) -> int:
+    """Insert an understanding tagged with ``subject_ids`` and citing ``sources`` (each must be a stored object),
+    superseding ``previous``; returns its id."""
     cited = list(dict.fromkeys(sources))
     for chunk in chunked(cited):
         marks = ",".join("?" * len(chunk))

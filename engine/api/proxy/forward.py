@@ -138,6 +138,8 @@ class MemoryProxy:
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer a proxy route from the configured upstream (translated for an Ollama client of an OpenAI server);
+        every other request goes on to ``app``."""
         if scope["type"] != "http" or (
             (scope["method"], scope["path"]) not in OLLAMA_ROUTES
             and (scope["method"], scope["path"]) not in OPENAI_ROUTES

@@ -289,6 +289,7 @@ class TagsAnswer(Answer):
     """``/models`` → ``/api/tags``."""
 
     def whole(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The upstream's model ids as Ollama's model list, each with empty details."""
         return {"models": [_model_entry(m) for m in data.get("data") or [] if isinstance(m, dict)]}
 
 
@@ -300,6 +301,7 @@ class EmbedAnswer(Answer):
         self.model = model
 
     def whole(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The vectors in the order of the request's inputs, under the model the client asked for."""
         items = sorted((d for d in data.get("data") or [] if isinstance(d, dict)), key=lambda d: int(d["index"]))
         return {"model": self.model, "embeddings": [d["embedding"] for d in items]}
 
@@ -318,11 +320,13 @@ class ChatAnswer(Answer):
         self._done = False
 
     def start(self, status: int, content_type: str) -> bytes:
+        """As for any answer, and notes whether it streams: a successful event stream is translated line by line."""
         super().start(status, content_type)
         self.streaming = self.ok and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
         return _NDJSON if self.streaming else _JSON
 
     def feed(self, chunk: bytes) -> bytes:
+        """Streaming: an NDJSON line for each complete event (a part line waits for its rest); else as any answer."""
         if not self.streaming:
             return super().feed(chunk)
         self._buffer += chunk
@@ -330,6 +334,8 @@ class ChatAnswer(Answer):
         return b"".join(self._event(line.strip()) for line in lines)
 
     def finish(self) -> bytes:
+        """Streaming: the events still buffered and the final ``done`` line, unless ``[DONE]`` sent it already; else
+        as for any answer."""
         if not self.streaming:
             return super().finish()
         rest, self._buffer = self._buffer.strip(), b""
@@ -337,6 +343,7 @@ class ChatAnswer(Answer):
         return out + self._final() if not self._done else out
 
     def whole(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A whole chat completion as one finished Ollama answer, with its finish reason and token counts."""
         choice = (data.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         usage = data.get("usage") or {}

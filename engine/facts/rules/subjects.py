@@ -44,6 +44,8 @@ Subject = tuple[str, Person, int, tuple[str, str] | None, str]
 
 
 def subject(text: str, p: int, end: int, speaker: str) -> Subject | None:
+    """The subject written at ``p`` ("I", "we", "my wife and I", "my sister Anna", "Caroline") as (name, person,
+    end, relation, implied verb); None when there is none the rules can attribute."""
     m = _I_RE.match(text, p, end)
     if m:
         if m.group("im"):

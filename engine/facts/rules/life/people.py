@@ -72,6 +72,7 @@ class Person:
 
     @property
     def gender(self) -> str | None:
+        """The gender the relation noun implies ("f" or "m"), or None when it implies none."""
         rel = (self.relation or "").casefold()
         if rel in FEMALE:
             return "f"
@@ -81,6 +82,7 @@ class Person:
 
     @property
     def is_pet(self) -> bool:
+        """Whether the relation noun names a pet."""
         return (self.relation or "").casefold() in PET_WORDS
 
     @property

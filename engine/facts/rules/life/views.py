@@ -140,6 +140,8 @@ def views(s: Sentence, catalog: Catalog) -> Iterator[Found]:
 
 
 def view_end(s: Sentence, pos: int) -> int:
+    """Where the view starting at ``pos`` ends: at the first sentence break, bracket, dash or clause such as
+    ", but", else at the sentence's end."""
     m = _VIEW_END_RE.search(s.text, pos, s.end)
     return m.start() if m else s.end
 
