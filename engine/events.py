@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -355,8 +355,3 @@ def _find_duplicate(tx: Tx, item: PreparedEvent) -> int | None:
             (e.user_id, e.conversation_id, e.role, e.author or "", item.content_hash, item.occurred_at),
         )
     return int(found) if found is not None else None
-
-
-def with_source(event: EventIn, source: str) -> EventIn:
-    """The same event with ``source`` set (the endpoint, MCP and importers stamp where events came from)."""
-    return replace(event, source=source)

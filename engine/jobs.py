@@ -13,7 +13,6 @@ failed (retried with exponential backoff; parked with its error after ``max_atte
 
 from __future__ import annotations
 
-import builtins
 import json
 import logging
 import threading
@@ -518,20 +517,6 @@ def job_stats(store: Store, *, failures: int = 50) -> JobStats:
     return JobStats(totals["queued"], totals["running"], totals["parked"], by_kind, tuple(_job_info(r) for r in parked))
 
 
-def list_jobs(store: Store, *, status: str | None = None, limit: int = 200) -> list[JobInfo]:
-    """Jobs, newest first, optionally of one status."""
-    sql = (
-        "SELECT id, kind, status, attempts, max_attempts, last_error, warnings, created_at, updated_at, "
-        "run_after, payload FROM jobs"
-    )
-    params: tuple[Any, ...] = ()
-    if status:
-        sql += " WHERE status = ?"
-        params = (status,)
-    sql += " ORDER BY id DESC LIMIT ?"
-    return [_job_info(r) for r in store.query(sql, (*params, limit))]
-
-
 def retry_parked(tx: Tx, job_ids: Sequence[int] | None = None) -> int:
     """Put parked jobs (all, or ``job_ids``) back in the queue with a fresh attempt budget."""
     if job_ids is None:
@@ -579,10 +564,6 @@ class JobsApi:
     def stats(self) -> JobStats:
         """Queue depth by status and kind, and parked jobs with their errors."""
         return job_stats(self._store)
-
-    def list(self, *, status: str | None = None, limit: int = 200) -> builtins.list[JobInfo]:
-        """Jobs, newest first, optionally of one status."""
-        return list_jobs(self._store, status=status, limit=limit)
 
     def retry(self, job_ids: Sequence[int] | None = None) -> int:
         """Requeue parked jobs (all, or the given ids) with a fresh attempt budget; returns how many."""

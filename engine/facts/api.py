@@ -35,7 +35,7 @@ from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Pipeline, Proposal
 from engine.facts.types import Evidence, Proposition
 from engine.store import Store, Tx, chunked
-from engine.subjects import OWNER, find_subject_id
+from engine.subjects import OWNER
 from engine.temporal import parse_datetime, to_epoch
 from engine.vectors import VectorIndex, VectorItem
 from engine.vectors.migration import queue_vectors
@@ -632,8 +632,3 @@ def _decode_cursor(cursor: str) -> tuple[float, int]:
         return float(at), int(fact_id)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationError("cursor", "is not a cursor this endpoint returned") from exc
-
-
-def ensure_user(q: Any, user_id: str, subject: str) -> int | None:
-    """The id of ``subject`` for ``user_id``, or None (re-exported for callers that only read)."""
-    return find_subject_id(q, user_id, subject)

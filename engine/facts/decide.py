@@ -311,10 +311,6 @@ class Decider:
             results.append(done)
         return results
 
-    def dry_run(self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None) -> list[Action]:
-        """What :meth:`decide_and_apply` would do, against a read snapshot, without writing."""
-        return [planned.action for planned in self.plan_all(q, user_id, proposals, event_id)]
-
     def plan_all(
         self, q: Any, user_id: str, proposals: Sequence[Proposal], event_id: int | None, *, at: float | None = None
     ) -> list[Applied]:

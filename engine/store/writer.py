@@ -210,11 +210,6 @@ class Writer:
         self._thread.join(timeout)
         self._engine.dispose()
 
-    @property
-    def is_writer_thread(self) -> bool:
-        """True when called on the writer thread itself."""
-        return threading.current_thread() is self._thread
-
     def _loop(self) -> None:
         with self._engine.connect() as conn:
             stop = False

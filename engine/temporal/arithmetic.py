@@ -106,12 +106,6 @@ def add_months(day: date, months: int) -> date:
     return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
-def add_years(day: date, years: int) -> date:
-    """``day`` moved by whole years; 29 February becomes 28 February in a common year."""
-    year = day.year + years
-    return date(year, day.month, min(day.day, calendar.monthrange(year, day.month)[1]))
-
-
 # -- seasons ---------------------------------------------------------------------------------------
 def season_index(day: date) -> int:
     """The season containing ``day`` as one integer ``season_year * 4 + index``.
