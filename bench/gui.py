@@ -1,11 +1,11 @@
 """GUI figures on the 100k-fact synthetic vault: cold start to first paint, the longest event-loop stall while the
 Memories table is flung from top to bottom, and the longest stall while 200 events/s arrive over the endpoint.
 
-The measurements themselves are :mod:`ui.bench` (each mode in its own process, offscreen Qt); this module only
-prepares the vault — the synthetic vault of :mod:`bench.synth` (100k facts, 100k events, hashing vectors), cached
-under ``bench/out/`` and shared with :mod:`bench.recall_speed` — and gives every mode a fresh copy of it, because
-the ingest mode adds events and every mode writes the UI's state.  It compiles the project's bytecode first, as an
-install does, so that the start-up figure is an installed app's.
+The measurements themselves are :mod:`bench.desktop.measure` (each mode in its own process, offscreen Qt); this
+module only prepares the vault — the synthetic vault of :mod:`bench.synth` (100k facts, 100k events, hashing
+vectors), cached under ``bench/out/`` and shared with :mod:`bench.recall_speed` — and gives every mode a fresh copy
+of it, because the ingest mode adds events and every mode writes the UI's state.  It compiles the project's
+bytecode first, as an install does, so that the start-up figure is an installed app's.
 
 Usage: ``python -m bench.gui [--facts 100000] [--events 100000] [--json FILE]``
 """
@@ -53,13 +53,13 @@ def compile_bytecode() -> None:
 
 
 def run_mode(vault: Path, flags: list[str]) -> dict[str, Any]:
-    """One ``ui.bench`` mode on a copy of ``vault``, in its own offscreen process."""
+    """One ``bench.desktop.measure`` mode on a copy of ``vault``, in its own offscreen process."""
     with tempfile.TemporaryDirectory(prefix="cairn-gui-bench-") as tmp:
         copy = Path(tmp) / "vault"
         shutil.copytree(vault, copy, ignore=shutil.ignore_patterns("token", "*.lock", "backups"))
         out = Path(tmp) / "out.json"
         env = os.environ | {"QT_QPA_PLATFORM": "offscreen", "CAIRN_HOME": str(Path(tmp) / "home")}
-        command = [sys.executable, "-m", "ui.bench", *flags, "--vault", str(copy), "--json", str(out)]
+        command = [sys.executable, "-m", "bench.desktop.measure", *flags, "--vault", str(copy), "--json", str(out)]
         subprocess.run(command, cwd=ROOT, env=env, check=True)
         result: dict[str, Any] = json.loads(out.read_text())
         return result

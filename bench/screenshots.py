@@ -6,7 +6,7 @@
 Builds (or reuses) the demo vault of :mod:`bench.demo_vault`, copies it to a temporary folder (so looking at it
 changes nothing, and every run starts from the same state), opens it as the app does — plugins, background
 workers, the localhost endpoint (on its configured port, or a free one when that is taken) — and shows the main
-window offscreen.  Each view gets something meaningful selected (see :mod:`ui.screenshots`) and is saved as
+window offscreen.  Each view gets something meaningful selected (see :mod:`bench.desktop.capture`) and is saved as
 ``NN-<view>.png``.  ``--readme DIR`` also writes two small copies (Memories and Ask, 256 colours, under 200 KB
 each) for the README.  The UI state (window geometry, last view) goes to the temporary folder too.
 """
@@ -60,8 +60,8 @@ def capture(demo: DemoVault, out: Path, size: tuple[int, int], readme: Path | No
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.composition import build_main_window
     from app.plugins import build_plugin_manager
+    from bench.desktop.capture import Scene, capture_views, offscreen_session, pump
     from engine.vault import Vault
-    from ui.screenshots import Scene, capture_views, offscreen_session, pump
 
     unused = [p for p in locomo_files(Path(demo.data)) if p.name not in demo.conversations]
     scene = Scene(more_conversations=unused[0] if unused else None)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from bench.desktop.measure import scroll_benchmark
 from engine import Settings, Vault
-from ui.bench import scroll_benchmark
 from ui.main_window import MainWindow
 from ui.models.facts import PAGE_SIZE
 from ui.ops import OpRunner
@@ -48,7 +48,7 @@ def test_ingest_stall_benchmark_posts_over_the_real_endpoint_and_times_the_gui(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from app.runtime import make_endpoint
-    from ui.bench import ingest_stall_benchmark
+    from bench.desktop.measure import ingest_stall_benchmark
 
     server = make_endpoint(vault, 0)
     server.start()
@@ -66,7 +66,7 @@ def test_ingest_stall_benchmark_posts_over_the_real_endpoint_and_times_the_gui(
 def test_startup_benchmark_times_a_fresh_process_to_its_first_paint(
     tmp_path: Path, offline_settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ui.bench import startup_benchmark
+    from bench.desktop.measure import startup_benchmark
 
     folder = tmp_path / "vault"
     with Vault.open(folder, settings=offline_settings) as v:
@@ -94,7 +94,7 @@ print("FIRST_PAINT", time.time() + 0.1)
 def test_startup_benchmark_runs_a_start_killed_before_painting_once_more_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ui.bench import startup_benchmark
+    from bench.desktop.measure import startup_benchmark
 
     (tmp_path / "vault").mkdir()
     script = tmp_path / "child.py"
@@ -106,7 +106,7 @@ def test_startup_benchmark_runs_a_start_killed_before_painting_once_more_and_say
 
 
 def test_startup_benchmark_fails_with_the_fatal_line_when_a_start_dies_twice(tmp_path: Path) -> None:
-    from ui.bench import startup_benchmark
+    from bench.desktop.measure import startup_benchmark
 
     (tmp_path / "vault").mkdir()
     script = tmp_path / "child.py"

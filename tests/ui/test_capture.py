@@ -11,12 +11,12 @@ from pytestqt.qtbot import QtBot
 
 from bench.common import DEFAULT_LOCOMO
 from bench.demo_vault import ensure, load
+from bench.desktop.capture import SMALL_LIMIT, Scene, capture_views
 from engine import Vault
 from tests.ui.conftest import seed_chat
 from tests.ui.documents_support import write_pdf
 from ui.main_window import MainWindow
 from ui.ops import OpRunner
-from ui.screenshots import SMALL_LIMIT, Scene, capture_views
 from ui.views import VIEWS
 from ui.views.ask import AskView
 from ui.views.documents import PANE_DOCUMENT, DocumentsView

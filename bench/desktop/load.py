@@ -1,7 +1,7 @@
-"""The event sender of :func:`ui.bench.ingest_stall_benchmark`, run as its own process.
+"""The event sender of :func:`bench.desktop.measure.ingest_stall_benchmark`, run as its own process.
 
 Chat clients are other processes: their HTTP work does not compete with the GUI for its interpreter.  So the
-benchmark starts this module as a child (``python -m ui.bench_load``), which imports nothing of Qt or the engine,
+benchmark starts this module as a child (``python -m bench.desktop.load``), which imports nothing of Qt or the engine,
 opens ``clients`` keep-alive connections to the endpoint, prints ``READY``, waits for a line on stdin, and then
 POSTs ``count`` chat turns to ``/v6/ingest`` on a fixed schedule of ``rate`` a second (open loop: a slow
 acknowledgement does not delay the next send while a connection is free).  At the end it prints one JSON line:
@@ -175,7 +175,7 @@ async def send(address: str, token: str, rate: float, count: int, clients: int, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m ui.bench_load ADDRESS TOKEN --rate R --count N [--clients C] [--go]``."""
+    """``python -m bench.desktop.load ADDRESS TOKEN --rate R --count N [--clients C] [--go]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("address")
     parser.add_argument("token")

@@ -5,20 +5,20 @@
   and measures the gaps between the timer's ticks: any gap longer than the tick interval is time
   the event loop could not paint or react.  Pages load in the background meanwhile; at the end it
   waits until the rows on screen have arrived.
-* :func:`ingest_stall_benchmark` measures the same gaps while another process (:mod:`ui.bench_load`,
+* :func:`ingest_stall_benchmark` measures the same gaps while another process (:mod:`bench.desktop.load`,
   as a chat app would be) POSTs events to the real localhost endpoint at a steady rate (200 a second
   by default), with the Memories view shown: the acknowledgements, the enrichment they start and the
   live refreshes of the view all compete with the event loop.
-* :func:`startup_benchmark` starts a fresh process (:mod:`ui.bench_paint`) that opens the vault,
+* :func:`startup_benchmark` starts a fresh process (:mod:`bench.desktop.paint`) that opens the vault,
   shows the main window and starts the endpoint with the app's own start-up calls in the app's order,
   and reports the time from launching that process to the window's first paint event (and to the
   Overview's numbers, and to the endpoint serving).
 
 Run them on a real vault (the app must not have the vault open)::
 
-    QT_QPA_PLATFORM=offscreen python -m ui.bench --vault ~/path/to/vault
-    QT_QPA_PLATFORM=offscreen python -m ui.bench --ingest-stall --vault ~/path/to/vault
-    QT_QPA_PLATFORM=offscreen python -m ui.bench --startup --vault ~/path/to/vault
+    QT_QPA_PLATFORM=offscreen python -m bench.desktop.measure --vault ~/path/to/vault
+    QT_QPA_PLATFORM=offscreen python -m bench.desktop.measure --ingest-stall --vault ~/path/to/vault
+    QT_QPA_PLATFORM=offscreen python -m bench.desktop.measure --startup --vault ~/path/to/vault
 
 The ingest benchmark adds events to the vault: run it on a copy.  ``--json FILE`` also writes the
 figures, with the machine, the load average at the start and the vault's size, to ``FILE``.
@@ -43,9 +43,9 @@ from pathlib import Path
 from PySide6.QtCore import QElapsedTimer, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
+from bench.desktop.load import READY
+from bench.desktop.paint import CONTENT_MARK, ENDPOINT_MARK, PAINT_MARK, STATE_ENV
 from engine import Vault
-from ui.bench_load import READY
-from ui.bench_paint import CONTENT_MARK, ENDPOINT_MARK, PAINT_MARK, STATE_ENV
 from ui.context import EndpointInfo
 from ui.garbage import MainThreadGarbageCollector
 from ui.main_window import MainWindow
@@ -210,11 +210,20 @@ class StallReport:
         )
 
 
+def _child_env() -> dict[str, str]:
+    """This environment with the repository on the path: the children run ``python -m bench.desktop.…`` from
+    wherever the benchmark was started (``bench`` is not an installed package)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 def _start_sender(address: str, token: str, rate: float, count: int, clients: int) -> subprocess.Popen[str]:
-    """The sender process (:mod:`ui.bench_load`), connected and waiting for the word to start."""
-    command = [sys.executable, "-m", "ui.bench_load", "--rate", str(rate), "--count", str(count)]
+    """The sender process (:mod:`bench.desktop.load`), connected and waiting for the word to start."""
+    command = [sys.executable, "-m", "bench.desktop.load", "--rate", str(rate), "--count", str(count)]
     command += ["--clients", str(clients), "--go", "--", address, token]  # "--": a token may start with "-"
-    sender = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    sender = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=_child_env())
     assert sender.stdout is not None
     if sender.stdout.readline().strip() != READY:
         sender.kill()
@@ -233,7 +242,7 @@ def ingest_stall_benchmark(
 ) -> StallReport:
     """POST events to the endpoint at ``address`` while the Memories view is shown; measure GUI stalls.
 
-    ``rate`` events a second for ``seconds``, sent by a separate process (:mod:`ui.bench_load`, as chat apps are
+    ``rate`` events a second for ``seconds``, sent by a separate process (:mod:`bench.desktop.load`, as chat apps are
     separate processes) over ``clients`` keep-alive connections; meanwhile a :class:`StallDetector` on the GUI
     thread records how late its ticks come.  The detector runs until the sender is done (every event answered).
     """
@@ -307,9 +316,10 @@ class StartupReport:
 
 
 def startup_benchmark(
-    vault_dir: Path, *, runs: int = STARTUP_RUNS, child: Sequence[str] = ("-m", "ui.bench_paint")
+    vault_dir: Path, *, runs: int = STARTUP_RUNS, child: Sequence[str] = ("-m", "bench.desktop.paint")
 ) -> StartupReport:
-    """Launch ``python -m ui.bench_paint`` (``child``: the interpreter's arguments) ``runs`` times on ``vault_dir``.
+    """Launch ``python -m bench.desktop.paint`` (``child``: the interpreter's arguments) ``runs`` times on
+    ``vault_dir``.
 
     The clock starts just before the process is launched (interpreter start and imports count) and
     stops at the main window's first paint event, as the child reports it.
@@ -323,7 +333,7 @@ def startup_benchmark(
     contents: list[float] = []
     serving: list[float] = []
     crashes: list[str] = []
-    env = dict(os.environ)
+    env = _child_env()
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     for _ in range(runs):
         for attempt in (1, 2):
@@ -403,7 +413,8 @@ def _open_window(vault: Vault, runner: OpRunner, endpoint: EndpointInfo) -> Main
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ui.bench [--ingest-stall | --startup] --vault PATH [--json FILE]``: see the module docstring."""
+    """``python -m bench.desktop.measure [--ingest-stall | --startup] --vault PATH [--json FILE]``: see the module
+    docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--vault", type=Path, required=True, help="the vault folder")
     mode = parser.add_mutually_exclusive_group()
@@ -417,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
     args = parser.parse_args(argv)
     payload: dict[str, object] = {
-        "command": " ".join(["python -m ui.bench", *(argv if argv is not None else sys.argv[1:])]),
+        "command": " ".join(["python -m bench.desktop.measure", *(argv if argv is not None else sys.argv[1:])]),
         "machine": machine(),
         "load_average_at_start": _load_average(),
         "vault": str(args.vault),

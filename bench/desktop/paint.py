@@ -1,6 +1,6 @@
-"""The child process of :func:`ui.bench.startup_benchmark`: start as ``cairn`` does and say when.
+"""The child process of :func:`bench.desktop.measure.startup_benchmark`: start as ``cairn`` does and say when.
 
-``python -m ui.bench_paint --vault PATH`` goes through the desktop app's own start-up calls in the
+``python -m bench.desktop.paint --vault PATH`` goes through the desktop app's own start-up calls in the
 order of :func:`app.gui.run_gui`: the vault begins opening on its own thread
 (:func:`app.gui.start_opening`); Qt and the interface load meanwhile (:mod:`app.desktop`), then the
 QApplication and the window, shown while the vault is still opening (:class:`app.desktop.StartingWindow`);
@@ -121,7 +121,7 @@ def _process_until(condition: Callable[[], bool], timeout_s: float) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ui.bench_paint --vault PATH``: see the module docstring."""
+    """``python -m bench.desktop.paint --vault PATH``: see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--vault", type=Path, required=True, help="the vault folder")
     args = parser.parse_args(argv)
