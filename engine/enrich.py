@@ -22,7 +22,7 @@ from engine.events import EVENT_COLUMNS, Event, event_from_row
 from engine.facts.decide import Decider
 from engine.facts.outcomes import Applied, FactContext
 from engine.facts.pipeline import Analysis, Pipeline
-from engine.jobs import Job, JobOutcome, finish_jobs
+from engine.jobs import Job, JobOutcome, each_job, finish_jobs, job_failed
 from engine.prompts import load_prompt
 from engine.store import Store, Tx, chunked
 from engine.subjects import ensure_subject
@@ -73,7 +73,7 @@ class Enricher:
                 analysis = self.analyse(event, embed=False, earlier=earlier.get(event.id, ()))
             except Exception as exc:
                 log.warning("enrichment of event %s failed: %s", event.id, type(exc).__name__)
-                outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
+                outcomes.append(job_failed(job, exc))
                 continue
             ready.append((job, event, analysis))
             outcomes.append(JobOutcome(job.id, warnings=list(analysis.warnings)))
@@ -271,16 +271,7 @@ class EpisodeSummarizer:
 
     def __call__(self, jobs: Sequence[Job]) -> list[JobOutcome]:
         """Summarise each job's episode."""
-        outcomes = []
-        for job in jobs:
-            episode_id = int(job.payload.get("episode_id", 0))
-            try:
-                warnings = self._summarise(job, episode_id)
-            except Exception as exc:
-                outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
-            else:
-                outcomes.append(JobOutcome(job.id, warnings=warnings))
-        return outcomes
+        return each_job(jobs, lambda job: self._summarise(job, int(job.payload.get("episode_id", 0))))
 
     def _summarise(self, job: Job, episode_id: int) -> list[str]:
         rows = self._store.query(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id = ?", (episode_id,))

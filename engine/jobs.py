@@ -90,6 +90,25 @@ class JobHandler(Protocol):
         ...
 
 
+def job_failed(job: Job, exc: BaseException) -> JobOutcome:
+    """The outcome of a job whose work raised: the error's type and message, for the retry and the parked list."""
+    return JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}")
+
+
+def each_job(jobs: Sequence[Job], run: Callable[[Job], Sequence[str]]) -> list[JobOutcome]:
+    """Run ``run`` on each job of a batch in turn, for handlers whose jobs stand alone: its warnings, or the error
+    it raised, become that job's outcome and the others go on."""
+    outcomes: list[JobOutcome] = []
+    for job in jobs:
+        try:
+            warnings = run(job)
+        except Exception as exc:
+            outcomes.append(job_failed(job, exc))
+        else:
+            outcomes.append(JobOutcome(job.id, warnings=list(warnings)))
+    return outcomes
+
+
 def enqueue(
     tx: Tx,
     kind: str,
@@ -432,7 +451,7 @@ class JobRunner:
                 outcomes = handler(batch)
             except Exception as exc:
                 log.exception("job handler %s crashed", batch[0].kind)
-                outcomes = [JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}") for job in batch]
+                outcomes = [job_failed(job, exc) for job in batch]
             by_id = {o.job_id: o for o in outcomes}
             failed = [(job, by_id[job.id]) for job in batch if job.id in by_id and by_id[job.id].error]
             warned = [

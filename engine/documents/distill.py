@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.ai.llm import LLM
 from engine.errors import ModelUnavailable
-from engine.jobs import Job, JobOutcome, finish_jobs
+from engine.jobs import Job, JobOutcome, each_job, finish_jobs
 from engine.prompts import load_prompt
 from engine.store import Store, Tx
 from engine.vectors import VectorItem
@@ -84,15 +84,7 @@ class Distiller:
 
     def __call__(self, jobs: Sequence[Job]) -> list[JobOutcome]:
         """Distil each job's document."""
-        outcomes = []
-        for job in jobs:
-            try:
-                warnings = self._distil(job)
-            except Exception as exc:
-                outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
-            else:
-                outcomes.append(JobOutcome(job.id, warnings=warnings))
-        return outcomes
+        return each_job(jobs, self._distil)
 
     def _distil(self, job: Job) -> list[str]:
         document_id = int(job.payload["document_id"])

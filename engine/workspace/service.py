@@ -26,7 +26,7 @@ from typing import Any
 from engine.ai.embedders import Embedder
 from engine.ai.llm import LLM
 from engine.errors import Conflict, NotFound, ValidationError
-from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
+from engine.jobs import Job, JobOutcome, each_job, enqueue, finish_jobs
 from engine.store import Store, Tx, chunked
 from engine.subjects import Subject, SubjectsApi, ensure_subject, find_subject_id
 from engine.temporal import parse_datetime, to_epoch
@@ -773,18 +773,14 @@ class Workspace:
 
     def run_jobs(self, jobs: Sequence[Job]) -> list[JobOutcome]:
         """The job handler of :data:`CONSOLIDATE_JOB`: one pass per job, with the model when there is one."""
-        outcomes: list[JobOutcome] = []
-        for job in jobs:
-            user_id = str(job.payload.get("user_id", "default"))
-            try:
-                result = self.consolidate(user_id=user_id)
-            except Exception as exc:
-                outcomes.append(JobOutcome(job.id, error=f"{type(exc).__name__}: {exc}"))
-            else:
-                # a handler finishes its own jobs (the runner only records failures and warnings)
-                self._store.write(functools.partial(finish_jobs, job_ids=[job.id]))
-                outcomes.append(JobOutcome(job.id, warnings=list(result.warnings)))
-        return outcomes
+
+        def run(job: Job) -> Sequence[str]:
+            result = self.consolidate(user_id=str(job.payload.get("user_id", "default")))
+            # a handler finishes its own jobs (the runner only records failures and warnings)
+            self._store.write(functools.partial(finish_jobs, job_ids=[job.id]))
+            return result.warnings
+
+        return each_job(jobs, run)
 
     def due_for_consolidation(self, quiet_s: float, *, now: float) -> list[str]:
         """Users whose newest evidence is older than ``quiet_s`` and newer than their last pass."""
