@@ -32,28 +32,31 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from engine.facts.conflicts import open_between
-from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
+from engine.facts.model import Fact
 from engine.recall.analyze import QueryAnalysis
 from engine.recall.channels import Key, fold
 from engine.recall.hydrate import (
-    TURN_COLUMNS,
+    Ended,
     EpisodeRow,
+    OpenConflict,
     SpanRow,
     Turn,
+    conversation_facts,
+    ended_turns,
+    hot_facts,
+    latest_turns,
     load_episodes,
     neighbour_turns,
-    turn_from_row,
+    open_conflicts,
 )
 from engine.recall.porter import stem
 from engine.recall.types import Block, Evidence, LLMContext, RecallRequest, RecallResult, Routing, Turn as HistoryTurn
 from engine.store import Reader
-from engine.temporal import from_epoch
 
 INJECTABLE = frozenset({"working", "fact"})
 HISTORY_TURNS = 12
@@ -81,7 +84,6 @@ DOCUMENT_FLOOR = 0.5
 #: 0.051 / 0.062 / 0.086 — past 0.3 the text starts to lose evidence faster than it sheds padding.
 RELEVANT_FLOOR = 0.3
 #: Statuses of a fact that no longer holds: a turn that stated only such facts is an earlier state of things.
-ENDED = ("superseded", "retracted")
 DEGRADED_MARKER = "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -149,20 +151,28 @@ def build(
         score = head[-1].score if head else 0.0
         ranked = [*head, *understand(shown_events=shown, score=score), *ranked[UNDERSTANDING_AT:]]
     around = _episodes_around(store, ranked, hydrated, analysis, request)
-    ranked = _hygiene(store, ranked, hydrated, analysis, request, reference)
-    around = _hygiene(store, around, hydrated, analysis, request, reference)
+    # one read for both lists: which of their turns state only facts that have ended
+    ended = ended_turns(store, request.user_id, [b.id for b in (*ranked, *around) if b.kind == "event"])
+    ranked = _hygiene(ended, ranked, hydrated, analysis, request, reference)
+    around = _hygiene(ended, around, hydrated, analysis, request, reference)
     blocks = [*outline, *ranked, *around]
-    background = _background(store, request)
+    background = [_fact_block(f, 1.0, "hot") for f in hot_facts(store, request.user_id, BACKGROUND_LIMIT)]
     background_ids = {b.id for b in background}
     fact_blocks = [b for b in ranked if b.kind == "fact"]
     # a hot fact the query asks about is an answer too (the text still shows it once, under Background)
     answerable = [b for b in fact_blocks if b.meta.get("injected") and not b.meta.get("left_out")]
     answer = _slot_first(answerable, analysis, hydrated, reference)[:ANSWER_FACTS]
     supporting = [b for b in fact_blocks if b not in answer and b.id not in background_ids]
-    conflicts = _conflicts(store, request, challenged)
+    conflicts = [_conflict_block(c) for c in open_conflicts(store, request.user_id, sorted({f.id for f in challenged}))]
     docs = [b for b in blocks if b.kind in ("span", "section", "document")]
-    working = _working(store, request)
-    history = _history(store, request)
+    working = [
+        _fact_block(f, 1.0, "conversation")
+        for f in conversation_facts(store, request.user_id, request.conversation_id, WORKING_LIMIT)
+    ]
+    history = [
+        HistoryTurn(t.id, t.role, t.author, t.content, t.at, t.status)
+        for t in latest_turns(store, request.user_id, request.conversation_id, HISTORY_TURNS)
+    ]
     understood = [b for b in ranked if b.kind == "understanding"]
     shown_after = [*understood, *(b for b in ranked if b.kind != "understanding"), *around]
     context = _render(
@@ -388,7 +398,7 @@ def _episodes_around(
 
 
 def _hygiene(
-    store: Reader,
+    ended: dict[int, Ended],
     blocks: list[Block],
     hydrated: dict[str, dict[int, Any]],
     analysis: QueryAnalysis,
@@ -409,7 +419,6 @@ def _hygiene(
     """
     if not blocks:
         return blocks
-    ended = _ended_turns(store, request, [b.id for b in blocks if b.kind == "event"])
     named = request.document_id is not None or request.collection_id is not None or analysis.section is not None
     wanted = {_stem(t) for k in analysis.keywords for t in _TOKEN.findall(k)}
     slot_answered = bool(analysis.slot_predicates) and any(
@@ -457,47 +466,6 @@ def _hidden(block: Block, reason: str) -> Block:
     it differently would move later rankings.
     """
     return replace(block, meta={**block.meta, "left_out": reason})
-
-
-@dataclass(frozen=True, slots=True)
-class Ended:
-    """A turn whose facts have all ended: when the last of them did, and which (subject id, predicate) they were."""
-
-    until: datetime
-    slots: frozenset[tuple[int, str]]
-
-
-def _ended_turns(store: Reader, request: RecallRequest, event_ids: Iterable[int]) -> dict[int, Ended]:
-    """The turns among ``event_ids`` whose facts have all ended, with the day the last of them ended.
-
-    A turn that also states a live fact stays current; a turn that stated no fact is not judged at all.
-    """
-    ids = sorted(set(event_ids))
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    # it ended when what replaced it began to hold (else when it was closed, else when it was replaced)
-    rows = store.query(
-        "SELECT f.event_id, f.status, COALESCE(f.valid_to, n.valid_from, n.recorded_at, f.superseded_at), "
-        "f.subject_id, f.predicate "
-        f"FROM facts f LEFT JOIN facts n ON n.id = f.superseded_by WHERE f.user_id = ? "
-        f"AND f.event_id IN ({marks}) AND f.status != 'deleted'",
-        (request.user_id, *ids),
-    )
-    live: set[int] = set()
-    until: dict[int, float] = {}
-    slots: dict[int, set[tuple[int, str]]] = {}
-    for event_id, status, ended_at, subject_id, predicate in rows:
-        if status in ENDED:
-            until[int(event_id)] = max(until.get(int(event_id), 0.0), float(ended_at or 0.0))
-            slots.setdefault(int(event_id), set()).add((int(subject_id), str(predicate)))
-        else:
-            live.add(int(event_id))
-    return {
-        event_id: Ended(from_epoch(at), frozenset(slots[event_id]))
-        for event_id, at in until.items()
-        if event_id not in live and at > 0
-    }
 
 
 def _above_floor(block: Block, wanted: set[str]) -> bool:
@@ -609,70 +577,26 @@ def _fact_block(fact: Fact, score: float, channel: str) -> Block:
     )
 
 
-def _background(store: Reader, request: RecallRequest) -> list[Block]:
-    rows = store.query(
-        f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.user_id = ? AND f.tier = 'hot' AND f.status = 'active' "
-        "AND f.standing IN ('working', 'fact') ORDER BY f.importance DESC, f.updated_at DESC, f.id LIMIT ?",
-        (request.user_id, BACKGROUND_LIMIT),
+def _conflict_block(conflict: OpenConflict) -> Block:
+    a, b = conflict.a, conflict.b
+    text = (
+        f"Unsure: {a.statement} ({_date(a.recorded_at)}) or {b.object_text} ({_date(b.recorded_at)})? "
+        f"Ask the user which is right."
     )
-    return [_fact_block(fact_from_row(r), 1.0, "hot") for r in rows]
-
-
-def _working(store: Reader, request: RecallRequest) -> list[Block]:
-    rows = store.query(
-        f"SELECT {FACT_COLUMNS} FROM facts f INDEXED BY facts_conversation JOIN subjects s ON s.id = f.subject_id "
-        "WHERE f.user_id = ? AND f.conversation_id = ? AND f.status IN ('active', 'contested') "
-        "AND f.standing != 'quarantine' "
-        "ORDER BY f.recorded_at DESC, f.id DESC LIMIT ?",
-        (request.user_id, request.conversation_id, WORKING_LIMIT),
+    evidence = tuple(
+        Evidence(f.source_text, "event" if f.event_id else "manual", f.event_id, f.recorded_at) for f in (a, b)
     )
-    return [_fact_block(fact_from_row(r), 1.0, "conversation") for r in rows]
-
-
-def _history(store: Reader, request: RecallRequest) -> list[HistoryTurn]:
-    rows = store.query(
-        f"SELECT {TURN_COLUMNS} FROM events WHERE user_id = ? AND conversation_id = ? AND role != 'system' "
-        "ORDER BY occurred_at DESC, id DESC LIMIT ?",
-        (request.user_id, request.conversation_id, HISTORY_TURNS),
+    return Block(
+        "conflict",
+        conflict.id,
+        text,
+        1.0,
+        (a.id, b.id),
+        evidence,
+        conflict.created_at,
+        ("conflicts",),
+        {"fact_a": a.id, "fact_b": b.id, "injected": True},
     )
-    turns = [turn_from_row(r) for r in reversed(rows)]
-    return [HistoryTurn(t.id, t.role, t.author, t.content, t.at, t.status) for t in turns]
-
-
-def _conflicts(store: Reader, request: RecallRequest, challenged: list[Fact]) -> list[Block]:
-    fact_ids = sorted({f.id for f in challenged})
-    if not fact_ids:
-        return []
-    blocks = []
-    for conflict_id, fact_a, fact_b, created in open_between(store, request.user_id, fact_ids):
-        facts = {
-            int(r[0]): fact_from_row(r)
-            for r in store.query(f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.id IN (?, ?)", (fact_a, fact_b))
-        }
-        a, b = facts.get(int(fact_a)), facts.get(int(fact_b))
-        if a is None or b is None:
-            continue
-        text = (
-            f"Unsure: {a.statement} ({_date(a.recorded_at)}) or {b.object_text} ({_date(b.recorded_at)})? "
-            f"Ask the user which is right."
-        )
-        evidence = tuple(
-            Evidence(f.source_text, "event" if f.event_id else "manual", f.event_id, f.recorded_at) for f in (a, b)
-        )
-        blocks.append(
-            Block(
-                "conflict",
-                int(conflict_id),
-                text,
-                1.0,
-                (a.id, b.id),
-                evidence,
-                from_epoch(float(created)),
-                ("conflicts",),
-                {"fact_a": a.id, "fact_b": b.id, "injected": True},
-            )
-        )
-    return blocks
 
 
 # -- text ---------------------------------------------------------------------------------------------------------

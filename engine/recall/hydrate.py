@@ -1,12 +1,16 @@
-"""Loading the candidates recall ranked: facts, events, episodes and spans by id, in as few queries as possible."""
+"""Recall's reads: the candidates it ranked (facts, events, episodes and spans by id, in as few queries as possible)
+and what the prompt text shows beside them (the owner's hot facts, this conversation's facts and latest turns, open
+conflicts, turns whose facts have all ended).  :mod:`engine.recall.assemble` builds blocks and text from what these
+return and runs no SQL of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.facts.conflicts import open_between
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.store import Reader, chunked
 from engine.temporal import from_epoch
@@ -177,4 +181,104 @@ def neighbour_turns(store: Reader, turns: Iterable[Turn], known: dict[int, Turn]
     return {
         turn_id: [loaded[int(i)] for i in adjacent.get(turn_id, (None, None)) if i is not None and int(i) in loaded]
         for turn_id in wanted
+    }
+
+
+# -- what the text shows beside the ranking ------------------------------------------------------------------------
+#: Statuses of a fact that has ended: a turn stating only such facts is an earlier state.
+ENDED = ("superseded", "retracted")
+
+
+def hot_facts(store: Reader, user_id: str, limit: int) -> list[Fact]:
+    """The owner's hot facts (the background every prompt may carry), most important first."""
+    rows = store.query(
+        f"SELECT {FACT_COLUMNS} FROM {FACT_FROM} WHERE f.user_id = ? AND f.tier = 'hot' AND f.status = 'active' "
+        "AND f.standing IN ('working', 'fact') ORDER BY f.importance DESC, f.updated_at DESC, f.id LIMIT ?",
+        (user_id, limit),
+    )
+    return [fact_from_row(r) for r in rows]
+
+
+def conversation_facts(store: Reader, user_id: str, conversation_id: str, limit: int) -> list[Fact]:
+    """The facts this conversation stated, newest first (quarantined ones left out)."""
+    rows = store.query(
+        f"SELECT {FACT_COLUMNS} FROM facts f INDEXED BY facts_conversation JOIN subjects s ON s.id = f.subject_id "
+        "WHERE f.user_id = ? AND f.conversation_id = ? AND f.status IN ('active', 'contested') "
+        "AND f.standing != 'quarantine' "
+        "ORDER BY f.recorded_at DESC, f.id DESC LIMIT ?",
+        (user_id, conversation_id, limit),
+    )
+    return [fact_from_row(r) for r in rows]
+
+
+def latest_turns(store: Reader, user_id: str, conversation_id: str, limit: int) -> list[Turn]:
+    """This conversation's last ``limit`` turns (system messages left out), oldest first."""
+    rows = store.query(
+        f"SELECT {TURN_COLUMNS} FROM events WHERE user_id = ? AND conversation_id = ? AND role != 'system' "
+        "ORDER BY occurred_at DESC, id DESC LIMIT ?",
+        (user_id, conversation_id, limit),
+    )
+    return [turn_from_row(r) for r in reversed(rows)]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenConflict:
+    """An open conflict between two facts, both loaded."""
+
+    id: int
+    a: Fact
+    b: Fact
+    created_at: datetime
+
+
+def open_conflicts(store: Reader, user_id: str, fact_ids: Sequence[int]) -> list[OpenConflict]:
+    """The open conflicts any of ``fact_ids`` is a side of, with both sides (one with a side gone is left out)."""
+    if not fact_ids:
+        return []
+    found = []
+    for conflict_id, fact_a, fact_b, created in open_between(store, user_id, list(fact_ids)):
+        facts = load_facts(store, (int(fact_a), int(fact_b)))
+        a, b = facts.get(int(fact_a)), facts.get(int(fact_b))
+        if a is not None and b is not None:
+            found.append(OpenConflict(int(conflict_id), a, b, from_epoch(float(created))))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """A turn whose facts have all ended: when the last of them did, and which (subject id, predicate) they were."""
+
+    until: datetime
+    slots: frozenset[tuple[int, str]]
+
+
+def ended_turns(store: Reader, user_id: str, event_ids: Iterable[int]) -> dict[int, Ended]:
+    """The turns among ``event_ids`` whose facts have all ended, with the day the last of them ended.
+
+    A turn that also states a live fact stays current; a turn that stated no fact is not judged at all.
+    """
+    ids = sorted(set(event_ids))
+    if not ids:
+        return {}
+    # it ended when what replaced it began to hold (else when it was closed, else when it was replaced)
+    rows = store.query(
+        "SELECT f.event_id, f.status, COALESCE(f.valid_to, n.valid_from, n.recorded_at, f.superseded_at), "
+        "f.subject_id, f.predicate "
+        f"FROM facts f LEFT JOIN facts n ON n.id = f.superseded_by WHERE f.user_id = ? "
+        f"AND f.event_id IN ({_marks(ids)}) AND f.status != 'deleted'",
+        (user_id, *ids),
+    )
+    live: set[int] = set()
+    until: dict[int, float] = {}
+    slots: dict[int, set[tuple[int, str]]] = {}
+    for event_id, status, ended_at, subject_id, predicate in rows:
+        if status in ENDED:
+            until[int(event_id)] = max(until.get(int(event_id), 0.0), float(ended_at or 0.0))
+            slots.setdefault(int(event_id), set()).add((int(subject_id), str(predicate)))
+        else:
+            live.add(int(event_id))
+    return {
+        event_id: Ended(from_epoch(at), frozenset(slots[event_id]))
+        for event_id, at in until.items()
+        if event_id not in live and at > 0
     }
