@@ -85,6 +85,85 @@ class PathNotAllowed(UserError):
         super().__init__(message, fix=fix, details={"field": "path", "setting": setting})
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedDocument:
+    """A parsed upload ready to store: everything the write transaction needs, computed before it (parse, shape,
+    firewall, embed)."""
+
+    target: int | None  # the document this upload replaces, or None for a new one
+    user_id: str
+    project_id: str | None
+    name: str
+    path: str | None
+    parser: Parser
+    digest: str
+    size: int
+    parsed: ParsedDocument
+    spans: Sequence[SpanCut]
+    texts: Sequence[str]
+    vectors: Any  # the spans' vectors, or None when the embedder was down (queued instead)
+    reason: str | None  # why it is degraded, or None
+    source: str
+    collection_id: int | None
+
+    @property
+    def status(self) -> str:
+        """``degraded`` (stored with a reason: a cap, no text) or ``processing`` (its distillation is on the way)."""
+        return "degraded" if self.reason else "processing"
+
+    @property
+    def pages(self) -> int | None:
+        """The page count, for formats that have pages."""
+        return len(self.parsed.pages) or None
+
+    @property
+    def metadata_json(self) -> str:
+        """The parser's metadata with the title and the first warnings, as stored."""
+        parsed = self.parsed
+        return json.dumps(
+            {**dict(parsed.metadata), "title": parsed.title, "warnings": list(parsed.warnings)[:20]}, ensure_ascii=False
+        )
+
+
+def _insert_sections(tx: Tx, doc_id: int, parsed: ParsedDocument) -> list[int]:
+    sections = sections_of(parsed)
+    section_ids = tx.new_ids("section", len(sections))
+    tx.executemany(
+        "INSERT INTO sections(id, document_id, ordinal, level, title, start_char, end_char, "
+        "page_start, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (sid, doc_id, i, s.level, s.title, s.start_char, s.end_char, s.page_start, s.page_end)
+            for i, (sid, s) in enumerate(zip(section_ids, sections, strict=True))
+        ],
+    )
+    return section_ids
+
+
+def _insert_spans(tx: Tx, doc_id: int, doc: PreparedDocument, section_ids: Sequence[int]) -> list[int]:
+    span_ids = tx.new_ids("span", len(doc.spans))
+    texts = doc.texts
+    tx.executemany(
+        "INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char, "
+        "page_start, page_end, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                span_id,
+                doc_id,
+                section_ids[s.section],
+                i,
+                texts[i],
+                s.start,
+                s.end,
+                s.page_start,
+                s.page_end,
+                len(texts[i]) // 4,
+            )
+            for i, (span_id, s) in enumerate(zip(span_ids, doc.spans, strict=True))
+        ],
+    )
+    return span_ids
+
+
 class DocumentsApi:
     """Documents of the vault (calling it lists them)."""
 
@@ -223,26 +302,24 @@ class DocumentsApi:
                 log.warning("embedder unavailable while storing %s (%s): vectors queued", display, exc.message)
         reasons = [EMPTY_FILE] if not payload else [NO_TEXT] if not parsed.text.strip() else []
         reasons += shaped.notes
-        doc_id = self._store.write(
-            lambda tx: self._write_tree(
-                tx,
-                target,
-                user_id,
-                project_id,
-                display,
-                file_path,
-                parser,
-                digest,
-                len(payload),
-                parsed,
-                spans,
-                texts,
-                vectors,
-                "; ".join(reasons) or None,
-                source,
-                collection_id,
-            )
+        prepared = PreparedDocument(
+            target=target,
+            user_id=user_id,
+            project_id=project_id,
+            name=display,
+            path=file_path,
+            parser=parser,
+            digest=digest,
+            size=len(payload),
+            parsed=parsed,
+            spans=spans,
+            texts=texts,
+            vectors=vectors,
+            reason="; ".join(reasons) or None,
+            source=source,
+            collection_id=collection_id,
         )
+        doc_id = self._store.write(lambda tx: self._write_tree(tx, prepared))
         self._on_enqueue()
         return self._result(doc_id, "degraded" if reasons else "processing")
 
@@ -376,142 +453,104 @@ class DocumentsApi:
         tx.emit("document.quarantined", quarantine_id, reason=failure.reason, user_id=user_id)
         return quarantine_id
 
-    def _write_tree(
-        self,
-        tx: Tx,
-        target: int | None,
-        user_id: str,
-        project_id: str | None,
-        name: str,
-        path: str | None,
-        parser: Parser,
-        digest: str,
-        size: int,
-        parsed: ParsedDocument,
-        spans: Sequence[SpanCut],
-        texts: Sequence[str],
-        vectors: Any,
-        reason: str | None,
-        source: str,
-        collection_id: int | None,
-    ) -> int:
-        status = "degraded" if reason else "processing"
-        metadata = json.dumps(
-            {**dict(parsed.metadata), "title": parsed.title, "warnings": list(parsed.warnings)[:20]}, ensure_ascii=False
-        )
-        pages = len(parsed.pages) or None
-        if target is None:
-            doc_id = tx.new_id("document")
-            tx.execute(
-                f"INSERT INTO documents({DOCUMENT_COLUMNS}, source) VALUES ({', '.join('?' * 17)})",
-                (
-                    doc_id,
-                    user_id,
-                    project_id,
-                    name,
-                    path,
-                    mimetypes.guess_type(name)[0],
-                    parser.name,
-                    parser.version,
-                    digest,
-                    size,
-                    pages,
-                    status,
-                    reason,
-                    metadata,
-                    tx.now,
-                    tx.now,
-                    source,
-                ),
-            )
-        else:
-            doc_id = target
-            old = [
-                int(r[0])
-                for r in tx.execute(
-                    "SELECT id FROM spans WHERE document_id = ? "
-                    "UNION ALL SELECT id FROM sections WHERE document_id = ?",
-                    (doc_id, doc_id),
-                ).fetchall()
-            ]
-            for chunk in chunked(old):
-                tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
-            self._vectors.delete(tx, [doc_id])
-            tx.execute(
-                "UPDATE documents SET name = ?, path = COALESCE(?, path), mime = ?, parser = ?, "
-                "parser_version = ?, content_hash = ?, size_bytes = ?, page_count = ?, status = ?, "
-                "status_reason = ?, metadata = ?, distillation = NULL, distiller = NULL, updated_at = ?, "
-                "project_id = COALESCE(?, project_id) WHERE id = ?",
-                (
-                    name,
-                    path,
-                    mimetypes.guess_type(name)[0],
-                    parser.name,
-                    parser.version,
-                    digest,
-                    size,
-                    pages,
-                    status,
-                    reason,
-                    metadata,
-                    tx.now,
-                    project_id,
-                    doc_id,
-                ),
-            )
-            self._vectors.delete(tx, old)
-        section_ids = tx.new_ids("section", len(sections_of(parsed)))
-        tx.executemany(
-            "INSERT INTO sections(id, document_id, ordinal, level, title, start_char, end_char, "
-            "page_start, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (sid, doc_id, i, s.level, s.title, s.start_char, s.end_char, s.page_start, s.page_end)
-                for i, (sid, s) in enumerate(zip(section_ids, sections_of(parsed), strict=True))
-            ],
-        )
-        span_ids = tx.new_ids("span", len(spans))
-        tx.executemany(
-            "INSERT INTO spans(id, document_id, section_id, ordinal, text, start_char, end_char, "
-            "page_start, page_end, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    span_id,
-                    doc_id,
-                    section_ids[s.section],
-                    i,
-                    texts[i],
-                    s.start,
-                    s.end,
-                    s.page_start,
-                    s.page_end,
-                    len(texts[i]) // 4,
-                )
-                for i, (span_id, s) in enumerate(zip(span_ids, spans, strict=True))
-            ],
-        )
-        if vectors is not None and len(span_ids):
+    def _write_tree(self, tx: Tx, doc: PreparedDocument) -> int:
+        """Store a parsed document: its row (new, or the old one refilled), sections, spans and their vectors, then
+        its collection, its watched file, and the distillation job; returns its id."""
+        doc_id = self._insert_document(tx, doc) if doc.target is None else self._replace_document(tx, doc, doc.target)
+        section_ids = _insert_sections(tx, doc_id, doc.parsed)
+        span_ids = _insert_spans(tx, doc_id, doc, section_ids)
+        if doc.vectors is not None and span_ids:
             self._vectors.add(
-                tx, [VectorItem(span_id, "span", user_id, vectors[i], digest) for i, span_id in enumerate(span_ids)]
+                tx,
+                [
+                    VectorItem(span_id, "span", doc.user_id, doc.vectors[i], doc.digest)
+                    for i, span_id in enumerate(span_ids)
+                ],
             )
-        elif len(span_ids):
-            queue_vectors(tx, self._vectors.space_id, [(span_id, "span", user_id, digest) for span_id in span_ids])
-        if collection_id is not None:
-            _add_member(tx, collection_id, doc_id)
-        if path is not None:
-            tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, path))
-        if reason:
-            tx.emit("document.degraded", doc_id, name=name, user_id=user_id, reason=reason)
+        elif span_ids:
+            queue_vectors(
+                tx, self._vectors.space_id, [(span_id, "span", doc.user_id, doc.digest) for span_id in span_ids]
+            )
+        if doc.collection_id is not None:
+            _add_member(tx, doc.collection_id, doc_id)
+        if doc.path is not None:
+            tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, doc.path))
+        if doc.reason:
+            tx.emit("document.degraded", doc_id, name=doc.name, user_id=doc.user_id, reason=doc.reason)
         if span_ids:
             # a degraded document with text (past a cap) is distilled too; it stays degraded (see distill.py)
             enqueue(
                 tx,
                 "distill_document",
-                {"document_id": doc_id, "content_hash": digest},
+                {"document_id": doc_id, "content_hash": doc.digest},
                 priority=120,
-                dedupe_key=f"distill:{doc_id}:{digest}",
+                dedupe_key=f"distill:{doc_id}:{doc.digest}",
             )
-            if not reason:
-                tx.emit("document.processing", doc_id, name=name, user_id=user_id, spans=len(span_ids))
+            if not doc.reason:
+                tx.emit("document.processing", doc_id, name=doc.name, user_id=doc.user_id, spans=len(span_ids))
+        return doc_id
+
+    def _insert_document(self, tx: Tx, doc: PreparedDocument) -> int:
+        doc_id = tx.new_id("document")
+        tx.execute(
+            f"INSERT INTO documents({DOCUMENT_COLUMNS}, source) VALUES ({', '.join('?' * 17)})",
+            (
+                doc_id,
+                doc.user_id,
+                doc.project_id,
+                doc.name,
+                doc.path,
+                mimetypes.guess_type(doc.name)[0],
+                doc.parser.name,
+                doc.parser.version,
+                doc.digest,
+                doc.size,
+                doc.pages,
+                doc.status,
+                doc.reason,
+                doc.metadata_json,
+                tx.now,
+                tx.now,
+                doc.source,
+            ),
+        )
+        return doc_id
+
+    def _replace_document(self, tx: Tx, doc: PreparedDocument, doc_id: int) -> int:
+        """Refill an existing document's row for a new version: its old sections, spans and vectors go."""
+        old = [
+            int(r[0])
+            for r in tx.execute(
+                "SELECT id FROM spans WHERE document_id = ? UNION ALL SELECT id FROM sections WHERE document_id = ?",
+                (doc_id, doc_id),
+            ).fetchall()
+        ]
+        for chunk in chunked(old):
+            tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+        self._vectors.delete(tx, [doc_id])
+        tx.execute(
+            "UPDATE documents SET name = ?, path = COALESCE(?, path), mime = ?, parser = ?, "
+            "parser_version = ?, content_hash = ?, size_bytes = ?, page_count = ?, status = ?, "
+            "status_reason = ?, metadata = ?, distillation = NULL, distiller = NULL, updated_at = ?, "
+            "project_id = COALESCE(?, project_id) WHERE id = ?",
+            (
+                doc.name,
+                doc.path,
+                mimetypes.guess_type(doc.name)[0],
+                doc.parser.name,
+                doc.parser.version,
+                doc.digest,
+                doc.size,
+                doc.pages,
+                doc.status,
+                doc.reason,
+                doc.metadata_json,
+                tx.now,
+                doc.project_id,
+                doc_id,
+            ),
+        )
+        self._vectors.delete(tx, old)
         return doc_id
 
     def _result(self, document_id: int, status: str) -> UploadResult:
