@@ -198,14 +198,12 @@ def finish_for(tx: Tx, kind: str, event_id: int) -> None:
 
 #: While foreground work (events being acknowledged) keeps arriving, background jobs use at most this share of
 #: the time: after a batch that took ``t`` seconds, the workers rest ``t * (1 / share - 1)`` before the next one.
-#: At a quarter, 32 clients ingesting got 1,500 acknowledgements/s with a p95 of 46 ms; at a tenth (one worker at a
-#: time, smaller batches) 2,350/s with a p95 of 24 ms; at a twentieth 2,300-2,600/s within 17-21 ms.  The backlog is
-#: caught up at full speed after the burst (BENCHMARKS.md).
+#: Acknowledgements come first because a client waits for them and nobody waits for enrichment, which catches up at
+#: full speed after the burst (the shares tried and their figures: BENCHMARKS.md, Endpoint).
 FOREGROUND_SHARE = 0.05
 #: During a burst — acknowledgements arriving at :data:`BURST_RATE` per second or more, which keeps the writer and
-#: the interpreter busy — jobs give way harder still: 32 clients ingesting got 2,044-2,518/s with a p95 of 18-23 ms
-#: at a twentieth and 2,509-2,558/s within 16.4-16.8 ms at a hundredth, runs interleaved in one hour.  A steady
-#: stream (a chat, a mixed load of ~50 ingests/s) keeps the twentieth, so its enrichment keeps up.
+#: the interpreter busy — jobs give way harder still; a steady stream (a chat) keeps the larger share, so its
+#: enrichment keeps up.
 BURST_SHARE = 0.01
 BURST_RATE = 500.0
 #: The foreground rate is counted over windows this long.

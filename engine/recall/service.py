@@ -112,8 +112,7 @@ class Recall:
         self._processes = processes
         if processes is not None:
             # one more recall than there are helpers ranks here: helpers sit idle while a question and its answer
-            # cross over, and this process has spare cycles meanwhile (8 threads on the benchmark vault: two helpers
-            # + one here 84–99 recalls/s, two helpers alone ~88; four helpers 98–108/s, for twice the memory)
+            # cross over, and this process has spare cycles meanwhile (figures: BENCHMARKS.md, Endpoint)
             self._gate.widen(processes.size + 1)
 
     def _understand(self, request: RecallRequest) -> Question:
