@@ -67,7 +67,7 @@ def plan_match(m: Match, *, event_id: int | None, valid_time: float | None, stat
     )
 
 
-def plan(  # noqa: C901 — the decision table, case by case; not yet split
+def plan(
     slot: Sequence[SlotFact],
     p: Proposal,
     *,
@@ -105,7 +105,19 @@ def plan(  # noqa: C901 — the decision table, case by case; not yet split
     same = sorted(
         (f for f in slot if same_value(f.object_norm, p.object_norm)), key=lambda f: position.get(f.id, len(position))
     )
-    if p.proposition.negated and p.object_text == ANY_VALUE:
+    if p.proposition.negated:
+        return _plan_negation(slot, same, p, event_id=event_id, stated_at=stated_at)
+    if same:
+        return _plan_repetition(same, p, event_id=event_id)
+    return _plan_other_value(slot, p, event_id=event_id, valid_time=valid_time, opposed=opposed)
+
+
+def _plan_negation(
+    slot: Sequence[SlotFact], same: Sequence[SlotFact], p: Proposal, *, event_id: int | None, stated_at: float | None
+) -> Action:
+    """A negated proposal ends what was said before it — never a value stated later (an older event enriched again
+    or imported late) — and an assistant or tool cannot end what the user said."""
+    if p.object_text == ANY_VALUE:
         # "I quit Zalando" ends the role held there too: every value of the slot said before this message
         ended = [
             f
@@ -117,54 +129,52 @@ def plan(  # noqa: C901 — the decision table, case by case; not yet split
         if ended:
             return Action("RETRACT", p, tuple(f.id for f in ended), "ended with what it belonged to")
         return Action("NOOP", p, (), "nothing of the slot to end")
-    if p.proposition.negated:
-        # A negation ends what was said before it, never a value stated later (an older event enriched again or
-        # imported late); an assistant or tool cannot end what the user said.
-        ended = [f for f in same if stated_at is None or f.stated_at is None or f.stated_at <= stated_at]
-        if p.source_role not in AUTHORITATIVE:
-            ended = [f for f in ended if f.source_role not in AUTHORITATIVE]
-        if ended:
-            return Action(
-                "RETRACT",
-                p,
-                tuple(f.id for f in ended),
-                "a later statement says this no longer holds",
-            )
-        if same:
-            return Action(
-                "NOOP",
-                p,
-                (),
-                f"negation of something a {p.source_role} statement cannot end"
-                if p.source_role not in AUTHORITATIVE
-                else "negation of something stated later",
-            )
-        return Action("NOOP", p, (), "negation of something not known")
+    ended = [f for f in same if stated_at is None or f.stated_at is None or f.stated_at <= stated_at]
+    if p.source_role not in AUTHORITATIVE:
+        ended = [f for f in ended if f.source_role not in AUTHORITATIVE]
+    if ended:
+        return Action("RETRACT", p, tuple(f.id for f in ended), "a later statement says this no longer holds")
     if same:
-        match = same[0]
-        if event_id is not None and any(f.event_id == event_id or event_id in f.corroborated_by for f in same):
-            return Action("NOOP", p, (match.id,), "already stored from this event")
-        if match.status == "contested" and p.source_role in AUTHORITATIVE:
-            return Action("RESOLVE", p, (match.id,), "the user repeated one side of an open conflict")
-        if p.kind == "relational":
-            return Action("LINK", p, (match.id,), "known relationship mentioned again")
-        detail = contains_detail(p.object_norm, match.object_norm)
-        return Action("MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again")
+        return Action(
+            "NOOP",
+            p,
+            (),
+            f"negation of something a {p.source_role} statement cannot end"
+            if p.source_role not in AUTHORITATIVE
+            else "negation of something stated later",
+        )
+    return Action("NOOP", p, (), "negation of something not known")
+
+
+def _plan_repetition(same: Sequence[SlotFact], p: Proposal, *, event_id: int | None) -> Action:
+    """The value is known already: merged into (or linked to) the best-ranked fact holding it — or, said by the user
+    about one side of an open conflict, that side chosen."""
+    match = same[0]
+    if event_id is not None and any(f.event_id == event_id or event_id in f.corroborated_by for f in same):
+        return Action("NOOP", p, (match.id,), "already stored from this event")
+    if match.status == "contested" and p.source_role in AUTHORITATIVE:
+        return Action("RESOLVE", p, (match.id,), "the user repeated one side of an open conflict")
+    if p.kind == "relational":
+        return Action("LINK", p, (match.id,), "known relationship mentioned again")
+    detail = contains_detail(p.object_norm, match.object_norm)
+    return Action("MERGE", p, (match.id,), "same fact with more detail" if detail else "same fact again")
+
+
+def _plan_other_value(
+    slot: Sequence[SlotFact],
+    p: Proposal,
+    *,
+    event_id: int | None,
+    valid_time: float | None,
+    opposed: Sequence[SlotFact],
+) -> Action:
+    """A value the slot does not hold: new, a change (a cue or a later valid time), a user statement replacing an
+    assistant's, or — a different value without a cue — a conflict for the user to settle."""
     if p.cardinality == "single" and event_id is not None and not p.proposition.change_cue:
         together = [f for f in slot if f.event_id == event_id and f.source_role == p.source_role]
         if together and not any(f.status == "contested" for f in together):
             return Action("MERGE", p, (together[0].id,), "another value of the slot in the same message", combine=True)
-    if p.cardinality == "single":
-        others = [f for f in slot if not same_value(f.object_norm, p.object_norm)]
-    else:
-        key = params.value_key(p.predicate, p.object_norm)
-        others = [
-            f
-            for f in slot
-            if key is not None
-            and params.value_key(p.predicate, f.object_norm) == key
-            and not same_value(f.object_norm, p.object_norm)
-        ]
+    others = _rivals(slot, p)
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
         return Action("CREATE", p, (), "new")
@@ -189,6 +199,22 @@ def plan(  # noqa: C901 — the decision table, case by case; not yet split
     if not user_backed:
         return Action("UPDATE", p, tuple(f.id for f in others), "a user statement replaces an assistant's")
     return Action("CONFLICT", p, tuple(f.id for f in user_backed), "different value without a change cue")
+
+
+def _rivals(slot: Sequence[SlotFact], p: Proposal) -> list[SlotFact]:
+    """The slot's facts a new value competes with: every other value of a single-valued slot; in a multi-valued
+    one, those of the same key (``params.value_key``: a favourite's category, a preference's kind — "oat milk" and
+    "almond milk" compete, "oat milk" and "dark mode" do not)."""
+    if p.cardinality == "single":
+        return [f for f in slot if not same_value(f.object_norm, p.object_norm)]
+    key = params.value_key(p.predicate, p.object_norm)
+    if key is None:
+        return []
+    return [
+        f
+        for f in slot
+        if params.value_key(p.predicate, f.object_norm) == key and not same_value(f.object_norm, p.object_norm)
+    ]
 
 
 #: Predicates of dated events whose date a later statement may correct ("the appointment is Friday, not Thursday").
@@ -343,61 +369,25 @@ class Decider:
         return outcomes
 
     # -- applying ----------------------------------------------------------------------------------------------
-    def apply(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action) -> Applied:  # noqa: C901 — the decision table, case by case; not yet split
+    def apply(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action) -> Applied:
         """Carry out one decision."""
         done = Applied(action)
-        p = action.proposal
         match action.decision:
             case "NOOP":
                 pass
             case "CREATE":
-                standing = "candidate" if action.conflict_with_user and p.standing in ("working", "fact") else None
-                done.fact_id = self._insert(
-                    tx,
-                    ctx,
-                    subject_id,
-                    p,
-                    standing=standing,
-                    metadata={"contradicts": list(action.targets)} if action.targets else {},
-                )
-                for old in action.replaces:  # a newer assistant value replaces the older one beside the user's
-                    supersede(tx, old, done.fact_id)
-                done.touched = list(action.replaces)
+                self._apply_create(tx, ctx, subject_id, action, done)
             case "MERGE" | "LINK":
-                target = action.targets[0]
-                if action.combine:
-                    self._combine(tx, target, p)
-                self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE" and not action.combine)
-                # the event speaks of the fact's subject (and, for a relationship, of the person named) as a new
-                # fact's event does: tagging both lets the turn be found from either side
-                self._tag(tx, ctx, target, p, subject_id=subject_id)
-                done.touched.append(target)
+                self._apply_repetition(tx, ctx, subject_id, action, done)
             case "UPDATE":
-                if action.keep_object is not None:
-                    p = replace(p, object_text=action.keep_object, object_norm=normalise_object(action.keep_object))
-                new_id = self._insert(tx, ctx, subject_id, p, previous_id=action.targets[-1])
-                if action.keep_object is not None:
-                    self._restate(tx, [new_id])
-                for old in action.targets:
-                    supersede(tx, old, new_id, close_conflicts=False)
-                for old in action.targets:  # conflicts among the replaced values are moot now
-                    close_moot_conflicts(tx, old)
-                done.fact_id, done.touched = new_id, list(action.targets)
+                self._apply_update(tx, ctx, subject_id, action, done)
             case "CONFLICT":
-                new_id = self._insert(tx, ctx, subject_id, p, status="contested")
-                done.fact_id = new_id
-                for old in action.targets:
-                    done.conflict_id = open_conflict(
-                        tx, ctx.user_id, subject_id, p.predicate, old, new_id, action.reason
-                    )
-                if self.settings.conflict_auto_resolve and done.conflict_id is not None:
-                    winner = _higher_confidence(tx, action.targets[-1], new_id)
-                    resolve_conflict(tx, done.conflict_id, winner, resolved_by="auto")
+                self._apply_conflict(tx, ctx, subject_id, action, done)
             case "RESOLVE":
                 winner = action.targets[0]
                 for conflict_id in open_conflicts_of(tx, winner):
                     resolve_conflict(tx, conflict_id, winner, resolved_by="clarification")
-                self._corroborate(tx, winner, ctx, p, more_detail=False)
+                self._corroborate(tx, winner, ctx, action.proposal, more_detail=False)
                 done.touched.append(winner)
             case "RETRACT":
                 ended = [*action.targets, *_ending_with(tx, action.targets)]
@@ -405,6 +395,55 @@ class Decider:
                     retract(tx, target, until=ctx.valid_time or tx.now, by_event=ctx.event_id)
                 done.touched = ended
         return done
+
+    def _apply_create(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action, done: Applied) -> None:
+        p = action.proposal
+        standing = "candidate" if action.conflict_with_user and p.standing in ("working", "fact") else None
+        done.fact_id = self._insert(
+            tx,
+            ctx,
+            subject_id,
+            p,
+            standing=standing,
+            metadata={"contradicts": list(action.targets)} if action.targets else {},
+        )
+        for old in action.replaces:  # a newer assistant value replaces the older one beside the user's
+            supersede(tx, old, done.fact_id)
+        done.touched = list(action.replaces)
+
+    def _apply_repetition(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action, done: Applied) -> None:
+        p = action.proposal
+        target = action.targets[0]
+        if action.combine:
+            self._combine(tx, target, p)
+        self._corroborate(tx, target, ctx, p, more_detail=action.decision == "MERGE" and not action.combine)
+        # the event speaks of the fact's subject (and, for a relationship, of the person named) as a new
+        # fact's event does: tagging both lets the turn be found from either side
+        self._tag(tx, ctx, target, p, subject_id=subject_id)
+        done.touched.append(target)
+
+    def _apply_update(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action, done: Applied) -> None:
+        p = action.proposal
+        if action.keep_object is not None:
+            p = replace(p, object_text=action.keep_object, object_norm=normalise_object(action.keep_object))
+        new_id = self._insert(tx, ctx, subject_id, p, previous_id=action.targets[-1])
+        if action.keep_object is not None:
+            self._restate(tx, [new_id])
+        for old in action.targets:
+            supersede(tx, old, new_id, close_conflicts=False)
+        for old in action.targets:  # conflicts among the replaced values are moot now
+            close_moot_conflicts(tx, old)
+        done.fact_id, done.touched = new_id, list(action.targets)
+
+    def _apply_conflict(self, tx: Tx, ctx: FactContext, subject_id: int, action: Action, done: Applied) -> None:
+        p = action.proposal
+        new_id = self._insert(tx, ctx, subject_id, p, status="contested")
+        done.fact_id = new_id
+        for old in action.targets:
+            done.conflict_id = open_conflict(tx, ctx.user_id, subject_id, p.predicate, old, new_id, action.reason)
+        if self.settings.conflict_auto_resolve and done.conflict_id is not None:
+            winner = _higher_confidence(tx, action.targets[-1], new_id)
+            resolve_conflict(tx, done.conflict_id, winner, resolved_by="auto")
 
     def _insert(
         self,
