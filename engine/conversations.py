@@ -66,18 +66,26 @@ class ConversationsApi:
         self._ingest = ingest
         self._gap_s = gap_s
 
-    def __call__(self, *, user_id: str | None = None, limit: int = 500) -> list[ConversationInfo]:
-        """Conversations, most recently active first."""
+    def __call__(self, *, user_id: str | None = None, q: str | None = None, limit: int = 500) -> list[ConversationInfo]:
+        """Conversations, most recently active first; with ``q``, those whose title or id contains it (any case)."""
         sql = (
-            "SELECT e.conversation_id, e.user_id, COUNT(*), MIN(e.occurred_at), MAX(e.occurred_at), "
+            "SELECT e.conversation_id AS cid, e.user_id, COUNT(*), MIN(e.occurred_at), MAX(e.occurred_at) AS latest, "
             "GROUP_CONCAT(DISTINCT e.author), (SELECT t.title FROM conversation_titles t "
-            "WHERE t.user_id = e.user_id AND t.conversation_id = e.conversation_id) FROM events e"
+            "WHERE t.user_id = e.user_id AND t.conversation_id = e.conversation_id) AS title FROM events e"
         )
         args: list[Any] = []
         if user_id:
             sql += " WHERE e.user_id = ?"
             args.append(user_id)
-        sql += " GROUP BY e.user_id, e.conversation_id ORDER BY MAX(e.occurred_at) DESC LIMIT ?"
+        sql += " GROUP BY e.user_id, e.conversation_id"
+        if q:
+            needle = q.casefold()
+            sql = (
+                f"SELECT * FROM ({sql}) WHERE instr(casefold(cid), ?) > 0 "
+                "OR instr(casefold(COALESCE(title, '')), ?) > 0"
+            )
+            args += [needle, needle]
+        sql += " ORDER BY latest DESC LIMIT ?"
         return [
             ConversationInfo(
                 str(r[0]),

@@ -571,11 +571,15 @@ class DocumentsApi:
         user_id: str | None = None,
         project_id: str | None = None,
         collection_id: int | None = None,
+        q: str | None = None,
         limit: int = 1000,
     ) -> list[DocumentInfo]:
-        """Documents, most recently updated first."""
+        """Documents, most recently updated first; with ``q``, those whose name contains it (any case)."""
         sql = f"SELECT {_qualified('d')} , {_counts('d')} FROM documents d WHERE 1"
         args: list[Any] = []
+        if q:
+            sql += " AND instr(casefold(d.name), ?) > 0"
+            args.append(q.casefold())
         if user_id:
             sql += " AND d.user_id = ?"
             args.append(user_id)

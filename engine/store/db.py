@@ -244,11 +244,17 @@ def create_engine(db_path: Path, role: Role, *, pool_size: int = 8) -> sqlalchem
     return engine
 
 
+def _casefold(value: object) -> str | None:
+    return value.casefold() if isinstance(value, str) else None
+
+
 def configure_connection(dbapi_conn: Any, role: Role) -> None:
     """Set up one new DB-API connection for ``role``: vectors, WAL, limits and the role's safety pragmas."""
     # Our own transaction control: pysqlite would otherwise delay BEGIN until the first DML.
     dbapi_conn.isolation_level = None
     load_vector_extension(dbapi_conn)
+    # SQLite's lower() folds ASCII only: name filters ("café" finds "CAFÉ") use Python's casefold
+    dbapi_conn.create_function("casefold", 1, _casefold, deterministic=True)
     cur = dbapi_conn.cursor()
     try:
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -57,13 +57,7 @@ def search_everything(vault: Vault, text: str) -> list[SearchHit]:
     if any(ch.isalnum() for ch in text):
         for fact in vault.facts.page(FactFilter(q=text), limit=FACT_HITS).facts:
             hits.append(SearchHit("fact", fact.id, fact.statement, f"memory · {fact.standing}"))
-    needle = text.casefold()
-    conversations = [
-        c
-        for c in vault.conversations(limit=500)
-        if needle in (c.title or "").casefold() or needle in c.conversation_id.casefold()
-    ]
-    for c in conversations[:CONVERSATION_HITS]:
+    for c in vault.conversations(q=text, limit=CONVERSATION_HITS):
         hits.append(
             SearchHit(
                 "conversation",
@@ -72,8 +66,7 @@ def search_everything(vault: Vault, text: str) -> list[SearchHit]:
                 f"conversation · {plural(c.events, 'turn')}",
             )
         )
-    documents = [d for d in vault.documents(limit=1000) if needle in d.name.casefold()]
-    for d in documents[:DOCUMENT_HITS]:
+    for d in vault.documents(q=text, limit=DOCUMENT_HITS):
         hits.append(SearchHit("document", d.id, d.name, f"document · {d.status}"))
     return hits
 
