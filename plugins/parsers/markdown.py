@@ -14,7 +14,7 @@ The title is the front matter's ``title``, else the first level-1 heading, else 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -70,47 +70,86 @@ def _markdown() -> MarkdownIt:
     return md.enable(["table", "strikethrough"])
 
 
-def _render(tokens: Sequence[Token], out: TextAssembler) -> None:  # noqa: C901 — one pass over the token stream; not yet split
+def _render(tokens: Sequence[Token], out: TextAssembler) -> None:
     """Append the readable text of a block token stream to ``out``."""
-    heading_level = 0
-    list_depth = 0
-    tight_item = False
-    row: list[str] | None = None
+    walk = _Walk(out)
     for token in tokens:
-        kind = token.type
-        if kind == "inline":
-            text = _inline_text(token.children or ())
-            if heading_level:
-                out.add_heading(text, heading_level)
-                heading_level = 0
-            elif row is not None:
-                cell = " ".join(text.split())
-                if cell:
-                    row.append(cell)
-            else:
-                out.add(text, kind="item" if tight_item else "paragraph")
-        elif kind == "heading_open":
-            heading_level = int(token.tag[1:])
-        elif kind == "paragraph_open":
-            # Paragraphs of tight lists are hidden: those items are one line each.
-            tight_item = token.hidden
-        elif kind in ("bullet_list_open", "ordered_list_open"):
-            list_depth += 1
-        elif kind in ("bullet_list_close", "ordered_list_close"):
-            list_depth -= 1
-            if not list_depth:
-                out.end_run()
-        elif kind == "table_close":
-            out.end_run()
-        elif kind == "tr_open":
-            row = []
-        elif kind == "tr_close" and row is not None:
-            out.add(" | ".join(row), kind="row")
-            row = None
-        elif kind in ("fence", "code_block"):
-            out.add(token.content, kind="code")
-        elif kind == "html_block":
-            HtmlTextExtractor(out).feed(token.content)
+        step = _STEPS.get(token.type)
+        if step is not None:
+            step(walk, token)
+
+
+class _Walk:
+    """Where a pass over the block tokens stands: inside a heading (its level), how deep in lists, whether the
+    current paragraph is a tight list item, and the cells of the table row being read."""
+
+    def __init__(self, out: TextAssembler) -> None:
+        self.out = out
+        self.heading_level = 0
+        self.list_depth = 0
+        self.tight_item = False
+        self.row: list[str] | None = None
+
+    def inline(self, token: Token) -> None:
+        text = _inline_text(token.children or ())
+        if self.heading_level:
+            self.out.add_heading(text, self.heading_level)
+            self.heading_level = 0
+        elif self.row is not None:
+            cell = " ".join(text.split())
+            if cell:
+                self.row.append(cell)
+        else:
+            self.out.add(text, kind="item" if self.tight_item else "paragraph")
+
+    def heading_open(self, token: Token) -> None:
+        self.heading_level = int(token.tag[1:])
+
+    def paragraph_open(self, token: Token) -> None:
+        # Paragraphs of tight lists are hidden: those items are one line each.
+        self.tight_item = token.hidden
+
+    def list_open(self, token: Token) -> None:
+        self.list_depth += 1
+
+    def list_close(self, token: Token) -> None:
+        self.list_depth -= 1
+        if not self.list_depth:
+            self.out.end_run()
+
+    def table_close(self, token: Token) -> None:
+        self.out.end_run()
+
+    def row_open(self, token: Token) -> None:
+        self.row = []
+
+    def row_close(self, token: Token) -> None:
+        if self.row is not None:
+            self.out.add(" | ".join(self.row), kind="row")
+            self.row = None
+
+    def code(self, token: Token) -> None:
+        self.out.add(token.content, kind="code")
+
+    def html(self, token: Token) -> None:
+        HtmlTextExtractor(self.out).feed(token.content)
+
+
+_STEPS: dict[str, Callable[[_Walk, Token], None]] = {
+    "inline": _Walk.inline,
+    "heading_open": _Walk.heading_open,
+    "paragraph_open": _Walk.paragraph_open,
+    "bullet_list_open": _Walk.list_open,
+    "ordered_list_open": _Walk.list_open,
+    "bullet_list_close": _Walk.list_close,
+    "ordered_list_close": _Walk.list_close,
+    "table_close": _Walk.table_close,
+    "tr_open": _Walk.row_open,
+    "tr_close": _Walk.row_close,
+    "fence": _Walk.code,
+    "code_block": _Walk.code,
+    "html_block": _Walk.html,
+}
 
 
 def _inline_text(children: Sequence[Token]) -> str:
