@@ -78,6 +78,67 @@ def _never_tokenless(method: str, path: str) -> bool:
     return False
 
 
+class _BodyGate:
+    """One request's body, counted and timed as the app reads it, and its answer's headers filtered.
+
+    The two sides share what they know: a body cut off (too large, too slow) means the guard answered itself and the
+    app's own answer is swallowed; an answer started before the body ended means the connection closes after it.
+    """
+
+    def __init__(
+        self, receive: Receive, send: Send, *, limit: int, timeout_s: float, deadline: float, has_body: bool
+    ) -> None:
+        self._receive = receive
+        self._send = send
+        self._limit = limit
+        self._timeout_s = timeout_s
+        self._deadline = deadline
+        self.received = 0
+        self.body_done = not has_body
+        self.started = False
+        self.cut_off = False
+
+    async def receive(self) -> Message:
+        """The app's ``receive``: the client's messages until the body is too large or too slow."""
+        if self.cut_off:
+            return {"type": "http.disconnect"}
+        if self.body_done:  # nothing more to time: what follows is waiting for the client to leave
+            return await self._receive()
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                message = await self._receive()
+        except TimeoutError:
+            # Answer 408 ourselves (closing the connection), then tell the app the client went away, as for
+            # the 413 below.
+            return await self._cut(_too_slow(self._timeout_s))
+        if message["type"] == "http.request":
+            self.received += len(message.get("body", b""))
+            self.body_done = not message.get("more_body", False)
+            if self.received > self._limit:
+                # Answer 413 ourselves, then tell the app the client went away: whatever the app
+                # makes of a vanished client (FastAPI turns it into a 400) is swallowed by send below.
+                return await self._cut(_too_large(self._limit))
+        return message
+
+    async def _cut(self, rejection: Rejection) -> Message:
+        self.cut_off = True
+        if not self.started:
+            await _send_rejection(self._send, rejection, close=True)
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Message) -> None:
+        """The app's ``send``: nothing once the body was cut off; the response's headers filtered."""
+        if self.cut_off:
+            return
+        if message["type"] == "http.response.start":
+            self.started = True
+            headers = _filter_response_headers(message.get("headers", []))
+            if not self.body_done:  # answered before the body was read to its end: see the module docstring
+                headers.append((b"connection", b"close"))
+            message = {**message, "headers": headers}
+        await self._send(message)
+
+
 @dataclass(frozen=True, slots=True)
 class GuardConfig:
     """What the guard enforces.
@@ -267,62 +328,22 @@ class Guard:
             return _too_large(self.config.max_body_bytes)
         return None
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send, has_body: bool) -> None:  # noqa: C901 — the body count and the response filter share state; not yet split
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, has_body: bool) -> None:
         """Run the app with the body counted and timed as it arrives and every response header filtered."""
-        limit = self.config.max_body_bytes
-        deadline = asyncio.get_running_loop().time() + self.config.body_timeout_s
-        received = 0
-        body_done = not has_body
-        started = False
-        cut_off = False
-
-        async def counted_receive() -> Message:
-            nonlocal received, body_done, cut_off
-            if cut_off:
-                return {"type": "http.disconnect"}
-            if body_done:  # nothing more to time: what follows is waiting for the client to leave
-                return await receive()
-            try:
-                async with asyncio.timeout_at(deadline):
-                    message = await receive()
-            except TimeoutError:
-                # Answer 408 ourselves (closing the connection), then tell the app the client went away, as for
-                # the 413 below.
-                cut_off = True
-                if not started:
-                    await _send_rejection(send, _too_slow(self.config.body_timeout_s), close=True)
-                return {"type": "http.disconnect"}
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                body_done = not message.get("more_body", False)
-                if received > limit:
-                    # Answer 413 ourselves, then tell the app the client went away: whatever the app
-                    # makes of a vanished client (FastAPI turns it into a 400) is swallowed by
-                    # filtered_send below.
-                    cut_off = True
-                    if not started:
-                        await _send_rejection(send, _too_large(limit), close=True)
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def filtered_send(message: Message) -> None:
-            nonlocal started
-            if cut_off:
-                return
-            if message["type"] == "http.response.start":
-                started = True
-                headers = _filter_response_headers(message.get("headers", []))
-                if not body_done:  # answered before the body was read to its end: see the module docstring
-                    headers.append((b"connection", b"close"))
-                message = {**message, "headers": headers}
-            await send(message)
-
+        gate = _BodyGate(
+            receive,
+            send,
+            limit=self.config.max_body_bytes,
+            timeout_s=self.config.body_timeout_s,
+            deadline=asyncio.get_running_loop().time() + self.config.body_timeout_s,
+            has_body=has_body,
+        )
         try:
-            await self.app(scope, counted_receive, filtered_send)
+            await self.app(scope, gate.receive, gate.send)
         except Exception as exc:
-            if cut_off:
+            if gate.cut_off:
                 return  # the app tripped over the body we cut off; the client already has its 413
-            if started:
+            if gate.started:
                 # Starlette's error middleware already answered (its handler logged the type) and
                 # re-raised; re-raising further would only make the server log a full traceback.
                 log.debug("exception after the response started: %s", type(exc).__name__)
