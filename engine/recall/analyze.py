@@ -15,7 +15,7 @@ expanded: more of the nearest predicate descriptions are kept, at a lower simila
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -124,6 +124,33 @@ class QueryAnalysis:
         )
 
 
+#: A question about what several people have or did together, each on their own: "both", "in common", "share".
+_JOINT = re.compile(r"\b(?:both|in\s+common|share[sd]?|similar|the\s+same|each)\b", re.IGNORECASE)
+
+
+def each_subject(text: str, subjects: Sequence[str]) -> list[str]:
+    """The question asked of each person it names together ("What movies have both Joanna and Nate seen?" → "What
+    movies have Joanna seen?", "What movies have Nate seen?"): the evidence is one person's turn at a time, and a
+    turn that names one of them rarely names the other.  Empty unless the question names two or more people and
+    asks what they have together."""
+    names = [n for n in dict.fromkeys(subjects) if n and n.casefold() != "user"]
+    if len(names) < 2 or not _JOINT.search(text):
+        return []
+    out = []
+    for keep in names:
+        part = text
+        for other in names:
+            if other == keep:
+                continue
+            name = re.escape(other) + r"(?:['’]s)?"
+            part = re.sub(rf"\b{name}\s*(?:,|and|&)\s*|\s*(?:,|and|&)\s*{name}\b", " ", part, flags=re.I)
+        part = re.sub(r"\bboth\s+", "", part, flags=re.I)
+        part = " ".join(part.split())
+        if part and part != text:
+            out.append(part)
+    return out
+
+
 def keywords_of(text: str) -> tuple[str, ...]:
     """The words of ``text`` worth a full-text search: everything but stop words, in order, once each."""
     words = (w.strip("'’-") for w in _WORD.findall(text))
@@ -206,6 +233,16 @@ class QueryAnalyzer:
             slot_subject_ids=self._slot_subjects(slot, subject_ids, known_subjects, relatives or {}) if slot else (),
             asks_now=bool(_NOW.search(text)),
         )
+        parts = each_subject(text, subjects)
+        if parts:
+            # "which city have both Jean and John visited": the evidence is one turn of each, found by asking of each
+            searched = [(q, keywords_of(q)) for q in parts]
+            searched = [(q, k) for q, k in searched if k]
+            analysis = replace(
+                analysis,
+                used_queries=(text, *(q for q, _k in searched)),
+                rewrite_keywords=tuple(k for _q, k in searched),
+            )
         if analysis.slot_subject_ids:
             # the predicate channel walks the slots of whom the question is about ("my husband" → Youssef)
             analysis = replace(analysis, subject_ids=tuple(dict.fromkeys((*analysis.slot_subject_ids, *subject_ids))))
@@ -330,7 +367,8 @@ class QueryAnalyzer:
             analysis,
             mode=answer["mode"],
             keywords=tuple(dict.fromkeys([*analysis.keywords, *extra]))[:24],
-            used_queries=(analysis.query, *(r for r, _k in searched)),
-            rewrite_keywords=tuple(k for _r, k in searched),
+            # the model's rewrites join the rules' questions of each subject
+            used_queries=(*analysis.used_queries, *(r for r, _k in searched)),
+            rewrite_keywords=(*analysis.rewrite_keywords, *(k for _r, k in searched)),
             engine=llm.name,
         )

@@ -10,6 +10,7 @@ import pytest
 from engine import Vault
 from engine.errors import ValidationError
 from engine.events import EventIn
+from engine.recall.analyze import each_subject
 from engine.recall.types import RecallRequest
 
 REF = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
@@ -160,6 +161,39 @@ def test_subjects_named_in_the_query(vault: Vault) -> None:
     assert "caroline" in r.routing.subjects
     top = r.blocks[0]
     assert "Miso" in top.content or "Miso" in top.evidence[0].text
+
+
+def test_a_question_about_what_two_people_share_is_asked_of_each(vault: Vault) -> None:
+    ingest(vault, "group", ("2024-05-01T10:00:00Z", "I watched Inception last night, what a film."), author="Joanna")
+    ingest(vault, "group", ("2024-05-02T10:00:00Z", "Saw The Matrix again yesterday!"), author="Nate")
+    ingest(vault, "group", ("2024-05-03T10:00:00Z", "I adopted a puppy called Max."), author="Nate")
+
+    r = recall(vault, "What movies have both Joanna and Nate seen?")
+    assert r.routing.used_queries == (
+        "What movies have both Joanna and Nate seen?",
+        "What movies have Joanna seen?",
+        "What movies have Nate seen?",
+    )
+    top = " ".join(b.content for b in r.blocks[:4])
+    assert "Inception" in top and "Matrix" in top
+
+    # one person, or two without asking what they share: the question as it is
+    assert recall(vault, "What movies has Nate seen?").routing.used_queries == ("What movies has Nate seen?",)
+    assert recall(vault, "When did Joanna and Nate meet?").routing.used_queries == ("When did Joanna and Nate meet?",)
+
+
+def test_each_subject_splits_only_joint_questions() -> None:
+    assert each_subject("Which city have both Jean and John visited?", ("Jean", "John")) == [
+        "Which city have Jean visited?",
+        "Which city have John visited?",
+    ]
+    assert each_subject("What do Jon, Gina and Ann all share?", ("Jon", "Gina", "Ann")) == [
+        "What do Jon all share?",
+        "What do Gina all share?",
+        "What do Ann all share?",
+    ]
+    assert each_subject("What did Anna and Tom do together?", ("Anna", "Tom")) == []
+    assert each_subject("What do I share with Tom?", ("user", "Tom")) == []
 
 
 def test_injection_rules_candidate_quarantine_challenged(vault: Vault) -> None:
