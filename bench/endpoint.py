@@ -15,6 +15,12 @@ cap (and a request cap), in this order:
 5. **Recovery** — the storm stops; one client probes as in the baseline (re-measured just before the storm) until
    the median of its last 5 ingests and of its last 5 recalls are both within 2× the baseline medians.
 
+After Cairn's phases, with its server stopped, the **floor** (:mod:`bench.endpoint_floor`: a bare ASGI app on the
+same server stack, answering at once) takes the ingest phase's clients and bodies for as long, and a brute-force numpy
+scan over the vault's stored vectors is timed on the mixed phase's questions.  Cairn's ingest rate and p95 are
+reported as ratios to the floor's, and its mixed recall p95 as a ratio to the scan's: absolute figures did not carry
+between two-core machines (one gave a third of the other's rate), ratios to what the same machine does do.
+
 Between phases the server is left to go quiet (its job queue empty and its process using under 5 % of a core), so
 one phase's enrichment backlog does not bill the next; how long that took is reported with each phase.
 
@@ -67,6 +73,10 @@ TARGETS = {
     "ingest_p95_ms_max": 20.0,
     "mixed_recall_p95_ms_max": 100.0,
     "recovery_s_max": 10.0,
+    # the same, as ratios to what this machine does (see the module docstring)
+    "ingest_rate_vs_floor_min": 0.15,
+    "ingest_p95_vs_floor_max": 6.0,
+    "mixed_recall_p95_vs_numpy_scan_max": 4.0,
 }
 #: Statuses a client may get from an overloaded endpoint; anything else under load is a failure.
 STORM_ALLOWED = frozenset({429, 503})
@@ -291,6 +301,94 @@ def served_copy(
             yield server, timings
         finally:
             timings["stop_s"] = round(server.stop(), 2)
+
+
+class FloorServer:
+    """``python -m bench.endpoint_floor`` as a child process: the bare server stack Cairn's figures are divided by."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.endpoint_floor"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stderr is not None
+        line = self.proc.stderr.readline()  # its first line is its address
+        match = ADDRESS.search(line)
+        if match is None:
+            self.stop()
+            raise SystemExit(f"the floor server did not start: {line}")
+        self.port = int(match.group(1))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+
+async def measure_floor(workload: Workload, args: argparse.Namespace) -> dict[str, Any]:
+    """The ingest phase's load against the floor server: same clients, same bodies, same length."""
+    floor = FloorServer()
+    try:
+        tally = Tally()
+        load = Load(floor.port, "floor", workload, args.clients, args.seconds, 0.0, args.max_requests)
+        elapsed = await load.run(tally)
+    finally:
+        floor.stop()
+    return {**tally.summary(elapsed), "clients": args.clients}
+
+
+def numpy_scan_ms(folder: Path, embedder_name: str, workload: Workload, count: int = 100) -> dict[str, float]:
+    """A brute-force scan (one matrix product and a top 30) over every vector stored in the vault at ``folder``, on
+    ``count`` of the mixed phase's questions — the yardstick recall is measured against in ``make bench-recall``."""
+    import numpy as np
+
+    from bench.common import make_embedder
+    from engine.store import Store
+
+    store = Store(folder / "vault.db", read_only=True)
+    try:
+        tables = [str(r[0]) for r in store.query("SELECT table_name FROM vector_spaces")]
+        rows = [r for table in tables for r in store.query(f"SELECT embedding FROM {table}")]
+    finally:
+        store.close()
+    if not rows:
+        return {"p50": 0.0, "p95": 0.0}
+    matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    questions = [json.loads(workload.recall(n))["query"] for n in range(count)]
+    vectors = make_embedder(embedder_name).embed(questions)
+    times = []
+    for q in vectors:
+        t0 = time.perf_counter()
+        sims = matrix @ q
+        np.argpartition(-sims, min(30, len(sims) - 1))[:30]
+        times.append((time.perf_counter() - t0) * 1000)
+    return {"p50": round(percentile(times, 50), 3), "p95": round(percentile(times, 95), 3), "vectors": len(rows)}
+
+
+def ratios(results: dict[str, Any]) -> dict[str, float | None]:
+    """Cairn's figures over the floor's and the scan's."""
+    ingest = results["ingest"].get("ingest", {})
+    floor = results.get("floor", {}).get("ingest", {})
+    recall = results["mixed"].get("recall", {})
+    scan = results.get("numpy_scan_ms", {})
+
+    def over(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 3) if a is not None and b else None
+
+    return {
+        "ingest_rate_vs_floor": over(ingest.get("per_s"), floor.get("per_s")),
+        "ingest_p95_vs_floor": over(ingest.get("latency_ms", {}).get("p95"), floor.get("latency_ms", {}).get("p95")),
+        "mixed_recall_p95_vs_numpy_scan": over(recall.get("latency_ms", {}).get("p95"), scan.get("p95")),
+    }
 
 
 # -- what the clients send -------------------------------------------------------------------------------------------
@@ -670,7 +768,21 @@ def verdicts(results: dict[str, Any]) -> dict[str, bool]:
         and mixed_recall["latency_ms"]["p95"] <= TARGETS["mixed_recall_p95_ms_max"],
         "storm_only_2xx_429_503": bool(results["storm"]["only_2xx_429_503"]),
         "recovery_s": bool(recovery["recovered"]) and recovery["recovery_s"] <= TARGETS["recovery_s_max"],
+        **ratio_verdicts(results.get("ratios", {})),
     }
+
+
+def ratio_verdicts(found: dict[str, float | None]) -> dict[str, bool]:
+    """The ratio targets met or not (a ratio that could not be computed is not met)."""
+    rate, p95, scan = (found.get(k) for k in TARGET_RATIOS)
+    return {
+        "ingest_rate_vs_floor": rate is not None and rate >= TARGETS["ingest_rate_vs_floor_min"],
+        "ingest_p95_vs_floor": p95 is not None and p95 <= TARGETS["ingest_p95_vs_floor_max"],
+        "mixed_recall_p95_vs_numpy_scan": scan is not None and scan <= TARGETS["mixed_recall_p95_vs_numpy_scan_max"],
+    }
+
+
+TARGET_RATIOS = ("ingest_rate_vs_floor", "ingest_p95_vs_floor", "mixed_recall_p95_vs_numpy_scan")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -721,6 +833,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     with served_copy(folder, args.embedder, args.startup_cap, args.recall_processes) as (server, timings):
         results = asyncio.run(measure(server, workload, args))
     results["server"] = timings
+    # the yardsticks, once Cairn's server is gone: the bare stack under the same ingest load, and the numpy scan
+    results["floor"] = asyncio.run(measure_floor(Workload(vault_names(folder), seed=7), args))
+    results["numpy_scan_ms"] = numpy_scan_ms(folder, args.embedder, Workload(vault_names(folder), seed=7))
+    results["ratios"] = ratios(results)
     payload: dict[str, Any] = {
         "machine": machine(),
         "load_average_at_start": load_average,
@@ -823,6 +939,17 @@ def report(p: dict[str, Any]) -> str:
             f"{'' if settle['settled'] else ' (cap reached)'}; client cpu {p[name]['client_cpu_cores']} "
             "cores"
         )
+    floor, scan, r = p["floor"], p["numpy_scan_ms"], p["ratios"]
+    row("floor: bare stack", floor, "ingest")
+    lines += [
+        "",
+        f"ratios to this machine: ingest rate {_blank(r['ingest_rate_vs_floor'])}× the floor's "
+        f"(≥ {t['ingest_rate_vs_floor_min']}× {mark[ok['ingest_rate_vs_floor']]}), ingest p95 "
+        f"{_blank(r['ingest_p95_vs_floor'])}× (≤ {t['ingest_p95_vs_floor_max']}× {mark[ok['ingest_p95_vs_floor']]}); "
+        f"mixed recall p95 {_blank(r['mixed_recall_p95_vs_numpy_scan'])}× the numpy scan's {scan['p95']} ms over "
+        f"{scan.get('vectors', 0)} vectors (≤ {t['mixed_recall_p95_vs_numpy_scan_max']}× "
+        f"{mark[ok['mixed_recall_p95_vs_numpy_scan']]})",
+    ]
     lines.append("(srv cpu: cores the server process used; others: cores every other process used meanwhile)")
     return "\n".join(lines)
 

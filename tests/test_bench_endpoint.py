@@ -35,6 +35,9 @@ def test_quick_run_reports_every_phase_and_a_clean_storm(tmp_path: Path) -> None
         "pre_storm_baseline",
         "storm",
         "recovery",
+        "floor",
+        "numpy_scan_ms",
+        "ratios",
     ):
         assert key in report, key
     assert report["parameters"]["quick"] is True
@@ -45,6 +48,9 @@ def test_quick_run_reports_every_phase_and_a_clean_storm(tmp_path: Path) -> None
         "mixed_recall_p95_ms",
         "storm_only_2xx_429_503",
         "recovery_s",
+        "ingest_rate_vs_floor",
+        "ingest_p95_vs_floor",
+        "mixed_recall_p95_vs_numpy_scan",
     }
     assert all(isinstance(value, bool) for value in report["pass"].values())
 
@@ -74,3 +80,12 @@ def test_quick_run_reports_every_phase_and_a_clean_storm(tmp_path: Path) -> None
     assert {"recovered", "recovery_s", "limits_ms", "probes"} <= set(recovery)
     assert recovery["probes"] > 0
     assert report["server"]["stop_s"] >= 0
+
+    # the yardsticks: the bare stack took the same ingest load, the scan ran over the vault's vectors
+    floor = report["floor"]
+    assert floor["clients"] == report["parameters"]["ingest_clients"]
+    assert floor["ingest"]["ok"] > 0 and set(floor["ingest"]["statuses"]) == {"202"}
+    assert report["numpy_scan_ms"]["vectors"] > 0 and report["numpy_scan_ms"]["p95"] > 0
+    ratios = report["ratios"]
+    assert ratios["ingest_rate_vs_floor"] == round(ingest["ingest"]["per_s"] / floor["ingest"]["per_s"], 3)
+    assert ratios["mixed_recall_p95_vs_numpy_scan"] is not None and ratios["mixed_recall_p95_vs_numpy_scan"] > 0
