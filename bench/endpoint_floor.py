@@ -51,7 +51,9 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 def main() -> int:
     """Bind a free loopback port, say where, serve."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP as cairn serve does: asyncio turns Nagle off only on sockets that say they are TCP, and with it on
+    # every keep-alive answer (headers and body are two writes) waits ~40 ms for the client's delayed ACK
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -65,7 +67,7 @@ def main() -> int:
         proxy_headers=False,
         loop="asyncio",
         http="httptools",
-        timeout_keep_alive=75,
+        timeout_keep_alive=5,  # cairn serve's
     )
     print(f"floor listening on http://127.0.0.1:{port}", file=sys.stderr, flush=True)
     uvicorn.Server(config).run(sockets=[sock])
