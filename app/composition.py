@@ -69,6 +69,9 @@ class VaultOpening:
         self.root = root
         """The vault's folder."""
         self._future: Future[Vault] = Future()
+        # set once the future's done-callbacks have run: Future.set_result wakes result() before running them, and the
+        # runner's subscription to the change feed is one — a change made right after result() could otherwise miss it
+        self._settled = threading.Event()
         self._claimed = False
         self._thread = threading.Thread(target=self._open, args=(open_vault,), name="vault-open", daemon=True)
         self._thread.start()
@@ -80,6 +83,8 @@ class VaultOpening:
             self._future.set_exception(exc)
         else:
             self._future.set_result(vault)
+        finally:
+            self._settled.set()
 
     @property
     def future(self) -> Future[Vault]:
@@ -89,7 +94,9 @@ class VaultOpening:
     def result(self) -> Vault:
         """The open vault, once it is; raises what opening it raised (a :class:`VaultError`: locked, damaged…)."""
         self._claimed = True
-        return self._future.result()
+        vault = self._future.result()
+        self._settled.wait()
+        return vault
 
     def abandon(self) -> None:
         """Close the vault if it was never claimed (waiting for the opening to finish); else do nothing."""
