@@ -46,7 +46,7 @@ from engine.facts.conflicts import of_facts as conflicts_of_facts, restore_super
 from engine.jobs import jobs_about
 from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch, parse_datetime, to_epoch
-from engine.vectors.sqlite_vec import rebuild_vec_table
+from engine.vectors.space import rebuild_vec_table
 
 COUNT_KEYS = (
     "events",

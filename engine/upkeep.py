@@ -30,7 +30,7 @@ from engine.config import Settings
 from engine.episodes import close_idle
 from engine.recall.usage import decay_sweep
 from engine.store import Store
-from engine.vectors import SqliteVecIndex
+from engine.vectors import VectorIndex
 from engine.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class Upkeep:
             log.exception("periodic upkeep failed")
 
 
-def ready_vectors(vectors: SqliteVecIndex, then: Callable[[int], object]) -> None:
+def ready_vectors(vectors: VectorIndex, then: Callable[[int], object]) -> None:
     """Ready the search side of the vectors (the in-memory mirror, or the Chroma collection catching up), then call
     ``then`` with their count (the recall helpers start from it).  Until then searches use sqlite-vec directly, and
     a failure here only leaves it so."""
@@ -119,7 +119,7 @@ def ready_vectors(vectors: SqliteVecIndex, then: Callable[[int], object]) -> Non
     then(count)
 
 
-def maintain_vectors(vectors: SqliteVecIndex) -> None:
+def maintain_vectors(vectors: VectorIndex) -> None:
     """Fit the vectors' first search pass again where they have grown enough to need it."""
     for stats in vectors.maintain():
         log.info(

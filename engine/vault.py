@@ -63,7 +63,7 @@ from engine.store import PendingChange, Store
 from engine.subjects import SubjectsApi
 from engine.token import read_or_create_token, rotate_token
 from engine.upkeep import Upkeep, UpkeepTasks, maintain_vectors, ready_vectors
-from engine.vectors import SqliteVecIndex
+from engine.vectors import SqliteVecIndex, VectorIndex
 from engine.vectors.migration import (
     FILL_JOB,
     GuardedEmbedder,
@@ -107,7 +107,7 @@ class Vault:
         plugins: pluggy.PluginManager,
         llm_choice: LLMChoice,
         embedder_choice: EmbedderChoice,
-        vectors: SqliteVecIndex,
+        vectors: VectorIndex,
         ollama: OllamaClient | None,
         ollama_status: OllamaStatus | None,
         catalog: Catalog,
@@ -352,15 +352,18 @@ class Vault:
             return self._start_recall_processes(vectors)
 
     def _start_recall_processes(self, vectors: int | None) -> RankerProcesses | None:
+        index = self.vectors
+        if not isinstance(index, SqliteVecIndex) or self._closed or self.store.writer is None:
+            return None  # only the in-memory mirror has copies to hand out (not Chroma, not during a migration)
         wanted = self._settings.recall.processes
         if wanted == -1:
             cores = os.cpu_count() or 1
             if vectors is None:
-                vectors = self.vectors.mirror.count()
+                vectors = index.held()
             wanted = default_slots() if cores >= 2 and vectors >= AUTO_MIN_VECTORS else 0
-        if wanted <= 0 or type(self.vectors) is not SqliteVecIndex or self._closed or self.store.writer is None:
+        if wanted <= 0:
             return None
-        processes = RankerProcesses(self.paths.db, self.vectors, wanted)
+        processes = RankerProcesses(self.paths.db, index, wanted)
         log.info("recalls ranked in %s helper processes", wanted)
         self._recall.use_processes(processes)
         return processes

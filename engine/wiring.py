@@ -18,7 +18,7 @@ from engine.ai.openai_compat import OpenAICompatClient
 from engine.config import Settings
 from engine.errors import ModelUnavailable
 from engine.store import Store
-from engine.vectors import SqliteVecIndex
+from engine.vectors import SqliteVecIndex, VectorIndex
 from engine.vectors.chroma import ChromaIndex, chroma_target
 from engine.vectors.migration import (
     DualEmbedder,
@@ -107,7 +107,7 @@ class VectorWiring:
     both spaces (what the rest of the vault is given)."""
 
     embedder: GuardedEmbedder
-    index: SqliteVecIndex
+    index: VectorIndex
     migrating: MigratingIndex | None
     dual: DualEmbedder | None
 
@@ -122,7 +122,7 @@ def plan_vectors(
     openai_client: OpenAICompatClient | None,
     *,
     forced: bool,
-) -> tuple[EmbedderChoice, SqliteVecIndex, VectorWiring]:
+) -> tuple[EmbedderChoice, VectorIndex, VectorWiring]:
     """The embedder and vector index the vault runs with, and a migration started when the embedder changed.
 
     The vault's recorded space wins over an ``auto`` choice that only differs because Ollama is down now (an outage
@@ -182,7 +182,7 @@ def plan_vectors(
     return EmbedderChoice(new, reason, tuple(notes)), base, VectorWiring(new, base, None, None)
 
 
-def vector_index(store: Store, settings: Settings, vault_paths: paths.VaultPaths, embedder: Embedder) -> SqliteVecIndex:
+def vector_index(store: Store, settings: Settings, vault_paths: paths.VaultPaths, embedder: Embedder) -> VectorIndex:
     """The vector index the settings choose; both record vectors in ``vault.db`` (see :mod:`engine.vectors.chroma`)."""
     if settings.vectors.backend == "chroma":
         target = chroma_target(settings.vectors.chroma_url, vault_paths.chroma)

@@ -237,3 +237,41 @@ def test_the_table_check_sees_sql_in_a_module(tmp_path: Path) -> None:
     texts = list(sql_strings(sample))
     assert any(re.search(_SQL_ON.format(table="conflicts"), t, re.IGNORECASE) for t in texts)
     assert not any(re.search(_SQL_ON.format(table="jobs"), t, re.IGNORECASE) for t in texts)
+
+
+#: The modules that may name a vector backend's class: the backends themselves, the wiring that chooses one, and the
+#: places that need the in-memory mirror's copies (recall's helper processes, and the vault starting them).  The
+#: rest of the engine types against :class:`engine.vectors.VectorIndex`, so a backend can change behind it.
+BACKEND_CLASSES = frozenset({"SqliteVecIndex", "ChromaIndex", "MigratingIndex"})
+BACKEND_NAMERS = frozenset({"engine/wiring.py", "engine/vault.py", "engine/recall/processes.py"})
+
+
+def names_used(path: Path) -> set[str]:
+    """Every bare name and imported name in ``path``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.ImportFrom):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            found.add(node.value)  # a quoted annotation
+    return found
+
+
+def test_the_engine_types_against_the_vector_index_protocol() -> None:
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}: {sorted(names_used(path) & BACKEND_CLASSES)}"
+        for package in ("engine", "plugins")
+        for path in python_files(package)
+        if not str(path.relative_to(ROOT)).startswith("engine/vectors/")
+        and str(path.relative_to(ROOT)) not in BACKEND_NAMERS
+        and names_used(path) & BACKEND_CLASSES
+    )
+    assert offenders == []
+
+
+def test_the_backend_check_sees_a_backend_named(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text("from engine.vectors import SqliteVecIndex\n\ndef f(v: 'ChromaIndex') -> None: ...\n")
+    assert names_used(sample) & BACKEND_CLASSES == {"SqliteVecIndex", "ChromaIndex"}

@@ -24,8 +24,8 @@ from engine.jobs import Job, JobOutcome, each_job, finish_jobs
 from engine.prompts import load_prompt
 from engine.store import Store, Tx
 from engine.vectors import VectorItem
+from engine.vectors.base import VectorIndex
 from engine.vectors.migration import queue_vectors
-from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Distiller:
         self,
         store: Store,
         embed: Callable[[list[str]], Any],
-        vectors: SqliteVecIndex,
+        vectors: VectorIndex,
         llm: Callable[[], LLM | None],
         timeout_s: float,
     ) -> None:

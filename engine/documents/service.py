@@ -58,8 +58,8 @@ from engine.privacy import apply as firewall_apply
 from engine.store import Store, Tx, chunked
 from engine.temporal import from_epoch
 from engine.vectors import VectorItem
+from engine.vectors.base import VectorIndex
 from engine.vectors.migration import queue_vectors
-from engine.vectors.sqlite_vec import SqliteVecIndex
 from engine.watching.containment import in_system_folder, open_resolved, real_path, resolve_within
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ class DocumentsApi:
         store: Store,
         plugins: pluggy.PluginManager,
         embedder: Embedder,
-        vectors: SqliteVecIndex,
+        vectors: VectorIndex,
         settings: Any,
         *,
         on_enqueue: Any = None,

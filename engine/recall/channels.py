@@ -30,7 +30,7 @@ import numpy.typing as npt
 from engine.recall.analyze import QueryAnalysis
 from engine.recall.porter import stem
 from engine.store import Reader, Store
-from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.vectors.base import VectorIndex
 
 Key = tuple[str, int]
 #: BM25 column weights of ``events_fts`` (content, author).  The author column is left out: speakers are handled by
@@ -103,7 +103,7 @@ def merge_rankings(rankings: Sequence[Sequence[Key]], depth: int) -> list[Key]:
 
 
 def vector_search(
-    store: Store, vectors: SqliteVecIndex, ci: ChannelInput, vector: npt.NDArray[np.float32], kinds: Sequence[str]
+    store: Store, vectors: VectorIndex, ci: ChannelInput, vector: npt.NDArray[np.float32], kinds: Sequence[str]
 ) -> list[Key]:
     """Nearest neighbours of one query vector among facts, events and this conversation's episodes."""
     hits = vectors.search(vector, ci.depth * 2, kinds=kinds, user_id=ci.user_id)
@@ -111,7 +111,7 @@ def vector_search(
     return _scope(store, ci, keys)[: ci.depth]
 
 
-def vector_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput, kinds: Sequence[str]) -> list[Key]:
+def vector_channel(store: Store, vectors: VectorIndex, ci: ChannelInput, kinds: Sequence[str]) -> list[Key]:
     """Nearest neighbours of the query, and of each rewrite of it, merged."""
     if ci.query_vector is None or not ci.analysis.query:
         return []
@@ -269,7 +269,7 @@ def _fact_keyword_search(store: Store, ci: ChannelInput, keywords: Sequence[str]
     return [("fact", int(r[0])) for r in rows]
 
 
-def temporal_channel(store: Store, vectors: SqliteVecIndex, ci: ChannelInput) -> list[Key]:
+def temporal_channel(store: Store, vectors: VectorIndex, ci: ChannelInput) -> list[Key]:
     """Turns and facts inside the query's time window, most similar to the query first."""
     window = ci.analysis.temporal
     if window is None:

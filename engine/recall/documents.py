@@ -24,7 +24,7 @@ from engine.recall.channels import ChannelInput, Key, _project, search_terms
 from engine.recall.types import Block, RecallRequest
 from engine.store import Store
 from engine.temporal import from_epoch
-from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.vectors.base import VectorIndex
 
 RRF_K = 60.0
 
@@ -42,7 +42,7 @@ class DocumentRoute:
 class DocumentRouter:
     """Chooses and runs a document strategy for a recall request."""
 
-    def __init__(self, store: Store, vectors: SqliteVecIndex) -> None:
+    def __init__(self, store: Store, vectors: VectorIndex) -> None:
         self._store = store
         self._vectors = vectors
 

@@ -272,7 +272,7 @@ class RankerProcesses:
             if self._closed:
                 return
             self._helpers.append(helper)
-        reducers = self._vectors.mirror.reducers()
+        reducers = self._vectors.first_passes()
         try:
             helper.spawn([("reducers", reducers)] if reducers else [])
         except OSError as exc:
@@ -329,19 +329,6 @@ def _packed(changes: list[VectorChange]) -> list[VectorChange]:
 
 
 # -- the helper process --------------------------------------------------------------------------------------------
-def _apply(vectors: SqliteVecIndex, changes: list[VectorChange]) -> None:
-    for change in changes:
-        if change[0] == "upsert":
-            vectors.mirror.upsert(change[1])
-        elif change[0] == "delete":
-            vectors.mirror.delete(change[1])
-        elif change[0] == "reload":
-            vectors.load_mirror()
-        elif change[0] == "reducers":
-            for kind, reducer in change[1].items():
-                vectors.mirror.install(kind, reducer)
-
-
 def _return_free_memory() -> None:
     """Hand the heap freed after loading back to the system (glibc keeps it otherwise; this process lives long)."""
     try:
@@ -372,7 +359,7 @@ def serve(db_path: Path, model_id: str, dim: int, conn: Connection) -> None:
             message = conn.recv()
         except (EOFError, OSError):
             return  # the vault's process closed the channel or went away
-        _apply(vectors, message[1])
+        vectors.learn(message[1])
         if message[0] != "rank":
             continue
         try:

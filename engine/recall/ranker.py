@@ -57,7 +57,7 @@ from engine.recall.hydrate import (
 from engine.recall.types import ChannelReport, RecallRequest, RecallResult, Routing
 from engine.recall.understandings import gathers, understanding_blocks
 from engine.store import Reader, Store
-from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.vectors.base import VectorIndex
 
 if TYPE_CHECKING:
     pass
@@ -135,7 +135,7 @@ class Ranker:
     read-only copies (:mod:`engine.recall.processes`) ranks exactly as this process would.
     """
 
-    def __init__(self, store: Store, vectors: SqliteVecIndex, model_id: str) -> None:
+    def __init__(self, store: Store, vectors: VectorIndex, model_id: str) -> None:
         self._store = store
         self._vectors = vectors
         self._model_id = model_id

@@ -29,7 +29,7 @@ from engine.recall.types import RecallRequest, RecallResult
 from engine.recall.usage import UsageRecorder
 from engine.store import Store
 from engine.temporal import parse_datetime
-from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.vectors.base import VectorIndex
 
 if TYPE_CHECKING:
     from engine.recall.processes import RankerProcesses
@@ -47,7 +47,7 @@ class Recall:
     def __init__(
         self,
         store: Store,
-        vectors: SqliteVecIndex,
+        vectors: VectorIndex,
         embedder: Embedder,
         catalog: Catalog,
         settings: Callable[[], Settings],

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.store.writer import Tx
+from engine.vectors.reduced import ReducedStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,11 @@ class VectorHit:
 class VectorIndex(Protocol):
     """Stores unit vectors of one embedding model (``model_id``, ``dim``) and finds nearest neighbours.
 
-    ``add`` and ``delete`` take the writer's :class:`Tx` so vectors commit or roll back with their base rows.
+    What every caller types against; the backends (:class:`~engine.vectors.sqlite_vec.SqliteVecIndex`,
+    :class:`~engine.vectors.chroma.ChromaIndex`, and :class:`~engine.vectors.migration.MigratingIndex` while the
+    embedder changes) implement it side by side, none a kind of another.  ``add`` and ``delete`` take the writer's
+    :class:`Tx` so vectors commit or roll back with their base rows; what answers searches learns a write once it
+    has committed.
     """
 
     model_id: str
@@ -63,6 +68,41 @@ class VectorIndex(Protocol):
         """The ``k`` most similar stored vectors, optionally only of ``kinds`` and ``user_id``."""
         ...
 
+    def similarities(self, query: npt.NDArray[np.float32], object_ids: Sequence[int]) -> dict[int, float]:
+        """Cosine similarity of ``query`` to each stored vector among ``object_ids`` (those without one left out)."""
+        ...
+
+    def note_question(self, query: npt.NDArray[np.float32]) -> None:
+        """A question's vector about to be searched with (a search side may tune itself on real questions)."""
+        ...
+
     def count(self) -> int:
         """How many vectors are stored."""
+        ...
+
+    # -- lifecycle, driven by the vault ------------------------------------------------------------------------------
+    def load_mirror(self) -> int:
+        """Make the search side ready (load what it holds in memory, or start keeping it in step); returns the
+        number of vectors stored."""
+        ...
+
+    def maintain(self) -> list[ReducedStats]:
+        """Periodic upkeep off the request path; returns the first passes fitted, if the search side has them."""
+        ...
+
+    def after_forget(self) -> None:
+        """A forget deleted rows by cascade, past :meth:`delete`: rebuild the search side from the store."""
+        ...
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until searches see every committed write; False if ``timeout`` passed first."""
+        ...
+
+    def close(self) -> None:
+        """Release what the index holds besides the store."""
+        ...
+
+    @property
+    def backend(self) -> str:
+        """What answers searches right now, in words (``cairn doctor``, health)."""
         ...

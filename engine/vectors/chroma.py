@@ -1,10 +1,10 @@
 """Chroma as the search side of the vector index: an HNSW collection, embedded in the vault folder or on a server.
 
-Why this shape.  The vault's promises — an acknowledged write is durable, a forgotten item is gone, nothing is
-half-written — rest on one SQLite transaction holding a row and its vector together.  Chroma cannot join that
-transaction, so here it is an *index*, not the record: vectors are still written to ``vault.db`` (sqlite-vec, with
-their rows, exactly as :class:`~engine.vectors.sqlite_vec.SqliteVecIndex` does) and, once committed, pushed to a
-Chroma collection that answers nearest-neighbour searches.  What Chroma brings is an approximate index whose search
+Why this shape. The vault's promises — an acknowledged write is durable, a forgotten item is gone, nothing is half-
+written — rest on one SQLite transaction holding a row and its vector together. Chroma cannot join that transaction,
+so here it is an *index*, not the record: vectors are still written to ``vault.db`` (sqlite-vec, with their rows, in
+the :class:`~engine.vectors.space.VectorSpace` the default index records them in too) and, once committed, pushed to
+a Chroma collection that answers nearest-neighbour searches. What Chroma brings is an approximate index whose search
 time grows slowly with the number of vectors, and the option to run it as a separate server (``chroma run``) so the
 vault process no longer holds every vector in memory — the in-memory mirror is not loaded with this backend.
 
@@ -43,10 +43,11 @@ from engine.errors import EnvironmentProblem, VaultDamaged
 from engine.permissions import private_dir
 from engine.store import chunked
 from engine.store.store import Store
-from engine.vectors.base import VectorHit
+from engine.store.writer import Tx
+from engine.vectors.base import VectorHit, VectorItem
 from engine.vectors.matrix import Row
 from engine.vectors.reduced import ReducedStats
-from engine.vectors.sqlite_vec import SqliteVecIndex
+from engine.vectors.space import VectorSpace
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ class _Op:
     done: threading.Event | None = None
 
 
-class ChromaIndex(SqliteVecIndex):
+class ChromaIndex:
     """Vectors recorded in ``vault.db`` (sqlite-vec) and searched in a Chroma collection kept in step with it."""
 
     def __init__(
@@ -139,8 +140,12 @@ class ChromaIndex(SqliteVecIndex):
         *,
         client_factory: Callable[[ChromaTarget], Any] = connect,
     ) -> None:
-        super().__init__(store, model_id, dim)
         require_chromadb()
+        self._store = store
+        self.space = VectorSpace(store, model_id, dim)
+        self.model_id = model_id
+        self.dim = dim
+        self.space_id = self.space.space_id
         self.target = target
         self._connect = client_factory
         self._client: Any = None  # connected on first use: a server that is down must not stop the vault opening
@@ -217,7 +222,31 @@ class ChromaIndex(SqliteVecIndex):
             self._thread = threading.Thread(target=self._run, name="vault-chroma", daemon=True)
             self._thread.start()
 
-    # -- writes (after COMMIT, from the writer thread: queued, never waited for) ------------------------------------
+    # -- writes: recorded in the transaction; pushed after COMMIT (from the writer thread: queued, never waited for)
+    def add(self, tx: Tx, items: Sequence[VectorItem]) -> None:
+        """Record the vectors of ``items`` inside ``tx``; they are pushed to Chroma once it commits."""
+        if not items:
+            return
+        rows, hashes = self.space.insert(tx, items)
+        tx.after_commit(lambda: self._committed_upsert(rows, hashes))
+
+    def delete(self, tx: Tx, object_ids: Collection[int]) -> None:
+        """Remove the vectors of ``object_ids`` inside ``tx``; Chroma is told once it commits."""
+        ids = self.space.remove(tx, object_ids)
+        tx.after_commit(lambda: self._committed_delete(ids))
+
+    def count(self) -> int:
+        """Vectors recorded in the store (what Chroma holds once in step: :meth:`chroma_count`)."""
+        return self.space.count()
+
+    def note_question(self, query: npt.NDArray[np.float32]) -> None:
+        """Chroma's index is not tuned on questions."""
+        del query
+
+    def similarities(self, query: npt.NDArray[np.float32], object_ids: Sequence[int]) -> dict[int, float]:
+        """Similarity to each of ``object_ids``, read from the store (exact; Chroma has no lookup by id)."""
+        return self.space.similarities(query, object_ids)
+
     def _committed_upsert(self, rows: list[Row], hashes: dict[int, str]) -> None:
         if self._thread is None:
             self._stale = True  # not started yet: the start-up reconciliation picks these up from the store
@@ -248,10 +277,10 @@ class ChromaIndex(SqliteVecIndex):
         finds more of the true top ``k`` — and the merged hits keep only rows the store still has, of the right
         user.
         """
-        if not self.table or k <= 0:
+        if not self.space.table or k <= 0:
             return []
         if self._stale:
-            return super().search(query, k, kinds=kinds, user_id=user_id)
+            return self.space.search(query, k, kinds=kinds, user_id=user_id)
         wanted = sorted(self._kinds if kinds is None else set(kinds) & self._kinds)
         if user_id is not None and user_id not in self._users:
             return []  # nothing of this user has reached Chroma (or exists)
@@ -272,26 +301,15 @@ class ChromaIndex(SqliteVecIndex):
                     found.append((float(dist), int(oid), kind, str((meta or {}).get("user_id", ""))))
         except Exception as exc:  # Chroma unreachable or failing: answer from the store, catch up later
             self._mark_stale(f"search failed: {exc}")
-            return super().search(query, k, kinds=kinds, user_id=user_id)
+            return self.space.search(query, k, kinds=kinds, user_id=user_id)
         found.sort()
-        live = self._live([oid for _d, oid, _k, _u in found])
+        live = self.space.live([oid for _d, oid, _k, _u in found])
         hits = [
             VectorHit(oid, kind, 1.0 - dist)
             for dist, oid, kind, user in found
             if oid in live and (user_id is None or user == user_id)
         ]
         return hits[:k]
-
-    def _live(self, object_ids: Sequence[int]) -> set[int]:
-        """Which of ``object_ids`` still have a vector in the store (a deletion may not have reached Chroma yet)."""
-        if not object_ids:
-            return set()
-        marks = ",".join("?" * len(object_ids))
-        rows = self._store.query(
-            f"SELECT object_id FROM embeddings WHERE space_id = ? AND object_id IN ({marks})",
-            (self.space_id, *object_ids),
-        )
-        return {int(r[0]) for r in rows}
 
     def chroma_ids(self) -> dict[int, tuple[str, str]]:
         """Every id in the collections, with its kind and content hash (asks Chroma, page by page)."""
@@ -357,17 +375,15 @@ class ChromaIndex(SqliteVecIndex):
 
     def _reconcile(self) -> None:
         """Make the collections hold exactly the store's vectors (by id, kind and content hash)."""
-        if not self.table:
+        if not self.space.table:
             self._stale = False
             return
         started = time.perf_counter()
         try:
             stored: dict[int, tuple[str, str]] = {}
-            for oid, h, kind, user in self._store.query(
-                "SELECT object_id, content_hash, kind, user_id FROM embeddings WHERE space_id = ?", (self.space_id,)
-            ):
-                stored[int(oid)] = (str(kind), str(h or ""))
-                self._users.add(str(user))
+            for oid, h, kind, user in self.space.hashes():
+                stored[oid] = (kind, h)
+                self._users.add(user)
             held = self.chroma_ids()
             extra = [(oid, kind) for oid, (kind, _h) in held.items() if stored.get(oid, ("", ""))[0] != kind]
             missing = [oid for oid, entry in stored.items() if held.get(oid) != entry]
@@ -375,7 +391,7 @@ class ChromaIndex(SqliteVecIndex):
                 for chunk in chunked([oid for oid, k in extra if k == kind], BATCH):
                     self._collection(kind).delete(ids=[str(i) for i in chunk])
             for chunk in chunked(missing, BATCH):
-                self._push(self._read_rows(chunk), {oid: stored[oid][1] for oid in chunk})
+                self._push(self.space.read(chunk), {oid: stored[oid][1] for oid in chunk})
             self._kinds = {kind for kind, _h in stored.values()} | self._kinds
         except Exception as exc:
             self._mark_stale(f"catching up failed: {exc}")
@@ -401,16 +417,6 @@ class ChromaIndex(SqliteVecIndex):
         self._kinds = set()
         self._users = set()
         self._reconcile()
-
-    def _read_rows(self, object_ids: Sequence[int]) -> list[Row]:
-        marks = ",".join("?" * len(object_ids))
-        return [
-            (int(oid), str(kind), str(user), np.frombuffer(blob, dtype=np.float32))
-            for oid, kind, user, blob in self._store.query(
-                f"SELECT rowid, kind, user_id, embedding FROM {self.table} WHERE rowid IN ({marks})",
-                tuple(object_ids),
-            )
-        ]
 
     def _client_now(self) -> Any:
         if self._client is None:

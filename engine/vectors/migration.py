@@ -37,9 +37,9 @@ from engine.ai.embedders import Embedder, Matrix
 from engine.errors import ModelUnavailable
 from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
 from engine.store import Store, Tx, chunked
-from engine.vectors.base import VectorHit, VectorItem
+from engine.vectors.base import VectorHit, VectorIndex, VectorItem
 from engine.vectors.reduced import ReducedStats
-from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
+from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,7 @@ def migration_info(store: Store) -> MigrationInfo | None:
     )
 
 
-def start_migration(store: Store, old: SpaceRef, new: SqliteVecIndex, reason: str) -> MigrationInfo:
+def start_migration(store: Store, old: SpaceRef, new: VectorIndex, reason: str) -> MigrationInfo:
     """Record the switch from ``old`` to ``new``'s space and queue every object of the old space for re-embedding.
 
     Objects already queued for the new space (an earlier, unfinished migration to it) stay queued once.
@@ -359,27 +359,22 @@ def _unit(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 # -- the index while a migration runs --------------------------------------------------------------------------------
-class MigratingIndex(SqliteVecIndex):
+class MigratingIndex:
     """The new space for writes and for what it holds; the old space for what is still waiting to be re-embedded.
 
     Vectors arrive from a :class:`DualEmbedder`: :meth:`add` keeps their new half.  Searches merge the two spaces'
     hits by similarity, the old space's restricted to objects still in the backlog (an object is never found twice).
-    It stands where the vault's :class:`SqliteVecIndex` stands (a subclass whose state is the new space's), so the
-    code that writes and searches vectors does not know a migration is running.
+    It implements :class:`~engine.vectors.base.VectorIndex` around the two indexes, so the code that writes and
+    searches vectors does not know a migration is running.
     """
 
-    def __init__(
-        self, store: Store, new: SqliteVecIndex, old: SqliteVecIndex
-    ) -> None:  # super().__init__ not called: state is delegated
+    def __init__(self, store: Store, new: VectorIndex, old: SqliteVecIndex) -> None:
         self._store = store
         self.new = new
         self.old = old
         self.model_id = new.model_id
         self.dim = new.dim
         self.space_id = new.space_id
-        self.table = new.table
-        self.mirror = new.mirror
-        self._followers = new._followers
         self.done = False
 
     # writes go to the new space only
@@ -451,10 +446,6 @@ class MigratingIndex(SqliteVecIndex):
             self.old.load_mirror()
         return self.new.load_mirror()
 
-    def follow(self, follower: Callable[[VectorChange], None]) -> Callable[[], None]:
-        """See :meth:`SqliteVecIndex.follow` (helper processes are not started during a migration)."""
-        return self.new.follow(follower)
-
     def maintain(self) -> list[ReducedStats]:
         """Upkeep of the new space."""
         return self.new.maintain()
@@ -466,7 +457,7 @@ class MigratingIndex(SqliteVecIndex):
             self.old.load_mirror()
 
     def flush(self, timeout: float = 30.0) -> bool:
-        """See :meth:`SqliteVecIndex.flush`."""
+        """Wait until the new space's searches see every committed write."""
         return self.new.flush(timeout)
 
     def close(self) -> None:
@@ -494,7 +485,7 @@ class VectorFiller:
         self,
         store: Store,
         embedder: Callable[[], GuardedEmbedder],
-        index: Callable[[], SqliteVecIndex],
+        index: Callable[[], VectorIndex],
         on_done: Callable[[], None] = lambda: None,
         *,
         first_backoff_s: float = FIRST_BACKOFF_S,
@@ -583,7 +574,7 @@ def _texts(store: Store, keys: Sequence[tuple[int, str]]) -> dict[int, str]:
     return out
 
 
-def _finish_migration(tx: Tx, index: SqliteVecIndex) -> bool:
+def _finish_migration(tx: Tx, index: VectorIndex) -> bool:
     """Drop every space but the active one (their vectors, vec0 tables and registry rows); True when a migration
     ended here."""
     value = tx.scalar("SELECT value FROM meta WHERE key = ?", (MIGRATION_KEY,))

@@ -27,7 +27,7 @@ from engine.errors import EnvironmentProblem
 from engine.events import EventIn
 from engine.forget import ForgetScope
 from engine.recall.types import RecallRequest
-from engine.vectors import VectorItem
+from engine.vectors import VectorIndex, VectorItem
 from engine.vectors.chroma import ChromaIndex
 
 
@@ -90,7 +90,7 @@ def _unit(n: int, dim: int, seed: int) -> np.ndarray:
 
 
 def _index(vault: Vault) -> ChromaIndex:
-    assert isinstance(vault.vectors, ChromaIndex)
+    assert isinstance(vault.vectors, ChromaIndex) and isinstance(vault.vectors, VectorIndex)
     return vault.vectors
 
 

@@ -91,3 +91,22 @@ def test_each_model_has_its_own_space(vault: Vault) -> None:
     assert a.table != b.table and again.table == a.table
     models = dict(vault.store.query("SELECT model_id, dim FROM vector_spaces"))
     assert models["model-a"] == 3 and models["model-b"] == 5
+
+
+def test_every_backend_is_a_vector_index_and_none_is_a_kind_of_another(vault: Vault) -> None:
+    """Callers type against the protocol; a backend that inherited another's internals could not change alone."""
+    from engine.vectors import VectorIndex
+    from engine.vectors.chroma import ChromaIndex
+    from engine.vectors.migration import MigratingIndex
+
+    members = {name for name in vars(VectorIndex) if not name.startswith("_")} | set(VectorIndex.__annotations__)
+    assert {"add", "delete", "search", "similarities", "load_mirror", "after_forget", "backend", "space_id"} <= members
+    for backend in (SqliteVecIndex, ChromaIndex, MigratingIndex):
+        assert [c for c in backend.__mro__ if c not in (backend, object)] == [], backend
+        methods = {name for name in members if name not in VectorIndex.__annotations__}
+        assert {name for name in methods if not callable(getattr(backend, name, None))} - {"backend"} == set()
+        assert isinstance(getattr(backend, "backend", None), property), backend
+    assert isinstance(vault.vectors, VectorIndex)
+    old = SqliteVecIndex(vault.store, "model-old", 3)
+    migrating = MigratingIndex(vault.store, SqliteVecIndex(vault.store, "model-new", 3), old)
+    assert isinstance(migrating, VectorIndex) and migrating.space_id != old.space_id
