@@ -1,9 +1,14 @@
-"""Child processes that die with the process that started them, even when it is killed.
+"""Child processes: started, stopped and restarted in one way, and dying with the process that started them.
 
 The vault's process starts helpers of its own: the recall helpers (:mod:`engine.recall.processes`) and the parser
-sandbox's workers (:mod:`engine.documents.sandbox_process`).  A SIGKILL gives it no chance to stop them, and a
-child busy with its work (loading vectors, a parser that sleeps or spins) does not notice that its pipe has closed
-until it next reads it — possibly never.  So every such child ties its life to its parent's:
+sandbox's workers (:mod:`engine.documents.sandbox_process`).  They speak different protocols (questions and vector
+changes over a socket; parse jobs over pipes), but their lives are supervised alike, here: :class:`Child` starts one
+(:func:`popen`), stops it — a grace period to exit on its own, then SIGKILL to it or its whole process group — and
+always reaps it; :class:`Restarts` decides whether one that died is worth starting again.
+
+A SIGKILL gives the vault's process no chance to stop its children, and a child busy with its work (loading
+vectors, a parser that sleeps or spins) does not notice that its pipe has closed until it next reads it — possibly
+never.  So every such child ties its life to its parent's:
 
 * **Linux**: the child asks the kernel for SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``, via ctypes).
   The kernel means the parent *thread* — the one that started the child — so the parent starts them all from one
@@ -20,10 +25,12 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import Any, Final, TypeVar
 
@@ -53,6 +60,89 @@ def popen(args: list[str], *, env: dict[str, str] | None = None, **kwargs: Any) 
     child_env[PARENT_ENV] = str(os.getpid())
     started: subprocess.Popen[bytes] = _Spawner.shared().run(lambda: subprocess.Popen(args, env=child_env, **kwargs))
     return started
+
+
+class Child:
+    """The parent's handle on one child process started by :func:`popen`.  :meth:`stop` is safe from any thread, any
+    number of times, and always reaps the process (no zombie, whatever state it was in)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], *, group: bool) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.started_at = time.monotonic()
+        self._group = group and sys.platform != "win32"
+        self._lock = threading.Lock()
+
+    @classmethod
+    def start(cls, args: list[str], *, group: bool = False, env: dict[str, str] | None = None, **kwargs: Any) -> Child:
+        """Start ``args`` (see :func:`popen`).  ``group``: the child leads a process group of its own, so a
+        terminal's Ctrl-C reaches only the app (which stops its children itself) and :meth:`stop` also ends any
+        program the child started.
+
+        Raises:
+            OSError: the child could not be started.
+        """
+        if group and sys.platform == "win32":
+            kwargs["creationflags"] = kwargs.get("creationflags", 0) | subprocess.CREATE_NEW_PROCESS_GROUP
+        elif group:
+            kwargs["start_new_session"] = True
+        return cls(popen(args, env=env, **kwargs), group=group)
+
+    @property
+    def running(self) -> bool:
+        """Whether the process has not ended yet."""
+        return self.proc.poll() is None
+
+    def age(self) -> float:
+        """Seconds since the child was started."""
+        return time.monotonic() - self.started_at
+
+    def stop(self, *, grace_s: float = 0.0) -> int:
+        """End the child and reap it; returns its exit status.
+
+        ``grace_s``: how long it may take to exit on its own first (the caller has closed its channel, which is how
+        a child is asked to leave).  After that it is killed — with its process group when it leads one.
+        """
+        with self._lock:
+            if self.proc.returncode is None and grace_s > 0:
+                try:
+                    self.proc.wait(grace_s)
+                except subprocess.TimeoutExpired:
+                    pass
+            if self.proc.returncode is None:
+                # Before reaping: until then the process (and group) id cannot have been reused by anyone.
+                if self._group:
+                    try:
+                        os.killpg(self.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                else:
+                    self.proc.kill()
+                self.proc.wait()
+            return int(self.proc.returncode)
+
+
+class Restarts:
+    """Whether a child that died should be started again in its slot.
+
+    A child that keeps dying right after it starts (a broken install, a vault it cannot read) would only die again:
+    after ``limit`` deaths in a row, each within ``quick_s`` of its start, the slot is given up.  A child that lived
+    longer than that resets its slot's count.
+    """
+
+    def __init__(self, *, limit: int = 3, quick_s: float = 60.0) -> None:
+        self.limit = limit
+        self.quick_s = quick_s
+        self._quick: dict[Hashable, int] = {}
+        self._lock = threading.Lock()
+
+    def died(self, slot: Hashable, child: Child) -> bool:
+        """Record that ``child`` (of ``slot``) died or failed; True if another should be started in its place."""
+        with self._lock:
+            quick = child.age() < self.quick_s
+            count = self._quick.get(slot, 0) + 1 if quick else 0
+            self._quick[slot] = count
+            return count < self.limit
 
 
 class _Spawner:

@@ -8,15 +8,15 @@ on a full pipe).
 Workers are fresh interpreters started with :mod:`subprocess`.  That is what multiprocessing's
 "spawn" does too — nothing of this multi-threaded process is inherited: no threads, no sqlite
 connections — but without spawn's re-import of the parent's ``__main__``, which would load the whole
-CLI or GUI into every worker.  They are started through :func:`engine.lifeline.popen`, so that a
-worker ends with this process even when it is killed in the middle of a parse.
+CLI or GUI into every worker.  They are started, stopped and reaped as every child process of the
+vault is (:class:`engine.lifeline.Child`), so a worker ends with this process even when it is killed
+in the middle of a parse, and leads a process group of its own that is killed with it.
 """
 
 from __future__ import annotations
 
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -31,7 +31,7 @@ from engine.documents.sandbox_worker import (
     read_frame,
     write_message,
 )
-from engine.lifeline import popen
+from engine.lifeline import Child
 from engine.plugin_api import ParseLimits
 
 #: How long a new worker may take to import and report ready.
@@ -86,12 +86,13 @@ class WorkerProcess:
     called from any thread, any number of times.
     """
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.pid = proc.pid
+    def __init__(self, child: Child) -> None:
+        self.pid = child.pid
         self.files = 0
         self.startup_s = 0.0
         self.memory_limited = False
-        self._proc = proc
+        self._child = child
+        self._proc = child.proc
         self._replies: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
@@ -115,25 +116,13 @@ class WorkerProcess:
         # glibc reserves 64 MB of address space per thread arena: under RLIMIT_AS, a parser using
         # threads would lose that much of its budget for nothing.
         env.setdefault("MALLOC_ARENA_MAX", "2")
-        flags = 0
-        if sys.platform == "win32":
-            flags = subprocess.CREATE_NEW_PROCESS_GROUP
         try:
-            proc = popen(
-                command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                # Its own process group: a terminal's Ctrl-C reaches only the app (which stops the
-                # workers itself), and killing the group also ends programs a parser started.
-                start_new_session=sys.platform != "win32",
-                creationflags=flags,
-            )
+            # its own process group: killing the group also ends programs a parser started
+            pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+            child = Child.start(command, group=True, cwd=cwd, env=env, **pipes)
         except OSError as exc:
             raise WorkerStartError(str(exc)) from exc
-        worker = cls(proc)
+        worker = cls(child)
         try:
             reply = worker._exchange({"memory_mb": memory_mb}, timeout=START_TIMEOUT_S)
         except (TimeoutError, WorkerDiedError) as exc:
@@ -168,17 +157,8 @@ class WorkerProcess:
 
     def stop(self) -> None:
         """Kill the process and its process group, reap it and release the pipes.  Idempotent."""
-        with self._stop_lock:
-            if self._proc.returncode is None:
-                if sys.platform == "win32":
-                    self._proc.kill()
-                else:
-                    # Before reaping: until then the group id cannot have been reused by anyone.
-                    try:
-                        os.killpg(self.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                self._proc.wait()
+        self._child.stop()
+        with self._stop_lock:  # one stopper at a time closes the pipes
             for thread in self._threads:
                 if thread is not threading.current_thread():
                     thread.join(timeout=1.0)

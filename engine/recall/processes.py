@@ -43,7 +43,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from engine.lifeline import die_with_parent, popen
+from engine.lifeline import Child, Restarts, die_with_parent
 from engine.recall.ranker import INLINE, Ranker
 from engine.recall.types import RecallResult
 from engine.vectors.sqlite_vec import SqliteVecIndex, VectorChange
@@ -69,10 +69,9 @@ class _Helper:
         self._db_path = db_path
         self._model_id = model_id
         self._dim = dim
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.child: Child | None = None
         self.conn: Connection | None = None
         self.ready = False
-        self.started_at = 0.0
         self._outbox: list[VectorChange] = []
         self._box = threading.Condition()
         self._send = threading.Lock()  # taking the outbox and sending it happen together: sends stay in order
@@ -86,7 +85,7 @@ class _Helper:
         root = str(Path(__file__).resolve().parents[2])  # the folder holding the engine package
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
-            self.proc = popen(
+            self.child = Child.start(
                 [
                     sys.executable,
                     "-m",
@@ -103,7 +102,6 @@ class _Helper:
         finally:
             theirs.close()
         self.conn = Connection(ours.detach())
-        self.started_at = time.monotonic()
         with self._box:
             self._outbox[:0] = list(first)
         threading.Thread(target=self._sender, name=f"recall-helper-{self.number}-send", daemon=True).start()
@@ -129,13 +127,8 @@ class _Helper:
         conn, self.conn = self.conn, None
         if conn is not None:
             conn.close()
-        proc = self.proc
-        if proc is not None:
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+        if self.child is not None:
+            self.child.stop(grace_s=5.0)
 
     # -- changes ---------------------------------------------------------------------------------------------------
     def post(self, change: VectorChange) -> None:
@@ -201,7 +194,7 @@ class RankerProcesses:
         self._lock = threading.Lock()
         self._idle: list[_Helper] = []
         self._helpers: list[_Helper] = []
-        self._quick_deaths = [0] * size
+        self._restarts = Restarts(limit=MAX_QUICK_DEATHS)
         self._closed = False
         # follow before any helper starts: a change committed while a helper loads is then both in what it reads
         # and in what it is sent afterwards (applying a change twice is harmless), never in neither
@@ -304,9 +297,7 @@ class RankerProcesses:
         threading.Thread(target=helper.stop, daemon=True).start()
         if closed:
             return
-        quick = time.monotonic() - helper.started_at < 60.0
-        self._quick_deaths[helper.number] = self._quick_deaths[helper.number] + 1 if quick else 0
-        if self._quick_deaths[helper.number] >= MAX_QUICK_DEATHS:
+        if helper.child is not None and not self._restarts.died(helper.number, helper.child):
             log.error("recall helper %s keeps failing; its share of recalls is ranked in this process", helper.number)
             return
         self._start(helper.number)

@@ -1,4 +1,5 @@
-"""Child processes die with their parent (engine/lifeline.py): real parents, SIGKILLed, and their real children.
+"""Child processes die with their parent (engine/lifeline.py): real parents, SIGKILLed, and their real children;
+and the stopping and restarting every child of the vault shares.
 
 The recall helpers have their own test (tests/engine/recall/test_processes.py); here the parser sandbox's workers,
 and the portable fallback (a thread watching the parent) that platforms without Linux's death signal use.
@@ -188,3 +189,53 @@ def _dead_pid() -> int:
     """The pid of a process that has ended (and been reaped)."""
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     return int(ended.stdout)
+
+
+# -- the supervision every child shares (engine.lifeline.Child and Restarts) ------------------------------------------
+def test_a_child_given_grace_exits_on_its_own_and_is_reaped() -> None:
+    from engine.lifeline import Child
+
+    child = Child.start([sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit(3)"], stdin=subprocess.PIPE)
+    assert child.running
+    assert child.proc.stdin is not None
+    child.proc.stdin.close()  # how a child is asked to leave: its channel closes
+    assert child.stop(grace_s=DEADLINE_S) == 3  # its own exit status: it was not killed
+    assert not child.running and not _alive(child.pid)
+    assert child.stop() == 3  # again, from anywhere: the same answer
+
+
+def test_stopping_a_group_leader_kills_what_it_started_too(tmp_path: Path) -> None:
+    from engine.lifeline import Child
+
+    marker = tmp_path / "grandchild"
+    script = textwrap.dedent(
+        f"""
+        import subprocess, sys, time
+        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        open({str(marker)!r}, "w").write(str(p.pid))
+        time.sleep(600)
+        """
+    )
+    child = Child.start([sys.executable, "-c", script], group=True)
+    deadline = time.monotonic() + DEADLINE_S
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grandchild = int(marker.read_text())
+    assert child.stop(grace_s=0.2) == -signal.SIGKILL  # it would not leave: killed, with its group
+    deadline = time.monotonic() + DEADLINE_S
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+def test_a_slot_whose_children_keep_dying_at_once_is_given_up() -> None:
+    from engine.lifeline import Child, Restarts
+
+    restarts = Restarts(limit=3, quick_s=60.0)
+    child = Child.start([sys.executable, "-c", "pass"])
+    child.stop(grace_s=DEADLINE_S)
+    assert restarts.died("a", child) and restarts.died("a", child)
+    assert restarts.died("b", child), "each slot counts its own deaths"
+    assert not restarts.died("a", child), "the third quick death in a row: not started again"
+    child.started_at -= 120  # one that lived past the quick window starts the count again
+    assert restarts.died("a", child) and restarts.died("b", child)

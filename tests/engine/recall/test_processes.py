@@ -140,7 +140,7 @@ def test_a_bad_request_fails_as_it_would_here(helped: tuple[Vault, RankerProcess
 
 def test_a_killed_helper_is_replaced_and_no_recall_fails_meanwhile(helped: tuple[Vault, RankerProcesses]) -> None:
     vault, processes = helped
-    victims = [h.proc for h in processes._helpers if h.proc is not None]  # type: ignore[attr-defined]
+    victims = [h.child.proc for h in processes._helpers if h.child is not None]  # type: ignore[attr-defined]
     for proc in victims:
         os.kill(proc.pid, signal.SIGKILL)
     for proc in victims:
@@ -149,7 +149,7 @@ def test_a_killed_helper_is_replaced_and_no_recall_fails_meanwhile(helped: tuple
         result = vault.recall(RecallRequest(conversation_id="asking", query=query, reference_time=REF))
         assert result.llm_context.text, query
     assert processes.wait_ready(120), "the helpers were not replaced"
-    fresh = {h.proc.pid for h in processes._helpers if h.proc is not None}  # type: ignore[attr-defined]
+    fresh = {h.child.pid for h in processes._helpers if h.child is not None}  # type: ignore[attr-defined]
     assert fresh.isdisjoint({p.pid for p in victims})
     question = understood(vault, "do I have a pet?")
     assert shape(in_helper(processes, question)) == shape(here(vault, question))
@@ -160,7 +160,7 @@ def test_closing_the_vault_stops_its_helpers(tmp_path: Path, offline_settings: S
     try:
         processes = vault.start_recall_processes()
         assert processes is not None and processes.wait_ready(120)
-        procs = [h.proc for h in processes._helpers if h.proc is not None]  # type: ignore[attr-defined]
+        procs = [h.child.proc for h in processes._helpers if h.child is not None]  # type: ignore[attr-defined]
     finally:
         vault.close()
     assert procs and all(p.poll() is not None for p in procs)
@@ -192,7 +192,7 @@ def test_helpers_exit_when_the_vault_process_is_killed(tmp_path: Path) -> None:
         starter.join()
         processes = started[0]
         assert processes.wait_ready(120)
-        print(processes._helpers[0].proc.pid, flush=True)
+        print(processes._helpers[0].child.pid, flush=True)
         time.sleep(600)
         """
     )
