@@ -1,8 +1,9 @@
 """Events in: ``vault.events``, the one write path for events, and ``extract`` (what the pipeline makes of a text).
 
-Every way an event comes in — the REST routes through the coalescer, the MCP tool, the importers, the GUI, the
+Every way an event comes in — the REST routes, the memory proxy, the MCP tool, the importers, the GUI, the
 benchmarks — ends in :meth:`EventsApi.submit`: validated on the caller's thread, stored by the writer together with
-its enrichment job, the future settled after COMMIT.  :meth:`EventsApi.ingest` is the same, waited for.
+its enrichment job (single events waiting together in one merged write), the future settled after COMMIT.
+:meth:`EventsApi.ingest` is the same, waited for.
 
 The job runner hears about every ingest twice: before it (background jobs give way while events arrive) and after
 the commit (new jobs are waiting).
@@ -21,7 +22,7 @@ from engine.config import Settings
 from engine.enrich import Enricher, EnrichmentResult
 from engine.episodes import EpisodeCutter
 from engine.errors import ValidationError, VaultDamaged
-from engine.events import Event, EventIn, IngestResult, insert_prepared, prepare_batch, validate
+from engine.events import Event, EventIn, IngestResult, PreparedEvent, insert_prepared, prepare_batch, validate
 from engine.facts.decide import Decider
 from engine.facts.pipeline import Pipeline
 from engine.facts.trace import stage_traces
@@ -71,31 +72,44 @@ class EventsApi:
         self._enricher = enricher
         self._event = event
 
-    def submit(self, events: EventIn | Sequence[EventIn]) -> Future[list[IngestResult]]:
-        """Validate ``events`` now and hand them to the writer; the future is settled after COMMIT with one result
-        per event, in order (or with the error that stored nothing).
+    @overload
+    def submit(self, events: EventIn) -> Future[IngestResult]: ...
 
-        A batch is all or nothing, its fields named ``events[i].field``; one event alone is refused with the field
-        named plainly (``content``) — how the coalescer answers each request of a batch that was refused.  Callers
-        that keep several submissions in flight let the writer commit what arrived meanwhile together.
+    @overload
+    def submit(self, events: Sequence[EventIn]) -> Future[list[IngestResult]]: ...
+
+    def submit(self, events: EventIn | Sequence[EventIn]) -> Future[IngestResult] | Future[list[IngestResult]]:
+        """Validate ``events`` now and hand them to the writer; the future is settled after COMMIT with the event's
+        result, or a batch's results in order (or with the error that stored nothing).
+
+        One event is written together with the other single events waiting for the writer then (one call, one
+        savepoint: :meth:`~engine.store.writer.Writer.submit_merged`), which is what lets many chat clients be
+        acknowledged at once; it is refused with the field named plainly (``content``).  A batch is all or nothing,
+        its fields named ``events[i].field``.  An event without ``occurred_at`` is stamped now, on arrival.
 
         Raises:
             ValidationError: an event is invalid; nothing is queued.
             VaultDamaged: the vault was opened read-only.
         """
         now = time.time()
+        writer = self._store.writer
         if isinstance(events, EventIn):
             self._runner.note_foreground()
-            prepared = [validate(events, self._settings(), now)]
-        else:
-            self._runner.note_foreground(len(events))
-            prepared = prepare_batch(events, self._settings(), now)
-        writer = self._store.writer
+            one = validate(events, self._settings(), now)
+            if writer is None:
+                raise _read_only()
+            return writer.submit_merged(self._write, one)
+        self._runner.note_foreground(len(events))
+        prepared = prepare_batch(events, self._settings(), now)
         if writer is None:
-            raise VaultDamaged("This vault was opened read-only.", fix="Open it normally to make changes.")
-        future: Future[list[IngestResult]] = writer.submit(lambda tx: insert_prepared(tx, prepared, self._episodes))
-        future.add_done_callback(lambda _done: self._runner.notify())
-        return future
+            raise _read_only()
+        return writer.submit(lambda tx: self._write(tx, prepared))
+
+    def _write(self, tx: Tx, items: list[PreparedEvent]) -> list[IngestResult]:
+        """Store validated events with their enrichment jobs; the job runner is woken once they are committed."""
+        results = insert_prepared(tx, items, self._episodes)
+        tx.after_commit(self._runner.notify)
+        return results
 
     @overload
     def ingest(self, events: EventIn) -> IngestResult: ...
@@ -109,8 +123,9 @@ class EventsApi:
         Raises:
             ValidationError: an event is invalid; nothing is stored.
         """
-        results = self.submit(events).result(INGEST_TIMEOUT_S)
-        return results[0] if isinstance(events, EventIn) else results
+        if isinstance(events, EventIn):
+            return self.submit(events).result(INGEST_TIMEOUT_S)
+        return self.submit(events).result(INGEST_TIMEOUT_S)
 
     def extract(
         self,
@@ -227,3 +242,7 @@ class EventsApi:
         stages = stage_traces((firewall, *analysis.traces), result.applied, decide, planned=False)
         fact_ids = tuple(a.fact_id for a in result.applied if a.fact_id is not None)
         return ExtractionReport(tuple(stages), decisions, tuple(analysis.warnings), True, event_id, fact_ids)
+
+
+def _read_only() -> VaultDamaged:
+    return VaultDamaged("This vault was opened read-only.", fix="Open it normally to make changes.")

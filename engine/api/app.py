@@ -31,7 +31,6 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
 from engine.api.auth import TokenFile
-from engine.api.coalesce import IngestCoalescer
 from engine.api.errors import install_error_handlers
 from engine.api.fast_ingest import FastIngest
 from engine.api.fast_recall import FastRecall
@@ -69,8 +68,8 @@ class CairnAPI(FastAPI):
         for single-event ingests (:mod:`engine.api.fast_ingest`) and recalls (:mod:`engine.api.fast_recall`)
         and the memory proxy's routes (:mod:`engine.api.proxy`) between them."""
         self.fast_recall = FastRecall(super().build_middleware_stack(), lambda: self.state.vault)
-        self.fast_ingest = FastIngest(self.fast_recall, lambda: self.state.ingest)
-        self.proxy = MemoryProxy(self.fast_ingest, lambda: self.state.vault, lambda: self.state.ingest)
+        self.fast_ingest = FastIngest(self.fast_recall, lambda: self.state.vault)
+        self.proxy = MemoryProxy(self.fast_ingest, lambda: self.state.vault)
         return Guard(self.proxy, self.guard_config)
 
     def openapi(self) -> dict[str, Any]:
@@ -175,7 +174,6 @@ def create_app(
     )
     hub = StreamHub(vault.changes, streams)
     app.state.vault = vault
-    app.state.ingest = IngestCoalescer(vault)
     app.state.streams = hub
     app.state.mcp = mcp_server
     app.state.mcp_sessions = sessions

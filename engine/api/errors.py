@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -155,21 +155,32 @@ def internal_error_answer(exc: BaseException, method: str, route: str) -> bytes:
 async def _validation_error(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, RequestValidationError):  # pragma: no cover - registered for validation errors only
         return await _internal_error(request, exc)
-    problems = [_describe_problem(err) for err in exc.errors()]
+    payload = validation_answer(exc.errors(), request.method, _route_template(request))
+    return Response(content=payload, status_code=400, media_type=JSON_MEDIA_TYPE)
+
+
+def validation_answer(errors: Sequence[Mapping[str, Any]], method: str, route: str) -> bytes:
+    """The 400 ``validation_error`` payload for pydantic's ``errors``, each located as FastAPI locates them
+    (``("body", "events", 2, "content")``): the first names the field, all are listed."""
+    problems = [_describe_problem(err) for err in errors]
     first = problems[0] if problems else {"field": "request", "in": "request", "message": "invalid request"}
-    log.info("%s %s answered 400 (validation_error)", request.method, _route_template(request))
+    log.info("%s %s answered 400 (validation_error)", method, route)
     # The offending *input* is left out on purpose: it is the client's own data, maybe personal.
-    return error_response(
-        400,
+    return error_payload(
         "validation_error",
         f"{first['field']}: {first['message']}",
-        details={
+        {
             "field": first["field"],
             "in": first["in"],
             "errors": problems,
             "fix": "Correct the named field; /openapi.json describes every request.",
         },
     )
+
+
+def method_not_allowed_answer(allowed: str) -> tuple[bytes, dict[str, str]]:
+    """The 405 payload and headers for a path that takes only ``allowed`` (as FastAPI's router answers it)."""
+    return error_payload(CODE_BY_STATUS[405], _GENERIC_MESSAGES[405], {"allowed": allowed}), {"Allow": allowed}
 
 
 def _describe_problem(err: Mapping[str, Any]) -> dict[str, str]:

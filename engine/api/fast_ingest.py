@@ -1,52 +1,66 @@
-"""``POST /v6/ingest`` answered without FastAPI's layers, for the requests they would accept as they are.
+"""``POST /v6/ingest`` and ``POST /v6/recall``: the two hot routes, each answered by one lean ASGI handler.
 
-Single-event ingest is what chat clients send on every turn, often from many tabs at once, and each request went
-through a dozen ASGI layers (error middleware, exception handlers, body-limit middleware, routing, dependency
-resolution, response encoding) that cost more interpreter time than storing the event.  This handler sits inside
-the guard (Host, Origin, token, content type and body cap are checked as for every route) and does exactly what
-the FastAPI route does — validate the body as :class:`~engine.api.models.events.EventBody`, hand the event to the
-:class:`~engine.api.coalesce.IngestCoalescer`, answer 202 with an :class:`IngestAck` — and nothing else.
+Chat clients send a single-event ingest on every turn and a recall before every model call, often from many tabs at
+once.  Through FastAPI each request went through a dozen ASGI layers (error middleware, exception handlers, routing,
+dependency resolution, response models encoded twice) that cost more interpreter time than storing the event.  So
+these two routes are not FastAPI routes: a :class:`FastPath` sits inside the guard (Host, Origin, token, content
+type, body cap and deadlines are checked as for every route) and answers every request to its path itself —
+validate the body as the route's request model, call the vault, encode the answer — including every refusal, in
+the endpoint's one error shape: a body that is not JSON or not a valid request is a 400 naming the field, as
+FastAPI's validation answers elsewhere (:func:`~engine.api.errors.validation_answer`); a body labelled anything
+but JSON (the guard lets multipart through, for uploads) is a 400 naming ``body``; another method is a 405.
 
-Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
-not a valid event (FastAPI's 400 names the field), any other path or method.  So does a body not labelled
-``application/json`` (with at most ``charset=utf-8``): the guard lets multipart through for uploads, and FastAPI
-refuses JSON sent as multipart, so the handler must not take it either — both ways in answer alike.
-
-The route stays declared in FastAPI, so the OpenAPI document describes it, and engine errors are answered with
-the same handler output.  What every such fast path shares (the path and content-type tests, reading and
-replaying the body, the error answers) is :class:`FastPath`; :mod:`engine.api.fast_recall` is the other one.
+The OpenAPI document describes both operations from the same request and answer models
+(:mod:`engine.api.openapi`).  :class:`FastIngest` is here; :mod:`engine.api.fast_recall` is the other one.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from engine.api.coalesce import IngestCoalescer
-from engine.api.errors import JSON_MEDIA_TYPE, internal_error_answer, vault_error_answer
+from engine.api.errors import (
+    JSON_MEDIA_TYPE,
+    internal_error_answer,
+    method_not_allowed_answer,
+    validation_answer,
+    vault_error_answer,
+)
 from engine.api.models.events import EventBody, IngestAck
-from engine.api.routes.ingest import SOURCE
 from engine.errors import VaultError
 from engine.events import EventIn
+from engine.vault import Vault
 
 INGEST_PATH = "/v6/ingest"
+#: ``source`` of events that arrive over REST (MCP uses ``mcp``).
+SOURCE = "api"
+#: A body labelled anything but JSON (multipart, say): refused as a validation error naming ``body``.
+_NOT_JSON = {"type": "model_attributes_type", "loc": ("body",), "msg": "send the body as JSON (application/json)"}
+#: A JSON body that is not an object, as FastAPI words it.
+_NOT_AN_OBJECT = {
+    "type": "model_attributes_type",
+    "loc": ("body",),
+    "msg": "Input should be a valid dictionary or object to extract fields from",
+}
 
 
 class FastPath:
-    """ASGI middleware answering one ``POST`` route itself for the bodies its request model accepts.
+    """ASGI middleware answering every request to one ``POST`` route itself (see the module docstring).
 
-    Subclasses say which path (:attr:`path`), how a body becomes the engine's request (:meth:`parse`: a pydantic
-    or value error sends the request, body replayed, to FastAPI, whose 400 names the field) and what answers it
-    (:meth:`handle`).  Engine errors are answered as the routes answer them.
+    Subclasses say which path (:attr:`path`), how a body becomes the engine's request (:meth:`parse`: pydantic's
+    validation error, or a ValueError, is answered 400) and what answers it (:meth:`handle`).  Engine errors are
+    answered as the FastAPI routes answer them.
     """
 
     path = ""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.answered = 0  # requests answered here (for tests and the load benchmark)
+        self.answered = 0  # requests answered 2xx here (for tests and the load benchmark)
 
     def parse(self, body: bytes) -> Any:
         """The engine's request for ``body``; raises pydantic's ValidationError or ValueError if it is not one."""
@@ -57,17 +71,29 @@ class FastPath:
         raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer a JSON ``POST`` to :attr:`path` here when :meth:`parse` takes its body; the rest goes to the app."""
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not _is_json(scope):
+        """Answer a request to :attr:`path`; anything else goes on to the app."""
+        if scope["type"] != "http" or scope["path"] != self.path:
             await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            payload, headers = method_not_allowed_answer("POST")
+            await _answer(send, 405, payload, headers)
             return
         body, ended = await _read_body(receive)
         if not ended:
-            return  # the client left, or the guard cut the body off and answered 413 itself
+            return  # the client left, or the guard cut the body off and answered 413/408 itself
+        if not _is_json(scope):
+            await _answer(send, 400, validation_answer([_NOT_JSON], "POST", self.path), {})
+            return
         try:
             request = self.parse(body)
-        except (PydanticValidationError, ValueError):
-            await self.app(scope, _replay(body, receive), send)
+        except PydanticValidationError as exc:
+            errors = [_as_body_error(error) for error in exc.errors(include_input=False)]
+            await _answer(send, 400, validation_answer(errors, "POST", self.path), {})
+            return
+        except ValueError as exc:
+            problem = {"type": "value_error", "loc": ("body",), "msg": str(exc)}
+            await _answer(send, 400, validation_answer([problem], "POST", self.path), {})
             return
         try:
             status, payload = await self.handle(request)
@@ -83,45 +109,53 @@ class FastPath:
 
 
 class FastIngest(FastPath):
-    """The fast path for valid single-event ingests (see the module docstring)."""
+    """``POST /v6/ingest``: store one event; 202 once it is committed (see the module docstring).
+
+    The event goes to the vault's writer as it arrives; the single events waiting for the writer together are
+    written in one merged call (:meth:`~engine.store.writer.Writer.submit_merged`), which is what lets many clients
+    be acknowledged at once.  Re-sending the same event (same ``external_id``, or same conversation, role, author,
+    content and time) stores nothing new and answers ``duplicate`` with the existing id.
+    """
 
     path = INGEST_PATH
 
-    def __init__(self, app: ASGIApp, coalescer: Any) -> None:
+    def __init__(self, app: ASGIApp, vault: Callable[[], Vault]) -> None:
         super().__init__(app)
-        #: A zero-argument callable returning the app's coalescer (it is created after the middleware stack).
-        self._coalescer = coalescer
+        #: A zero-argument callable returning the app's vault (set on the app's state after the stack is built).
+        self._vault = vault
 
     def parse(self, body: bytes) -> EventIn:
         """The event of a valid single-event body."""
         return EventBody.model_validate_json(body).to_event(SOURCE)
 
     async def handle(self, request: EventIn) -> tuple[int, bytes]:
-        """Store the event with the others arriving now; 202 once committed."""
-        coalescer: IngestCoalescer = self._coalescer()
-        result = await coalescer.ingest(request)
+        """Hand the event to the writer; 202 once committed."""
+        result = await committed(self._vault().events.submit(request))
         return 202, IngestAck.of(result).model_dump_json().encode("utf-8")
 
 
-def _is_json(scope: Scope) -> bool:
-    """Whether the request says its body is JSON in UTF-8: one ``Content-Type``, ``application/json``, and no
-    parameter but an optional ``charset=utf-8``.
+async def committed(future: Any) -> Any:
+    """Wait for a write the vault's writer was handed (a ``concurrent.futures.Future``) from the event loop.
 
-    The handler parses bytes as UTF-8 JSON whatever the label says, so it takes only what is labelled that way and
-    hands everything else (multipart, another charset, a second Content-Type) to FastAPI, which answers as the
-    route does.  The guard has already refused types that are neither JSON nor multipart (415).
+    Shielded: a client that leaves while its event waits does not take the event with it — what was handed over is
+    written, the answer just has nobody to go to.  (Cancelling the waiting side would otherwise cancel the write.)
     """
+    return await asyncio.shield(asyncio.wrap_future(future))
+
+
+def _as_body_error(error: Any) -> dict[str, Any]:
+    """One of pydantic's errors for the body, located and worded as FastAPI's validation of a body model words it,
+    so the endpoint tells one mistake one way on every route."""
+    if not error["loc"] and error["type"] == "model_type":  # JSON, but not an object
+        return {**error, **_NOT_AN_OBJECT}
+    return {**error, "loc": ("body", *error["loc"])}
+
+
+def _is_json(scope: Scope) -> bool:
+    """Whether the request says its body is JSON: one ``Content-Type`` of ``application/json`` (parameters such as a
+    charset ignored: JSON is UTF-8, and is read as the bytes it is)."""
     types = [value for name, value in scope["headers"] if name == b"content-type"]
-    if len(types) != 1:
-        return False
-    media_type, _, parameters = types[0].partition(b";")
-    if media_type.strip().lower() != b"application/json":
-        return False
-    if not parameters.strip():
-        return True
-    name, equals, value = parameters.partition(b"=")
-    charset = value.strip().strip(b'"').lower()
-    return bool(equals) and name.strip().lower() == b"charset" and charset in (b"utf-8", b"utf8")
+    return len(types) == 1 and types[0].partition(b";")[0].strip().lower() == b"application/json"
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:
@@ -134,20 +168,6 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks), True
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the already-read body once, then whatever the client sends next."""
-    sent = False
-
-    async def replayed() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replayed
 
 
 async def _answer(send: Send, status: int, payload: bytes, headers: dict[str, str]) -> None:

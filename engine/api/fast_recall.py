@@ -1,19 +1,11 @@
-"""``POST /v6/recall`` answered without FastAPI's layers, for the requests they would accept as they are.
+"""``POST /v6/recall`` answered by one lean ASGI handler (:class:`~engine.api.fast_ingest.FastPath`).
 
 Recall is what a chat client sends before every model call.  Besides the ranking itself, each request paid for a
-dozen ASGI layers (routing, dependency resolution, exception middleware) and for its answer twice over: the
-engine's result copied into the response model (``RecallOut``, validated field by field) and that model encoded
-again.  On the benchmark vault under the 70/30 load that was ~1.5 ms of interpreter time per recall in the
-endpoint's process, whose interpreter lock every request shares.  This handler sits inside the guard (Host,
-Origin, token, content type and body cap are checked as for every route), validates the body as
-:class:`~engine.api.models.recall.RecallBody`, calls ``Vault.recall`` on a worker thread and encodes the engine's
-:class:`~engine.recall.types.RecallResult` straight to JSON.  ``RecallOut`` has the same fields, types and order
-as that result, so the bytes are the route's bytes (a test compares them).
-
-Anything it would answer differently goes to FastAPI untouched, body replayed: a body that is not valid JSON or
-not a valid request (FastAPI's 400 names the field), a body not labelled ``application/json`` (multipart, another
-charset), any other path or method.  The route stays declared, so the
-OpenAPI document describes it; engine errors get the same answer as from the route.
+dozen ASGI layers and for its answer twice over: the engine's result copied into a response model, validated field
+by field, and that model encoded again.  Here the body is validated as :class:`~engine.api.models.recall.RecallBody`,
+``Vault.recall`` runs on a worker thread and the engine's :class:`~engine.recall.types.RecallResult` is encoded
+straight to JSON.  The OpenAPI document describes the answer as ``RecallOut``, whose fields, types and order are the
+result's (a test checks the answer against it).
 """
 
 from __future__ import annotations
@@ -34,12 +26,12 @@ _RESULT_JSON: TypeAdapter[RecallResult] = TypeAdapter(RecallResult)
 
 
 def encode_result(result: RecallResult) -> bytes:
-    """The JSON of ``result`` exactly as the route's ``RecallOut`` encodes it."""
+    """The JSON of ``result``: the fields of ``RecallOut``, in its order."""
     return _RESULT_JSON.dump_json(result)
 
 
 class FastRecall(FastPath):
-    """The fast path for valid recall requests (see the module docstring)."""
+    """``POST /v6/recall``: the context to put in front of a model, for one question (see the module docstring)."""
 
     path = RECALL_PATH
 
@@ -53,7 +45,7 @@ class FastRecall(FastPath):
         return RecallBody.model_validate_json(body).to_request()
 
     async def handle(self, request: RecallRequest) -> tuple[int, bytes]:
-        """Recall on a worker thread (one hand-off for the recall and its encoding, as the route does)."""
+        """Recall on a worker thread (one hand-off for the recall and its encoding)."""
         return 200, await run_in_threadpool(_recall_json, self._vault(), request)
 
 

@@ -1,10 +1,10 @@
-"""The endpoint's OpenAPI document, served at ``/openapi.json`` and committed as
-``docs/openapi.json``.
+"""The endpoint's OpenAPI document, served at ``/openapi.json`` and committed as ``docs/openapi.json``.
 
-Regenerate the committed copy with ``python -m engine.api.openapi > docs/openapi.json``; a test
-fails while the two differ.  The document is built from the routers alone (no vault is opened), and
-finished here with what FastAPI cannot know: the endpoint's one error shape for every refusal the
-guard and the handlers answer (FastAPI would advertise its own 422 body, which Cairn never sends),
+Regenerate the committed copy with ``python -m engine.api.openapi > docs/openapi.json``; a test fails while the two
+differ. The document is built from the routers alone (no vault is opened), and finished here with what FastAPI
+cannot know: the two hot routes, answered by lean handlers rather than FastAPI routes
+(:mod:`engine.api.fast_ingest`), described from their request and answer models; the endpoint's one error shape for
+every refusal the guard and the handlers answer (FastAPI would advertise its own 422 body, which Cairn never sends),
 and the MCP transport at ``/mcp``.
 """
 
@@ -16,9 +16,12 @@ import sys
 from typing import Any
 
 from fastapi import FastAPI
+from pydantic import BaseModel
 
 from engine.api.models.common import ErrorBody
 from engine.api.models.documents import DocumentJsonBody
+from engine.api.models.events import EventBody, IngestAck
+from engine.api.models.recall import RecallBody, RecallOut
 from engine.version import __version__
 
 TITLE = "Cairn"
@@ -55,7 +58,76 @@ _ERRORS: dict[str, str] = {
 }
 _STATE_CHANGING = frozenset({"post", "put", "patch", "delete"})
 #: Models only referenced from a hand-written request body (FastAPI cannot see them).
-_REFERENCED_MODELS = (DocumentJsonBody,)
+_REFERENCED_MODELS: tuple[type[BaseModel], ...] = (DocumentJsonBody, EventBody, RecallBody)
+#: Answer models of the operations described here rather than by FastAPI (encoded as the answer is sent).
+_ANSWER_MODELS: tuple[type[BaseModel], ...] = (IngestAck, RecallOut)
+
+
+def _lean_operation(
+    tag: str,
+    summary: str,
+    description: str,
+    operation_id: str,
+    body: type[BaseModel],
+    status: str,
+    answer: type[BaseModel],
+    refusals: dict[str, str],
+) -> dict[str, Any]:
+    """The path item of a route answered by a lean handler (:mod:`engine.api.fast_ingest`), not by FastAPI."""
+    return {
+        "post": {
+            "tags": [tag],
+            "summary": summary,
+            "description": description,
+            "operationId": operation_id,
+            "requestBody": {
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{body.__name__}"}}},
+                "required": True,
+            },
+            "responses": {
+                status: {
+                    "description": "Successful Response",
+                    "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{answer.__name__}"}}},
+                },
+                **{code: {"description": text} for code, text in refusals.items()},
+            },
+        }
+    }
+
+
+#: ``POST /v6/ingest`` and ``POST /v6/recall``, the two hot routes (:mod:`engine.api.fast_ingest`).
+_LEAN_PATHS: dict[str, dict[str, Any]] = {
+    "/v6/ingest": _lean_operation(
+        "ingest",
+        "Remember one event",
+        "Store one event and queue its enrichment; answered once it is committed.\n\n"
+        "Re-sending the same event (same `external_id`, or same conversation, role, author, content\n"
+        "and time) stores nothing new and answers `duplicate` with the existing id.",
+        "ingest_v6_ingest_post",
+        EventBody,
+        "202",
+        IngestAck,
+        {"400": "A field is missing or wrong; nothing was stored."},
+    ),
+    "/v6/recall": _lean_operation(
+        "recall",
+        "Context for the next model call",
+        "Rank what the vault knows for this conversation and query, and write it as prompt-ready\n"
+        "text within the token budget.\n\n"
+        "Name a `document_id` or `collection_id` to answer from documents; otherwise memories\n"
+        "(facts, turns, episodes) and documents are searched together.",
+        "recall_v6_recall_post",
+        RecallBody,
+        "200",
+        RecallOut,
+        {
+            "400": "A field is missing or out of range (`details.field` names it).",
+            "404": "`document_id` or `collection_id` does not exist.",
+        },
+    ),
+}
+#: The path each lean route's item is placed before in the document.
+_LEAN_PLACES = {"/v6/ingest": "/v6/ingest/batch", "/v6/recall": "/v6/documents"}
 #: FastAPI's own validation answer, which Cairn never sends (validation is a 400).
 _FASTAPI_VALIDATION_REF = "#/components/schemas/HTTPValidationError"
 
@@ -121,7 +193,8 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
         }
         for status, text in _ERRORS.items()
     }
-    for path, item in doc.get("paths", {}).items():
+    doc["paths"] = _with_lean_paths(doc.get("paths", {}))
+    for path, item in doc["paths"].items():
         for method, operation in item.items():
             responses = operation.setdefault("responses", {})
             if _is_fastapi_validation(responses.get("422")):
@@ -134,6 +207,19 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
             operation["responses"] = dict(sorted(responses.items()))
     doc["paths"]["/mcp"] = copy.deepcopy(_MCP_PATH_ITEM)
     return doc
+
+
+def _with_lean_paths(paths: dict[str, Any]) -> dict[str, Any]:
+    """``paths`` with the lean routes' items, each where its router's other paths are (the document reads by area)."""
+    out: dict[str, Any] = {}
+    for path, item in paths.items():
+        for lean, before in _LEAN_PLACES.items():
+            if path == before:
+                out[lean] = copy.deepcopy(_LEAN_PATHS[lean])
+        out[path] = item
+    for lean, item in _LEAN_PATHS.items():
+        out.setdefault(lean, copy.deepcopy(item))
+    return out
 
 
 def schema() -> dict[str, Any]:
@@ -173,6 +259,10 @@ def _referenced_schemas() -> dict[str, Any]:
     found: dict[str, Any] = {}
     for model in _REFERENCED_MODELS:
         generated = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        found.update(generated.pop("$defs", {}))
+        found[model.__name__] = generated
+    for model in _ANSWER_MODELS:
+        generated = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
         found.update(generated.pop("$defs", {}))
         found[model.__name__] = generated
     return found

@@ -8,6 +8,13 @@ changes published, so an acknowledgement always means "on disk".
 A failing operation rolls back to its savepoint and fails only its own caller; the others in the batch commit.
 If COMMIT itself fails (disk full, read-only disk), every operation of that batch fails with a clear
 :class:`~engine.errors.StorageFull` and nothing of it is acknowledged.
+
+Many small operations of one kind — single-event ingests from many chat clients at once — are also *merged*:
+handed over with :meth:`Writer.submit_merged` (an item and the function that writes a list of such items), the
+ones waiting together run as one call in one savepoint, so the per-operation cost (a savepoint, the bookkeeping,
+the statements that could have been one ``executemany``) is paid once per batch rather than per request.  This is
+the one place writes are batched: callers submit what they have, when they have it.  If the merged call fails,
+each item is run again alone in its own savepoint, so one bad item still fails only its own caller.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from engine.errors import StorageFull, VaultError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+I = TypeVar("I")  # noqa: E741 - an item of a merged write
 
 
 @dataclass(slots=True)
@@ -142,11 +150,18 @@ class Tx:
         self._after_commit.append(callback)
 
 
+#: How a merged write stores a list of items: one result per item, in order.
+WriteMany = Callable[[Tx, list[Any]], list[Any]]
+
+
 @dataclass(slots=True)
 class _Request(Generic[T]):
     op: Callable[[Tx], T]
     future: Future[T] = field(default_factory=Future)
     raw: bool = False
+    #: For :meth:`Writer.submit_merged`: the function writing many items, and this request's item.
+    many: WriteMany | None = None
+    item: Any = None
 
 
 class WriterClosed(VaultError):
@@ -178,6 +193,16 @@ class Writer:
     def submit(self, op: Callable[[Tx], T]) -> Future[T]:
         """Queue ``op`` for the next transaction and return its future."""
         request: _Request[T] = _Request(op)
+        if self._closed.is_set():
+            request.future.set_exception(WriterClosed("The vault is closing; nothing was written."))
+            return request.future
+        self._queue.put(request)
+        return request.future
+
+    def submit_merged(self, write_many: Callable[[Tx, list[I]], list[T]], item: I) -> Future[T]:
+        """Queue ``item`` to be written by ``write_many`` together with the other items for the same function
+        (the same object: keep one) that wait in the queue with it; the future gets this item's result."""
+        request: _Request[T] = _Request(lambda tx: write_many(tx, [item])[0], many=write_many, item=item)
         if self._closed.is_set():
             request.future.set_exception(WriterClosed("The vault is closing; nothing was written."))
             return request.future
@@ -250,35 +275,28 @@ class Writer:
             request.future.set_result(result)
 
     def _run_batch(self, conn: Connection, batch: list[_Request[Any]]) -> None:
-        done: list[tuple[_Request[Any], Any, Tx]] = []
+        done: list[tuple[_Request[Any], Any]] = []
+        txs: list[Tx] = []
         failed: list[tuple[_Request[Any], BaseException]] = []
         try:
             with conn.begin():
                 # Each operation in its own savepoint, so one that fails leaves the others in the commit.  Plain
                 # statements on the driver, not SQLAlchemy's nested transactions: those cost more interpreter time
-                # than a coalesced batch of ingests takes to insert.  If SQLite has rolled the whole transaction back
+                # than a merged batch of ingests takes to insert.  If SQLite has rolled the whole transaction back
                 # (disk full, I/O error), ROLLBACK TO fails and the batch fails as one, below.
                 driver = conn.connection.dbapi_connection
                 assert driver is not None
-                for request in batch:
-                    if not request.future.set_running_or_notify_cancel():
+                for group in _groups(batch):
+                    live = [request for request in group if request.future.set_running_or_notify_cancel()]
+                    if len(live) > 1 and self._merged(conn, driver, live, done, txs):
                         continue
-                    tx = Tx(conn)
-                    driver.execute("SAVEPOINT cairn_op")
-                    try:
-                        result = request.op(tx)
-                    except BaseException as exc:
-                        driver.execute("ROLLBACK TO cairn_op")
-                        driver.execute("RELEASE cairn_op")
-                        failed.append((request, _translate(exc)))
-                    else:
-                        driver.execute("RELEASE cairn_op")
-                        done.append((request, result, tx))
+                    for request in live:
+                        self._one(conn, driver, request, done, txs, failed)
             self.commits += 1
         except BaseException as exc:
             error = _translate(exc)
             log.error("write transaction failed at commit: %s", type(exc).__name__)
-            for request, _result, _tx in done:
+            for request, _result in done:
                 request.future.set_exception(error)
             for request, op_error in failed:
                 request.future.set_exception(op_error)
@@ -286,7 +304,7 @@ class Writer:
         for request, op_error in failed:
             request.future.set_exception(op_error)
         changes: list[PendingChange] = []
-        for _request, _result, tx in done:
+        for tx in txs:
             for callback in tx._after_commit:
                 try:
                     callback()
@@ -299,8 +317,69 @@ class Writer:
                 self._publish(changes)
             except Exception:
                 log.exception("publishing changes failed")
-        for request, result, _tx in done:
+        for request, result in done:
             request.future.set_result(result)
+
+    @staticmethod
+    def _one(
+        conn: Connection,
+        driver: Any,
+        request: _Request[Any],
+        done: list[tuple[_Request[Any], Any]],
+        txs: list[Tx],
+        failed: list[tuple[_Request[Any], BaseException]],
+    ) -> None:
+        """Run one operation in its own savepoint."""
+        tx = Tx(conn)
+        driver.execute("SAVEPOINT cairn_op")
+        try:
+            result = request.op(tx)
+        except BaseException as exc:
+            driver.execute("ROLLBACK TO cairn_op")
+            driver.execute("RELEASE cairn_op")
+            failed.append((request, _translate(exc)))
+        else:
+            driver.execute("RELEASE cairn_op")
+            done.append((request, result))
+            txs.append(tx)
+
+    @staticmethod
+    def _merged(
+        conn: Connection, driver: Any, group: list[_Request[Any]], done: list[tuple[_Request[Any], Any]], txs: list[Tx]
+    ) -> bool:
+        """Run a group of merged requests as one call in one savepoint; False (nothing kept) if that call failed."""
+        many = group[0].many
+        assert many is not None
+        tx = Tx(conn)
+        driver.execute("SAVEPOINT cairn_op")
+        try:
+            results = many(tx, [request.item for request in group])
+            if len(results) != len(group):
+                raise RuntimeError(f"a merged write returned {len(results)} results for {len(group)} items")
+        except Exception as exc:
+            driver.execute("ROLLBACK TO cairn_op")
+            driver.execute("RELEASE cairn_op")
+            log.debug("a merged write of %s items failed (%s); writing them one by one", len(group), type(exc).__name__)
+            return False
+        driver.execute("RELEASE cairn_op")
+        done.extend(zip(group, results, strict=True))
+        txs.append(tx)
+        return True
+
+
+def _groups(batch: list[_Request[Any]]) -> Iterator[list[_Request[Any]]]:
+    """The batch in order, consecutive requests merged by the same function gathered into one group."""
+    group: list[_Request[Any]] = []
+    for request in batch:
+        if group and (request.many is None or request.many is not group[0].many):
+            yield group
+            group = []
+        group.append(request)
+        if request.many is None:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 def _translate(exc: BaseException) -> BaseException:

@@ -37,7 +37,6 @@ from typing import Literal
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.api.coalesce import IngestCoalescer
 from engine.api.proxy.dialects import (
     ChatKind,
     ReplyReader,
@@ -131,10 +130,10 @@ def resolve(settings: ProxySettings, path: str) -> Upstream:
 class MemoryProxy:
     """ASGI middleware answering the proxy routes; every other request goes on to ``app``."""
 
-    def __init__(self, app: ASGIApp, vault: Callable[[], Vault], coalescer: Callable[[], IngestCoalescer]) -> None:
+    def __init__(self, app: ASGIApp, vault: Callable[[], Vault]) -> None:
         self.app = app
         self._vault = vault
-        self.memory = ProxyMemory(vault, coalescer)
+        self.memory = ProxyMemory(vault)
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from engine.api.coalesce import IngestCoalescer
+from engine.api.fast_ingest import committed
 from engine.events import EventIn
 from engine.recall.types import RecallRequest
 from engine.vault import Vault
@@ -54,9 +54,8 @@ class ProxyHealth:
 class ProxyMemory:
     """Recall and recording for the proxy, each failure reported and never raised."""
 
-    def __init__(self, vault: Callable[[], Vault], coalescer: Callable[[], IngestCoalescer]) -> None:
+    def __init__(self, vault: Callable[[], Vault]) -> None:
         self._vault = vault
-        self._coalescer = coalescer
         self.health = ProxyHealth()
 
     async def recall(self, exchange: Exchange, query: str) -> str | None:
@@ -91,7 +90,7 @@ class ProxyMemory:
             external_id=external_id,
         )
         try:
-            await self._coalescer().ingest(event)
+            await committed(self._vault().events.submit(event))
         except Exception as exc:
             self.report(f"recording the {role} turn", exc)
             return False

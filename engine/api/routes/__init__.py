@@ -2,7 +2,8 @@
 
 :func:`routers` is the one list :func:`engine.api.app.create_app` mounts; a new area adds its
 module here.  Every router serves paths under ``/v6`` and sits behind the guard like everything
-else in the app.
+else in the app.  ``POST /v6/ingest`` and ``POST /v6/recall`` are not among them: lean handlers answer those
+(:mod:`engine.api.fast_ingest`, :mod:`engine.api.fast_recall`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ def routers() -> list[APIRouter]:
         forget,
         ingest,
         objects,
-        recall,
         stream,
         subjects,
         system,
@@ -33,7 +33,6 @@ def routers() -> list[APIRouter]:
     return [
         system.router,
         ingest.router,
-        recall.router,
         documents.router,
         collections.router,
         watch.router,

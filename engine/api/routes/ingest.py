@@ -1,46 +1,26 @@
-"""Getting events in: ``POST /v6/ingest`` (one), ``/v6/ingest/batch`` (many), ``/v6/extract``.
+"""Getting events in: ``/v6/ingest/batch`` (many), ``/v6/extract``.
 
-Ingest answers 202 once the event is committed (its enrichment is queued, not done): an
-acknowledged event survives a crash.  A batch is one transaction and is validated as a whole
-first, so one bad event stores nothing and the 400 names it (``events[3].content``).
+One event (``POST /v6/ingest``, what chat clients send on every turn) is answered by a lean handler, not here:
+:mod:`engine.api.fast_ingest`.  Ingest answers 202 once the events are committed (their enrichment is queued, not
+done): an acknowledged event survives a crash.  A batch is one transaction and is validated as a whole first, so one
+bad event stores nothing and the 400 names it (``events[3].content``).
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, status
 
-from engine.api.coalesce import IngestCoalescer
 from engine.api.deps import VaultDep
+from engine.api.fast_ingest import SOURCE
 from engine.api.models.events import (
     BatchAck,
     BatchBody,
-    EventBody,
     ExtractBody,
     ExtractOut,
-    IngestAck,
     StageOut,
 )
 
-#: ``source`` of events that arrive over REST (MCP uses ``mcp``).
-SOURCE = "api"
-
 router = APIRouter(prefix="/v6", tags=["ingest"])
-
-
-@router.post(
-    "/ingest",
-    status_code=status.HTTP_202_ACCEPTED,
-    summary="Remember one event",
-    responses={400: {"description": "A field is missing or wrong; nothing was stored."}},
-)
-async def ingest(body: EventBody, request: Request) -> IngestAck:
-    """Store one event and queue its enrichment; answered once it is committed.
-
-    Re-sending the same event (same `external_id`, or same conversation, role, author, content
-    and time) stores nothing new and answers `duplicate` with the existing id.
-    """
-    coalescer: IngestCoalescer = request.app.state.ingest
-    return IngestAck.of(await coalescer.ingest(body.to_event(SOURCE)))
 
 
 @router.post(

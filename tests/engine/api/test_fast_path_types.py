@@ -1,6 +1,6 @@
-"""The lean fast paths (``POST /v6/ingest``, ``POST /v6/recall``) take only bodies labelled JSON, so a request
-gets the same answer whichever way it goes in: JSON labelled ``multipart/form-data`` is refused as the FastAPI
-route refuses it, instead of being stored (202) or recalled (200) by the handler that never looked at the label.
+"""The hot routes (``POST /v6/ingest``, ``POST /v6/recall``) are each answered by one lean handler, which takes only
+bodies labelled JSON: JSON labelled ``multipart/form-data`` is refused as a bad body, never stored (202) or recalled
+(200) by a handler that did not look at the label; every refusal is in the endpoint's error shape.
 """
 
 from __future__ import annotations
@@ -39,12 +39,12 @@ def post(served: Served, path: str, content_type: str | None) -> httpx.Response:
 @pytest.mark.parametrize(
     ("content_type", "status"),
     [
-        ("multipart/form-data", 400),  # FastAPI reads no JSON from a multipart body: the body is not the model
+        ("multipart/form-data", 400),  # not JSON: the body is not the request
         ("multipart/form-data; boundary=cairn", 400),
-        ("application/json; charset=latin-1", None),  # FastAPI parses it all the same: the route's own success
+        ("application/json; charset=latin-1", None),  # JSON whatever charset it names: read as the bytes it is
     ],
 )
-def test_a_body_not_labelled_utf8_json_is_answered_by_the_route_not_the_fast_path(
+def test_only_a_body_labelled_json_is_taken_and_every_other_is_refused_in_the_error_shape(
     served: Served, path: str, content_type: str, status: int | None
 ) -> None:
     """(Other types, and a body without one, never get this far: the guard answers 415 for every route.)"""
@@ -54,11 +54,31 @@ def test_a_body_not_labelled_utf8_json_is_answered_by_the_route_not_the_fast_pat
     response = post(served, path, content_type)
     if status is None:
         assert response.status_code == ACCEPTED[path], response.text
+        assert answered(served, path) == before + 1
     else:
         error = assert_error(response, status, "validation_error")
         assert error["details"]["field"] == "body"  # type: ignore[index]
         assert table_counts(served.vault) == counts  # nothing stored
-    assert answered(served, path) == before  # the fast path left it to the route
+        assert answered(served, path) == before
     for label in ("application/json", "application/json; charset=utf-8", 'Application/JSON;charset="UTF-8"'):
         assert post(served, path, label).status_code == ACCEPTED[path]
-    assert answered(served, path) == before + 3  # while JSON in UTF-8, however spelled, takes the fast path
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
+def test_one_handler_answers_every_request_to_a_hot_route(served: Served, path: str) -> None:
+    """The lean handler is the route: another method is its 405, a bad body its 400 — FastAPI never sees the path."""
+    with httpx.Client(base_url=served.url, trust_env=False, timeout=30, headers=served.auth()) as http:
+        wrong = http.get(path)
+        error = assert_error(wrong, 405, "method_not_allowed")
+        assert error["details"]["allowed"] == "POST" and wrong.headers["allow"] == "POST"  # type: ignore[index]
+        for body, field in (
+            (b"{not json", "body"),
+            (b"[1, 2]", "body"),
+            (b'{"conversation_id": 7}', "conversation_id"),
+        ):
+            bad = http.post(path, content=body, headers={"Content-Type": "application/json"})
+            assert assert_error(bad, 400, "validation_error")["details"]["field"] == field  # type: ignore[index]
+    routes = [getattr(route, "path", "") for route in served.server.app.routes]
+    assert path not in routes  # no second implementation behind it
+    described = served.server.app.openapi()["paths"][path]["post"]
+    assert set(described["responses"]) >= {str(ACCEPTED[path]), "400", "401"}

@@ -10,7 +10,6 @@ answered a bare "error parsing the body" — the same mistake, told differently.
 from __future__ import annotations
 
 import httpx
-from fastapi.routing import APIRoute, iter_route_contexts
 
 from tests.engine.api.conftest import Served, assert_error, table_counts
 
@@ -32,25 +31,22 @@ WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def routes_with_bodies(served: Served) -> list[tuple[str, str]]:
-    """(method, path) of every operation whose request body the app's OpenAPI document declares; path
-    parameters filled (ids with 1, which exists nowhere; a malformed body must be refused before a lookup)."""
-    app = served.server.app
-    document = app.openapi()
+    """(method, path) of every operation whose request body the app's OpenAPI document declares — the FastAPI
+    routes and the lean handlers alike; path parameters filled (ids with 1, which exists nowhere; a malformed body
+    must be refused before a lookup)."""
+    document = served.server.app.openapi()
     found = []
-    for route in iter_route_contexts(app.routes):
-        if not isinstance(route.original_route, APIRoute):
+    for openapi_path, item in document["paths"].items():
+        if openapi_path == "/mcp":  # JSON-RPC's own contract: below
             continue
-        assert route.path is not None and route.methods is not None
-        openapi_path = route.path.replace(":path}", "}")
-        for method in sorted(route.methods & WITH_BODY):
-            operation = document["paths"][openapi_path][method.lower()]
-            if "requestBody" not in operation:
+        for method, operation in item.items():
+            if method.upper() not in WITH_BODY or "requestBody" not in operation:
                 continue
             path = openapi_path
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "path":
                     path = path.replace("{" + parameter["name"] + "}", "1")
-            found.append((method, path.replace("{conversation_id}", "malformed-chat")))
+            found.append((method.upper(), path.replace("{conversation_id}", "malformed-chat")))
     return found
 
 

@@ -68,7 +68,7 @@ def test_without_an_upstream_the_proxy_says_what_to_set(served: Served) -> None:
 
 
 # -- Cairn failing ---------------------------------------------------------------------------------------------
-# Real faults in the vault itself, through the real recall, coalescer and writer: nothing in Cairn is patched.
+# Real faults in the vault itself, through the real recall and writer: nothing in Cairn is patched.
 def _run_sql(served: Served, sql: str) -> None:
     """Change the vault's schema on its own writer connection, between transactions (the fault being injected)."""
     served.vault.store.writer.run_outside_transaction(lambda driver: driver.execute(sql))

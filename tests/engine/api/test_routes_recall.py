@@ -156,16 +156,18 @@ def test_valid_recalls_take_the_fast_path(client: httpx.Client, auth: dict[str, 
     assert response.status_code == 200 and response.headers["content-type"] == "application/json"
     assert _fast_path_count(client) == before + 1
     assert "Lisbon" in response.json()["llm_context"]["text"]
-    # what the fast path does not accept is FastAPI's to answer: no count, the route's 400
-    assert_error(recall(client, auth, query="x", limit=0), 400)
+    # a refusal is the lean handler's too, in the endpoint's error shape (only answers are counted)
+    error = assert_error(recall(client, auth, query="x", limit=0), 400, "validation_error")
+    assert error["details"]["field"] == "limit"  # type: ignore[index]
     assert _fast_path_count(client) == before + 1
-    # an engine error found on the fast path is answered as the route answers it
+    # an engine error is answered in the same shape as on every route
     error = assert_error(recall(client, auth, query="x", document_id=987_654), 404, "not_found")
     assert error["details"]["id"] == 987_654  # type: ignore[index]
 
 
 def test_the_fast_paths_json_is_the_response_models_json(vault: Vault) -> None:
-    """The fast path encodes the engine's result directly; byte for byte what the route's ``RecallOut`` writes,
+    """The fast path encodes the engine's result directly; byte for byte what ``RecallOut`` (the answer the OpenAPI
+    document describes) writes,
     for an answer with facts, evidence, a time window, history, working memory and document blocks."""
     vault.events.extract("I live in Lisbon and I work as a nurse.", learn=True, conversation_id="chat-r")
     vault.events.ingest(EventIn(conversation_id="chat-r", content="Last week I went sailing with Ana."))
