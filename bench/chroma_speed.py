@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
                 for _ in range(args.queries)
             ]
             vectors = embedder.embed(queries)
-            matrix, ids = _all_vectors(vault, index.table)
+            matrix, ids = _all_vectors(vault, index.space.table)
             search_ms, scan_ms, overlap = [], [], 0
             for q in vectors[:10]:
                 index.search(q, 30, kinds=KINDS, user_id="default")
