@@ -17,8 +17,13 @@ The OpenAPI document describes both operations from the same request and answer 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
+import threading
+import weakref
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from pydantic import ValidationError as PydanticValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -34,6 +39,8 @@ from engine.api.models.events import EventBody, IngestAck
 from engine.errors import VaultError
 from engine.events import EventIn
 from engine.vault import Vault
+
+T = TypeVar("T")
 
 INGEST_PATH = "/v6/ingest"
 #: ``source`` of events that arrive over REST (MCP uses ``mcp``).
@@ -134,13 +141,67 @@ class FastIngest(FastPath):
         return 202, IngestAck.of(result).model_dump_json().encode("utf-8")
 
 
-async def committed(future: Any) -> Any:
-    """Wait for a write the vault's writer was handed (a ``concurrent.futures.Future``) from the event loop.
+async def committed(future: Future[T]) -> T:
+    """Wait on the event loop for a write handed to the vault's writer (a ``concurrent.futures.Future``).
 
-    Shielded: a client that leaves while its event waits does not take the event with it — what was handed over is
-    written, the answer just has nobody to go to.  (Cancelling the waiting side would otherwise cancel the write.)
+    A client that leaves while its event waits does not take the event with it: what was handed over is written, the
+    answer just has nobody to go to (cancelling this wait never cancels the write).
     """
-    return await asyncio.shield(asyncio.wrap_future(future))
+    loop = asyncio.get_running_loop()
+    answers = _ANSWERS.get(loop)
+    if answers is None:
+        answers = _ANSWERS[loop] = _Answers(loop)
+    return await answers.wait(future)
+
+
+class _Answers:
+    """The writer's answers for one event loop, handed to it with one wake-up per burst rather than one per request.
+
+    Many clients at once mean many writes settled together (the writer commits them in one transaction); waking the
+    loop once for each would cost every request a switch of the interpreter between the writer's thread and the
+    loop's.  So settled futures are queued here, and the loop is woken once to answer all that are queued.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._settled: collections.deque[tuple[Future[Any], asyncio.Future[Any]]] = collections.deque()
+        self._lock = threading.Lock()
+        self._woken = False
+
+    def wait(self, future: Future[T]) -> asyncio.Future[T]:
+        """An asyncio future settled like ``future`` (on this loop)."""
+        waiting: asyncio.Future[T] = self._loop.create_future()
+        future.add_done_callback(lambda done: self._settle_later(done, waiting))
+        return waiting
+
+    def _settle_later(self, done: Future[Any], waiting: asyncio.Future[Any]) -> None:
+        """On the thread that settled ``done`` (the writer's): queue it, and wake the loop unless it is awake."""
+        self._settled.append((done, waiting))
+        with self._lock:
+            if self._woken:
+                return
+            self._woken = True
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
+            self._loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        """On the loop: answer everything queued."""
+        with self._lock:
+            self._woken = False
+        while self._settled:
+            done, waiting = self._settled.popleft()
+            if waiting.done():  # its client left
+                continue
+            if done.cancelled():
+                waiting.cancel()
+            elif (error := done.exception()) is not None:
+                waiting.set_exception(error)
+            else:
+                waiting.set_result(done.result())
+
+
+#: One :class:`_Answers` per event loop (the endpoint has one; tests and embedding apps may run several).
+_ANSWERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Answers] = weakref.WeakKeyDictionary()
 
 
 def _as_body_error(error: Any) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from engine.errors import StorageFull, VaultError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+#: How long the writer lets merged writes gather before a batch while many arrive at once (see ``Writer._loop``).
+MERGE_DELAY_S = 0.003
 I = TypeVar("I")  # noqa: E741 - an item of a merged write
 
 
@@ -189,6 +191,7 @@ class Writer:
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
         self.commits = 0  # number of COMMITs (for tests and benchmarks)
+        self._merging = False  # whether the last batch merged several writes (see _loop)
 
     def submit(self, op: Callable[[Tx], T]) -> Future[T]:
         """Queue ``op`` for the next transaction and return its future."""
@@ -247,6 +250,12 @@ class Writer:
                     continue
                 batch: list[_Request[Any]] = [first]
                 raw_next: _Request[Any] | None = None
+                if first.many is not None and self._merging:
+                    # Many clients are handing over merged writes (the last batch merged several): give them a
+                    # moment to hand over what they are holding, so it joins this transaction instead of each
+                    # request starting one of its own — what PostgreSQL's commit_delay does when other transactions
+                    # are active.  A lone client never waits here: its batches hold one write each.
+                    time.sleep(MERGE_DELAY_S)
                 while len(batch) < self._max_batch:
                     try:
                         nxt = self._queue.get_nowait()
@@ -259,6 +268,7 @@ class Writer:
                         raw_next = nxt
                         break
                     batch.append(nxt)
+                self._merging = sum(1 for request in batch if request.many is not None) > 1
                 self._run_batch(conn, batch)
                 if raw_next is not None:
                     self._run_raw(conn, raw_next)
