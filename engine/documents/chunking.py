@@ -3,8 +3,8 @@
 Spans follow the section tree (a span never crosses a section boundary, so a hit always names one section), aim at
 ~700 characters (about a paragraph or two: long enough to carry an answer, short enough for the embedder's 256
 tokens and for a precise hit), end at paragraph or sentence boundaries when one is near, and overlap by ~120
-characters so a sentence cut at one span's end is whole at the next one's start.  Offsets index the document's
-full text; page numbers come from the parser's page map.
+characters so a sentence cut at one span's end is whole at the next one's start; a span starts and ends between
+words, never inside one.  Offsets index the document's full text; page numbers come from the parser's page map.
 
 Before spans are cut, :func:`shape` gives the outline a shape the vault can hold (sections and spans are rows,
 full-text entries and vectors, and a section is distilled):
@@ -38,6 +38,8 @@ MIN_TAIL = 200
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s+")
+#: A word's first character: one after whitespace (the look behind sees the text before the searched range too).
+_WORD_START = re.compile(r"(?<=\s)\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +233,7 @@ def _cut_range(text: str, start: int, end: int) -> list[tuple[int, int]]:
         out.append((pos, stop))
         if stop >= end:
             break
-        nxt = _sentence_start(text, max(pos + 1, stop - OVERLAP_CHARS), stop)
+        nxt = _overlap_start(text, max(pos + 1, stop - OVERLAP_CHARS), stop)
         while nxt < end and text[nxt].isspace():
             nxt += 1
         pos = nxt
@@ -251,10 +253,18 @@ def _boundary(text: str, target: int, limit: int) -> int:
     return target + space if space > 0 else limit
 
 
-def _sentence_start(text: str, lo: int, hi: int) -> int:
-    """The first sentence start in [lo, hi) for the overlap to begin at (or ``lo`` if there is none)."""
+def _overlap_start(text: str, lo: int, hi: int) -> int:
+    """Where the next span begins, in [lo, hi): the first sentence start, else the first line start, else the first
+    word start — never inside a word, which would be lost to keyword search and shown broken to a model — and
+    ``lo`` only when the overlap is one unbroken run of characters."""
     match = _SENTENCE_END.search(text, lo, hi)
-    return match.end() if match and match.end() < hi else lo
+    if match and match.end() < hi:
+        return match.end()
+    line = text.find("\n", lo, hi)
+    if line != -1 and line + 1 < hi:
+        return line + 1
+    word = _WORD_START.search(text, lo, hi)
+    return word.start() if word else lo
 
 
 class PageMap:

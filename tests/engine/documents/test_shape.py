@@ -135,3 +135,24 @@ def test_the_caps_hold_and_cover_the_same_text(seed: int) -> None:
     assert len(joined) <= span_limit and (span_note is None) == (len(spans) <= span_limit)
     covered = {(s.section, i) for s in joined for i in range(s.start, s.end)}
     assert covered == {(s.section, i) for s in spans for i in range(s.start, s.end)}, "no text lost"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_spans_start_and_end_between_words_even_where_no_sentence_ends(seed: int) -> None:
+    """Table-like text (figures and labels, few full stops, few line breaks): the overlap falls where no sentence
+    starts, and must still begin at a word, not inside one ("es of common stock")."""
+    from engine.documents.chunking import cut
+    from engine.plugin_api import ParsedDocument
+
+    rng = random.Random(seed)
+    words = ["Revenue", "2018", "million", "cash", "flow", "statement", "capital", "expenditure", "$1,234", "(56)"]
+    rows = [" ".join(rng.choice(words) for _ in range(rng.randint(40, 400))) for _ in range(12)]
+    text = "\n\n".join(rows) + " Total. " + " ".join(rng.choice(words) for _ in range(500))
+    spans = cut(ParsedDocument(text=text, title="Figures"))
+    assert len(spans) > 10
+    for span in spans:
+        assert span.start == 0 or text[span.start - 1].isspace(), text[span.start - 10 : span.start + 10]
+        assert span.end == len(text) or text[span.end].isspace(), text[span.end - 10 : span.end + 10]
+        assert not text[span.start].isspace() and not text[span.end - 1].isspace()
+    covered = set().union(*(range(s.start, s.end) for s in spans))
+    assert all(i in covered or text[i].isspace() for i in range(len(text)))  # every word is in a span
