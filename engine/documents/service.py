@@ -116,6 +116,23 @@ class PreparedDocument:
         """The page count, for formats that have pages."""
         return len(self.parsed.pages) or None
 
+    def version_columns(self) -> dict[str, Any]:
+        """The ``documents`` columns that describe this version of the file: written alike by a new document and by
+        a new version of an existing one."""
+        return {
+            "name": self.name,
+            "path": self.path,
+            "mime": mimetypes.guess_type(self.name)[0],
+            "parser": self.parser.name,
+            "parser_version": self.parser.version,
+            "content_hash": self.digest,
+            "size_bytes": self.size,
+            "page_count": self.pages,
+            "status": self.status,
+            "status_reason": self.reason,
+            "metadata": self.metadata_json,
+        }
+
     @property
     def metadata_json(self) -> str:
         """The parser's metadata with the title and the first warnings, as stored."""
@@ -492,28 +509,16 @@ class DocumentsApi:
 
     def _insert_document(self, tx: Tx, doc: PreparedDocument) -> int:
         doc_id = tx.new_id("document")
-        tx.execute(
-            f"INSERT INTO documents({DOCUMENT_COLUMNS}, source) VALUES ({', '.join('?' * 17)})",
-            (
-                doc_id,
-                doc.user_id,
-                doc.project_id,
-                doc.name,
-                doc.path,
-                mimetypes.guess_type(doc.name)[0],
-                doc.parser.name,
-                doc.parser.version,
-                doc.digest,
-                doc.size,
-                doc.pages,
-                doc.status,
-                doc.reason,
-                doc.metadata_json,
-                tx.now,
-                tx.now,
-                doc.source,
-            ),
-        )
+        row = {
+            "id": doc_id,
+            "user_id": doc.user_id,
+            "project_id": doc.project_id,
+            **doc.version_columns(),
+            "created_at": tx.now,
+            "updated_at": tx.now,
+            "source": doc.source,
+        }
+        tx.execute(f"INSERT INTO documents({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
         return doc_id
 
     def _replace_document(self, tx: Tx, doc: PreparedDocument, doc_id: int) -> int:
@@ -528,27 +533,13 @@ class DocumentsApi:
         for chunk in chunked(old):
             tx.execute(f"DELETE FROM objects WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
         self._vectors.delete(tx, [doc_id])
+        version = doc.version_columns()
+        # a re-upload by content keeps the path and project a watched file or an earlier upload gave it
+        assignments = [f"{c} = COALESCE(?, {c})" if c == "path" else f"{c} = ?" for c in version]
         tx.execute(
-            "UPDATE documents SET name = ?, path = COALESCE(?, path), mime = ?, parser = ?, "
-            "parser_version = ?, content_hash = ?, size_bytes = ?, page_count = ?, status = ?, "
-            "status_reason = ?, metadata = ?, distillation = NULL, distiller = NULL, updated_at = ?, "
+            f"UPDATE documents SET {', '.join(assignments)}, distillation = NULL, distiller = NULL, updated_at = ?, "
             "project_id = COALESCE(?, project_id) WHERE id = ?",
-            (
-                doc.name,
-                doc.path,
-                mimetypes.guess_type(doc.name)[0],
-                doc.parser.name,
-                doc.parser.version,
-                doc.digest,
-                doc.size,
-                doc.pages,
-                doc.status,
-                doc.reason,
-                doc.metadata_json,
-                tx.now,
-                doc.project_id,
-                doc_id,
-            ),
+            (*version.values(), tx.now, doc.project_id, doc_id),
         )
         self._vectors.delete(tx, old)
         return doc_id
