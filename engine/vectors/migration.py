@@ -39,6 +39,7 @@ from engine.jobs import Job, JobOutcome, enqueue, finish_jobs
 from engine.store import Store, Tx, chunked
 from engine.vectors.base import VectorHit, VectorIndex, VectorItem
 from engine.vectors.reduced import ReducedStats
+from engine.vectors.space import listed_in
 from engine.vectors.sqlite_vec import SqliteVecIndex
 
 log = logging.getLogger(__name__)
@@ -395,17 +396,8 @@ class MigratingIndex:
             self.old.delete(tx, object_ids)
 
     def _pending(self, object_ids: Collection[int]) -> set[int]:
-        found: set[int] = set()
-        for chunk in chunked(list(object_ids)):
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                int(r[0])
-                for r in self._store.query(
-                    f"SELECT object_id FROM vector_backlog WHERE space_id = ? AND object_id IN ({marks})",
-                    (self.space_id, *chunk),
-                )
-            )
-        return found
+        """Which of ``object_ids`` still wait to be re-embedded (their old vector is the one to search)."""
+        return listed_in(self._store, "vector_backlog", self.space_id, object_ids)
 
     def search(
         self,

@@ -118,17 +118,7 @@ class VectorSpace:
 
     def live(self, object_ids: Sequence[int]) -> set[int]:
         """Which of ``object_ids`` have a vector in this space now."""
-        found: set[int] = set()
-        for chunk in chunked(object_ids):
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                int(r[0])
-                for r in self._store.query(
-                    f"SELECT object_id FROM embeddings WHERE space_id = ? AND object_id IN ({marks})",
-                    (self.space_id, *chunk),
-                )
-            )
-        return found
+        return listed_in(self._store, "embeddings", self.space_id, object_ids)
 
     def hashes(self) -> Iterator[tuple[int, str, str, str]]:
         """``(object_id, content_hash, kind, user_id)`` of every vector recorded in this space."""
@@ -170,6 +160,20 @@ class VectorSpace:
         if not self.table:
             return 0
         return int(self._store.scalar(f"SELECT COUNT(*) FROM {self.table}") or 0)
+
+
+def listed_in(store: Store, table: str, space_id: int, object_ids: Collection[int]) -> set[int]:
+    """Which of ``object_ids`` a per-space table (``embeddings``, ``vector_backlog``) lists for ``space_id``."""
+    found: set[int] = set()
+    for chunk in chunked(list(object_ids)):
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            int(r[0])
+            for r in store.query(
+                f"SELECT object_id FROM {table} WHERE space_id = ? AND object_id IN ({marks})", (space_id, *chunk)
+            )
+        )
+    return found
 
 
 def create_vec_table(tx: Tx, table: str, dim: int) -> None:
