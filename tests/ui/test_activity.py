@@ -189,7 +189,7 @@ def test_a_chat_the_memory_proxy_forwarded_without_memory_shows_up_as_a_warning(
     from engine.api.proxy.memory import ProxyMemory
 
     _window, view = _open(window_for, vault, qtbot)
-    ProxyMemory(lambda: vault, lambda: None).report("recall", RuntimeError("private words"))  # type: ignore[arg-type, return-value]
+    ProxyMemory(lambda: vault).report("recall", RuntimeError("private words"))
     qtbot.waitUntil(lambda: any(n.kind == "proxy" for n in view.notices.rows()), timeout=60_000)
     (notice,) = [n for n in view.notices.rows() if n.kind == "proxy"]
     assert notice.level == "warning"
