@@ -12,7 +12,7 @@ TRUTH ?= ../shared/bench-data/truth-dev
 JSON ?=
 EMBEDDER ?= hashing
 
-.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-workspace bench-documents \
+.PHONY: run test test-llm check lint typecheck bench bench-truth bench-parser bench-locomo bench-recall bench-migration bench-components bench-enrich bench-workspace bench-documents bench-docs \
         bench-endpoint bench-proxy bench-durability bench-gui bench-chroma models screenshots demo serve doctor system-deps clean
 
 run: $(STAMP_APP) system-deps
@@ -85,6 +85,11 @@ bench-workspace: $(STAMP_TEST)
 
 bench-documents: $(STAMP_TEST)
 	$(BIN)/python -m bench.documents
+
+# FinanceBench's SEC filings over the real endpoint against a BM25 page index (DATA: the jsonl and the PDFs; SPLIT:
+# dev, held or all).  The data is evaluation-only (CC-BY-NC-4.0) and never copied into this repository.
+bench-docs: $(STAMP_TEST)
+	$(BIN)/python -m bench.filings --data "$(DATA)" --split "$(or $(SPLIT),dev)" $(if $(JSON),--json "$(JSON)",)
 
 bench-endpoint: $(STAMP_TEST)
 	$(BIN)/python -m bench.endpoint

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import NotFound
-from engine.recall.channels import ChannelInput, Key, _project, search_terms
+from engine.recall import span_keywords
+from engine.recall.channels import ChannelInput, Key, _project
+from engine.recall.span_keywords import SpanScope
 from engine.recall.types import Block, RecallRequest
 from engine.store import Store
 from engine.temporal import from_epoch
@@ -159,36 +161,27 @@ class DocumentRouter:
 
     def local(self, ci: ChannelInput, *, document_ids: list[int] | None = None) -> list[Key]:
         """Spans by vector and keyword, fused (optionally limited to ``document_ids``)."""
-        allowed = self._allowed_spans(ci, document_ids)
-        if allowed is not None and not allowed:
+        scope = None if document_ids is None else SpanScope.of_documents(self._store, ci.user_id, document_ids)
+        if scope is not None and not scope.ids:
             return []
         ranked: list[list[int]] = []
         if ci.query_vector is not None:
-            if allowed is None:
+            if scope is None:
                 hits = self._vectors.search(ci.query_vector, ci.depth, kinds=["span"], user_id=ci.user_id)
                 ranked.append([h.object_id for h in hits])
             else:
-                sims = self._vectors.similarities(ci.query_vector, sorted(allowed))
+                sims = self._vectors.similarities(ci.query_vector, sorted(scope.ids))
                 ranked.append(sorted(sims, key=lambda i: -sims[i])[: ci.depth])
-        terms = search_terms(self._store, "spans_fts_vocab", ci.analysis.keywords)
-        if terms:
-            match = " OR ".join(f'"{t}"' for t in terms)
-            project, pparams = _project("d", ci.project_id)
-            rows = self._store.query(
-                "SELECT sp.id FROM spans_fts JOIN spans sp ON sp.id = spans_fts.rowid "
-                "JOIN documents d ON d.id = sp.document_id "
-                f"WHERE spans_fts MATCH ? AND d.user_id = ?{project} ORDER BY bm25(spans_fts) LIMIT ?",
-                (match, ci.user_id, *pparams, ci.depth * 2),
-            )
-            keyword = [int(r[0]) for r in rows]
-            if allowed is not None:
-                keyword = [i for i in keyword if i in allowed]
-            ranked.append(keyword[: ci.depth])
+        keyword = span_keywords.search(
+            self._store, ci.analysis.keywords, ci.user_id, ci.depth, scope=scope, project_id=ci.project_id
+        )
+        if keyword:
+            ranked.append(keyword)
         scores: dict[int, float] = {}
         for ranking in ranked:
             for rank, span_id in enumerate(ranking):
                 scores[span_id] = scores.get(span_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-        if allowed is None and ci.project_id is not None:
+        if scope is None and ci.project_id is not None:
             scores = {k: v for k, v in scores.items() if k in self._project_spans(list(scores), ci)}
         return [("span", i) for i in sorted(scores, key=lambda i: -scores[i])[: ci.depth]]
 
@@ -242,21 +235,6 @@ class DocumentRouter:
                         },
                     )
         return out
-
-    def _allowed_spans(self, ci: ChannelInput, document_ids: list[int] | None) -> set[int] | None:
-        if document_ids is None:
-            return None
-        if not document_ids:
-            return set()
-        marks = ",".join("?" * len(document_ids))
-        return {
-            int(r[0])
-            for r in self._store.query(
-                f"SELECT sp.id FROM spans sp JOIN documents d ON d.id = sp.document_id WHERE d.user_id = ? "
-                f"AND sp.document_id IN ({marks})",
-                (ci.user_id, *document_ids),
-            )
-        }
 
     def _project_spans(self, span_ids: list[int], ci: ChannelInput) -> set[int]:
         if not span_ids:
