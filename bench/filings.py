@@ -22,7 +22,7 @@ Reported per split (the 30 development filings named in :data:`DEVELOPMENT`, and
 recall@10, the share of the quote's distinct words found in the first ten results' texts (a baseline row is a whole
 page, a Cairn block one span, so this one favours the baseline).
 
-Usage: ``python -m bench.filings --data DIR [--split dev|held|all] [--limit-filings N] [--json F]``
+Usage: ``python -m bench.filings --data DIR [--split dev|held|all] [--limit-filings N] [--vault DIR] [--json F]``
 """
 
 from __future__ import annotations
@@ -163,13 +163,19 @@ class PageIndex:
 
 # -- Cairn over its endpoint ---------------------------------------------------------------------------------------
 def ingest(client: httpx.Client, pdfs: dict[str, Path]) -> tuple[dict[str, int], dict[str, Any]]:
-    """Upload every filing; document ids of those stored, and the ingest figures."""
-    ids: dict[str, int] = {}
+    """Upload every filing not already in the vault; document ids of those stored, and the ingest figures."""
+    listed = client.get("/v6/documents", params={"limit": 1000}).json()["documents"]
+    ids: dict[str, int] = {Path(str(d["name"])).stem: int(d["id"]) for d in listed if d["status"] != "failed"}
+    kept = {doc for doc in pdfs if doc in ids}
+    if kept:
+        print(f"  {len(kept)} filings already in the vault: not uploaded again", file=sys.stderr)
     rates: list[float] = []
     refused: dict[str, str] = {}
     pages_total = 0
     seconds_total = 0.0
     for n, (doc, pdf) in enumerate(sorted(pdfs.items()), start=1):
+        if doc in kept:
+            continue
         t0 = time.perf_counter()
         with pdf.open("rb") as fh:
             answer = client.post(
@@ -191,6 +197,7 @@ def ingest(client: httpx.Client, pdfs: dict[str, Path]) -> tuple[dict[str, int],
         print(f"  [{n}/{len(pdfs)}] {doc}: {pages} pages in {seconds:.1f} s", file=sys.stderr)
     figures = {
         "filings": len(pdfs),
+        "already_stored": len(kept),
         "stored": len(ids),
         "refused": refused,
         "pages": pages_total,
@@ -272,7 +279,7 @@ def _split_of(doc: str) -> str:
     return "dev" if doc in DEVELOPMENT else "held"
 
 
-def run(data: Path, split: str, limit_filings: int | None) -> dict[str, Any]:
+def run(data: Path, split: str, limit_filings: int | None, vault: Path | None = None) -> dict[str, Any]:
     """The whole benchmark (see the module docstring)."""
     questions, pdfs = load_questions(data)
     if split != "all":
@@ -285,7 +292,7 @@ def run(data: Path, split: str, limit_filings: int | None) -> dict[str, Any]:
         pages = dict(zip(sorted(pdfs), pool.map(page_texts, [pdfs[d] for d in sorted(pdfs)]), strict=True))
     baseline = PageIndex(pages)
     with tempfile.TemporaryDirectory(prefix="cairn-bench-filings-") as tmp:
-        vault_dir = Path(tmp) / "vault"
+        vault_dir = vault or Path(tmp) / "vault"
         server = Server(vault_dir, Path(tmp) / "home", "hashing")
         try:
             server.wait_for_address(120)
@@ -323,6 +330,8 @@ def report(result: dict[str, Any]) -> str:
     """The figures as a table."""
     lines = [f"machine: {result['machine']}"]
     ing = result["ingest"]
+    if ing["already_stored"]:
+        lines.append(f"({ing['already_stored']} filings were already in the vault: the ingest figures leave them out)")
     lines.append(
         f"ingest: {ing['stored']}/{ing['filings']} filings, {ing['pages']} pages, "
         f"{ing['pages_per_s_median']} pages/s median, {ing['pages_per_s_overall']} overall"
@@ -346,9 +355,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True, help="folder with the jsonl and the PDFs")
     parser.add_argument("--split", choices=("dev", "held", "all"), default="dev")
     parser.add_argument("--limit-filings", type=int, default=None, help="only the first N filings (a quick look)")
+    parser.add_argument(
+        "--vault",
+        type=Path,
+        default=None,
+        help="serve this vault folder (kept): filings already in it are not "
+        "uploaded again, so recall can be measured again without the ingest",
+    )
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    result = run(args.data, args.split, args.limit_filings)
+    result = run(args.data, args.split, args.limit_filings, args.vault)
     print(report(result))
     write_json(args.json, result)
     return 0

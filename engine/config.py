@@ -275,7 +275,19 @@ class DocumentSettings(_Section):
     """Limits for parsing untrusted files (each parse runs in a separate process), the shape a document may take in
     the vault, and the folders a client may name a file in."""
 
-    parse_timeout_s: float = Field(30.0, gt=0, description="Wall-clock limit per file.")
+    parse_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="Wall-clock limit per file, before its pages are counted: a paged file (PDF) gets "
+        "parse_seconds_per_page more for each page, up to parse_timeout_max_s.",
+    )
+    parse_seconds_per_page: float = Field(
+        0.5,
+        ge=0,
+        description="Seconds added to parse_timeout_s for each page of a paged file: a 300-page annual report "
+        "may take minutes where a letter takes a second.",
+    )
+    parse_timeout_max_s: float = Field(900.0, gt=0, description="Wall-clock limit per file however many pages it has.")
     parse_memory_mb: int = Field(1024, ge=64, description="Address-space limit of the parser process.")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1, description="Largest file accepted.")
     max_pages: int = Field(2000, ge=1, description="Most PDF pages read from one file.")

@@ -30,11 +30,17 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 # -- documents ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class ParseLimits:
-    """Caps a parser must respect (the sandbox enforces time and memory on top)."""
+    """Caps a parser must respect (the sandbox enforces time and memory on top).
+
+    ``progress``, when set, is for paged formats: call it with ``(pages read, pages in all)`` as pages are read (it
+    is cheap to call per page).  The sandbox gives a long document time in proportion to its pages, and shows the
+    progress; a parser that never calls it has the flat ``documents.parse_timeout_s``.
+    """
 
     max_bytes: int = 100 * 1024 * 1024
     max_pages: int = 2000
     max_chars: int = 50_000_000
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

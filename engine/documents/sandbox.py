@@ -30,7 +30,7 @@ import sys
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from engine.documents.sandbox_process import (
+    ParseDeadline,
     WorkerDiedError,
     WorkerProcess,
     WorkerStartError,
@@ -77,18 +78,38 @@ _MEMORY_MARKERS: Final = (
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """What one parse may use: wall-clock seconds, worker address space, input bytes, pages."""
+    """What one parse may use: wall-clock seconds, worker address space, input bytes, pages.
+
+    Time scales with pages: ``timeout_s`` until the parser reports the page count, then ``timeout_s`` plus
+    ``seconds_per_page`` for each page, at most ``max_timeout_s`` (:meth:`allowance`).  A flat limit either
+    refused ordinary 300-page annual reports (pypdf takes 25–50 s on some) or let a stuck one-page file hold a
+    worker for minutes.
+    """
 
     timeout_s: float
     memory_mb: int
     max_bytes: int
     max_pages: int
+    seconds_per_page: float = 0.0
+    max_timeout_s: float = 0.0  # 0: timeout_s
 
     def __post_init__(self) -> None:
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be positive, not {self.timeout_s}")
         if self.memory_mb < 1 or self.max_bytes < 1 or self.max_pages < 1:
             raise ValueError("memory_mb, max_bytes and max_pages must be at least 1")
+        if self.seconds_per_page < 0 or self.max_timeout_s < 0:
+            raise ValueError("seconds_per_page and max_timeout_s cannot be negative")
+
+    @property
+    def longest_s(self) -> float:
+        """The most wall-clock time any one parse may take."""
+        return max(self.timeout_s, self.max_timeout_s)
+
+    def allowance(self, pages: int) -> float:
+        """Seconds a parse of a document of ``pages`` pages may take (pages past ``max_pages`` earn nothing)."""
+        earned = self.timeout_s + self.seconds_per_page * min(max(pages, 0), self.max_pages)
+        return min(earned, self.longest_s)
 
     @classmethod
     def from_settings(cls, settings: DocumentSettings) -> SandboxLimits:
@@ -98,6 +119,8 @@ class SandboxLimits:
             memory_mb=settings.parse_memory_mb,
             max_bytes=settings.max_bytes,
             max_pages=settings.max_pages,
+            seconds_per_page=settings.parse_seconds_per_page,
+            max_timeout_s=settings.parse_timeout_max_s,
         )
 
 
@@ -178,8 +201,13 @@ class ParserSandbox:
         with self._pool.lock:
             return tuple(sorted(w.pid for w in self._pool.live))
 
-    def parse(self, parser: Parser, data: bytes, *, name: str) -> ParsedDocument | ParseFailure:
-        """Parse ``data`` with ``parser`` in a worker; blocks until done (``timeout_s`` at most).
+    def parse(
+        self, parser: Parser, data: bytes, *, name: str, on_progress: Callable[[int, int], None] | None = None
+    ) -> ParsedDocument | ParseFailure:
+        """Parse ``data`` with ``parser`` in a worker; blocks until done (the limits' allowance at most).
+
+        ``on_progress(pages read, pages in all)`` is called as a paged document is read (from a thread of the
+        sandbox, a few times a second at most).
 
         Whatever the parser does, the answer is a document or a :class:`ParseFailure`.
 
@@ -205,17 +233,19 @@ class ParserSandbox:
                 data=inline,
                 path=path,
             )
-            return self._dispatch(job)
+            return self._dispatch(job, on_progress)
 
     # -- internals ---------------------------------------------------------------------------------
-    def _dispatch(self, job: Job) -> ParsedDocument | ParseFailure:
+    def _dispatch(
+        self, job: Job, on_progress: Callable[[int, int], None] | None = None
+    ) -> ParsedDocument | ParseFailure:
         slot = self._slots.get()
         try:
             for attempt in (1, 2):
                 self._check_open()
                 worker = slot if slot is not None else self._start_worker()
                 seasoned = worker.files > 0
-                result, keep = self._run(worker, job)
+                result, keep = self._run(worker, job, on_progress)
                 self._check_open()
                 if keep and worker.files < MAX_FILES_PER_WORKER:
                     slot = worker
@@ -234,14 +264,18 @@ class ParserSandbox:
         finally:
             self._slots.put(slot)
 
-    def _run(self, worker: WorkerProcess, job: Job) -> tuple[ParsedDocument | ParseFailure, bool]:
+    def _run(
+        self, worker: WorkerProcess, job: Job, on_progress: Callable[[int, int], None] | None = None
+    ) -> tuple[ParsedDocument | ParseFailure, bool]:
         """One request on ``worker``; the flag says whether the worker may be kept."""
         try:
-            reply = worker.request(job, timeout=self.limits.timeout_s)
-        except TimeoutError:
+            reply = worker.request(
+                job, timeout=self.limits.timeout_s, allowance=self.limits.allowance, on_progress=on_progress
+            )
+        except ParseDeadline as late:
             # No file name in the log: logs outlive a forget.
             log.info("a parse timed out; worker %d killed", worker.pid)
-            detail = f"parsing did not finish within {self.limits.timeout_s:g} s"
+            detail = f"parsing did not finish within {late.allowed_s:g} s"
             return ParseFailure("timeout", detail), False
         except WorkerDiedError as died:
             return self._death(died), False
@@ -288,7 +322,7 @@ class ParserSandbox:
 
     def _cpu_budget_s(self) -> float:
         # A parser using every core burns up to timeout × cores of CPU time within the wall clock.
-        return self.limits.timeout_s * (os.cpu_count() or 1) + _CPU_GRACE_S
+        return self.limits.longest_s * (os.cpu_count() or 1) + _CPU_GRACE_S
 
     def _over_memory(self) -> str:
         return f"the parser exceeded the memory limit of {self.limits.memory_mb} MB"

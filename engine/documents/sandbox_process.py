@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -60,6 +61,14 @@ def worker_command() -> list[str]:
 
 class WorkerStartError(Exception):
     """A worker process could not be started or did not report ready."""
+
+
+class ParseDeadline(TimeoutError):
+    """No reply within the time allowed (``allowed_s``, the page count's allowance where it was reported)."""
+
+    def __init__(self, allowed_s: float) -> None:
+        super().__init__(f"no reply within {allowed_s:g} s")
+        self.allowed_s = allowed_s
 
 
 class WorkerDiedError(Exception):
@@ -138,17 +147,28 @@ class WorkerProcess:
         worker.startup_s = time.monotonic() - began
         return worker
 
-    def request(self, job: Job, *, timeout: float) -> object:
+    def request(
+        self,
+        job: Job,
+        *,
+        timeout: float,
+        allowance: Callable[[int], float] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> object:
         """Send ``job`` and return the reply.
 
+        ``timeout`` is the time allowed until the worker reports how many pages the document has; from then on
+        it is ``allowance(pages)`` (never less than ``timeout``), counted from the start.  Each report is passed
+        to ``on_progress``.
+
         Raises:
-            TimeoutError: no reply within ``timeout`` seconds; the worker has been killed.
+            ParseDeadline: no reply within the time allowed; the worker has been killed.
             WorkerDiedError: the worker ended (or broke the protocol) instead of replying.
         """
         self.files += 1
         with self._tail_lock:
             self._tail.clear()
-        return self._exchange(job, timeout=timeout)
+        return self._exchange(job, timeout=timeout, allowance=allowance, on_progress=on_progress)
 
     def stderr_tail(self) -> str:
         """The last few KB the worker wrote to stderr since the current request began."""
@@ -169,8 +189,16 @@ class WorkerProcess:
                     except OSError:
                         pass
 
-    def _exchange(self, message: object, *, timeout: float) -> object:
-        deadline = time.monotonic() + timeout
+    def _exchange(
+        self,
+        message: object,
+        *,
+        timeout: float,
+        allowance: Callable[[int], float] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> object:
+        began = time.monotonic()
+        allowed = timeout
         assert self._proc.stdin is not None
         try:
             # Does not wait on the parser: requests are small (large files go by temp file), the
@@ -179,14 +207,24 @@ class WorkerProcess:
             write_message(self._proc.stdin, message)
         except (OSError, ValueError):
             pass  # it died, or close() stopped it meanwhile: the reply stream says which
-        try:
-            reply = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            self.stop()
-            raise TimeoutError(f"no reply within {timeout:g} s") from None
-        if isinstance(reply, _Closed):
-            raise self._ended(reply.problem)
-        return reply
+        while True:
+            try:
+                reply = self._replies.get(timeout=max(0.0, began + allowed - time.monotonic()))
+            except queue.Empty:
+                self.stop()
+                raise ParseDeadline(allowed) from None
+            match reply:
+                case ("progress", int(done), int(total)) if 0 <= done <= total:
+                    # The page count the worker claims can only earn what ``allowance`` grants for it (the
+                    # sandbox caps it), so a subverted worker gains no more than a long document would.
+                    if allowance is not None:
+                        allowed = max(timeout, allowance(total))
+                    if on_progress is not None:
+                        on_progress(done, total)
+                    continue
+                case _Closed(problem=problem):
+                    raise self._ended(problem)
+            return reply
 
     def _ended(self, problem: str | None) -> WorkerDiedError:
         """Collect the exit status of a worker whose reply stream ended, and stop it."""

@@ -12,6 +12,8 @@ Protocol: every message is an 8-byte big-endian length followed by a pickle.  Pa
 values only —
 
 * ``("ready", pid, memory_limited)`` once, after start-up;
+* ``("progress", pages_read, pages_in_all)`` while a paged document is read (a few a second at most): the
+  parent gives the parse time in proportion to its pages, and shows how far it got;
 * ``("ok", wire_document, keep)`` with the result in the plain form of :func:`document_to_wire`;
 * ``("fail", reason, detail, keep)`` with a ``ParseFailure`` reason.
 
@@ -31,6 +33,8 @@ import pickle
 import struct
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
 
@@ -54,6 +58,8 @@ WORKER_ARGUMENT: Final = "--cairn-parse-worker"
 _HEADER = struct.Struct(">Q")
 _MAX_REQUEST_BYTES: Final = 64 * 1024 * 1024
 _DETAIL_CHARS: Final = 2000
+#: Seconds between two progress reports of one parse.
+PROGRESS_EVERY_S: Final = 0.25
 
 
 class Job(NamedTuple):
@@ -201,7 +207,7 @@ def main() -> None:
             frame = read_frame(requests, _MAX_REQUEST_BYTES)
             if frame is None:
                 return
-            reply = _handle(pickle.loads(frame), parsers)
+            reply = _handle(pickle.loads(frame), parsers, _Progress(replies))
             del frame
             write_message(replies, reply)
         except MemoryError:
@@ -277,7 +283,27 @@ def _arm_cpu_backstop(budget_s: float) -> None:
         pass
 
 
-def _handle(job: Job, parsers: dict[str, Parser]) -> tuple[Any, ...]:
+class _Progress:
+    """The parser's ``limits.progress``: passes ``(pages read, pages in all)`` on to the parent, the first report
+    at once (the parent learns the page count early) and then at most every :data:`PROGRESS_EVERY_S`."""
+
+    def __init__(self, replies: IO[bytes]) -> None:
+        self._replies = replies
+        self._sent = -math.inf
+        self._lock = threading.Lock()  # a parser's own threads must not interleave two frames
+
+    def __call__(self, done: int, total: int) -> None:
+        if not (isinstance(done, int) and isinstance(total, int) and 0 <= done <= total):
+            return
+        with self._lock:
+            now = time.monotonic()
+            if now - self._sent < PROGRESS_EVERY_S and done < total:
+                return
+            self._sent = now
+            write_message(self._replies, ("progress", done, total))
+
+
+def _handle(job: Job, parsers: dict[str, Parser], progress: Callable[[int, int], None]) -> tuple[Any, ...]:
     _arm_cpu_backstop(job.cpu_budget_s)
     try:
         parser = parsers.get(job.parser_ref) or _load_parser(job.parser_ref)
@@ -293,7 +319,7 @@ def _handle(job: Job, parsers: dict[str, Parser]) -> tuple[Any, ...]:
         data = job.data if job.data is not None else Path(job.path or "").read_bytes()
     except OSError as exc:
         return _fail("crash", f"the worker could not read the file: {_describe(exc)}")
-    limits = ParseLimits(max_bytes=job.max_bytes, max_pages=job.max_pages, max_chars=job.max_chars)
+    limits = ParseLimits(max_bytes=job.max_bytes, max_pages=job.max_pages, max_chars=job.max_chars, progress=progress)
     ran_out_of_memory = False
     try:
         doc = parser.parse(data, name=job.name, limits=limits)

@@ -135,7 +135,11 @@ def _page_texts(reader: PdfReader, limits: ParseLimits, warnings: list[str]) -> 
     texts: list[str] = []
     failures: list[tuple[int, Exception]] = []
     total = 0
+    pages = len(reader.pages)
+    report = limits.progress or _no_progress
+    report(0, pages)  # the page count first: the sandbox allows a long document its time
     for number, page in enumerate(reader.pages, start=1):
+        report(number - 1, pages)
         try:
             raw = page.extract_text()
         except MemoryError:
@@ -149,11 +153,16 @@ def _page_texts(reader: PdfReader, limits: ParseLimits, warnings: list[str]) -> 
         total += len(text) + (2 if total and text else 0)
         check_chars(total, limits)
         texts.append(text)
+    report(pages, pages)
     if failures and len(failures) == len(texts):
         number, first = failures[0]
         error = LimitExceeded if type(first).__name__ == "LimitReachedError" else ParseError
         raise error(f"no page could be read; page {number}: {_describe(first)}") from first
     return texts
+
+
+def _no_progress(done: int, total: int) -> None:
+    """Progress goes nowhere when the parser runs outside the sandbox."""
 
 
 def tidy_page(raw: str) -> str:

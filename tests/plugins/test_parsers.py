@@ -423,6 +423,15 @@ def test_pdf_text_pages_and_whitespace() -> None:
     assert "  " not in doc.text
 
 
+def test_pdf_reports_its_page_count_first_then_each_page_read() -> None:
+    seen: list[tuple[int, int]] = []
+    pdf(report(), limits=ParseLimits(progress=lambda done, total: seen.append((done, total))))
+    # the count at once (the sandbox grants a long document its time from it), then page by page
+    assert seen[0] == (0, 4) and seen[-1] == (4, 4)
+    assert [done for done, _total in seen] == sorted(done for done, _total in seen)
+    assert {total for _done, total in seen} == {4}
+
+
 def test_pdf_sections_from_heading_like_lines_skip_running_footers() -> None:
     doc = pdf(report())
     assert outline(doc) == [

@@ -185,6 +185,34 @@ class SleepingParser(_Base):
         raise AssertionError("woke up")
 
 
+class LongPagedParser(_Base):
+    """A long paged document, read slowly: reports its six pages as it goes, 0.5 s a page (3 s in all)."""
+
+    name = "long-paged"
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        report = limits.progress or (lambda done, total: None)
+        for page in range(6):
+            report(page, 6)
+            time.sleep(0.5)
+        report(6, 6)
+        text = "\f".join(f"page {n}" for n in range(1, 7))
+        pages = [ParsedPage(n + 1, n * 7, n * 7 + 6) for n in range(6)]
+        return ParsedDocument(text=text, sections=(), pages=tuple(pages), title=name, metadata={}, warnings=())
+
+
+class PageLiarParser(_Base):
+    """Claims a billion pages to earn time, then hangs."""
+
+    name = "page-liar"
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        if limits.progress is not None:
+            limits.progress(0, 10**9)
+        time.sleep(1000)
+        raise AssertionError("woke up")
+
+
 class SpinningParser(_Base):
     name = "spinning"
 

@@ -61,8 +61,15 @@ def is_gone(pid: int) -> bool:
 
 # -- configuration ---------------------------------------------------------------------------------
 def test_limits_come_from_the_document_settings() -> None:
-    settings = DocumentSettings(parse_timeout_s=12.5, parse_memory_mb=300, max_bytes=4096, max_pages=7)
-    assert SandboxLimits.from_settings(settings) == SandboxLimits(12.5, 300, 4096, 7)
+    settings = DocumentSettings(
+        parse_timeout_s=12.5,
+        parse_memory_mb=300,
+        max_bytes=4096,
+        max_pages=7,
+        parse_seconds_per_page=0.25,
+        parse_timeout_max_s=40,
+    )
+    assert SandboxLimits.from_settings(settings) == SandboxLimits(12.5, 300, 4096, 7, 0.25, 40.0)
     with pytest.raises(ValueError, match="timeout_s"):
         SandboxLimits(timeout_s=0, memory_mb=1, max_bytes=1, max_pages=1)
     with pytest.raises(ValueError, match="workers"):
@@ -169,6 +176,43 @@ def test_a_hanging_parser_times_out_and_the_worker_is_replaced(parser: Parser) -
         second = probe_pid(box)
         assert second != first
         assert box.worker_pids() == (second,)
+
+
+def test_the_time_allowed_grows_with_the_pages_up_to_its_ceiling() -> None:
+    limits = SandboxLimits(
+        timeout_s=30, memory_mb=200, max_bytes=1024, max_pages=500, seconds_per_page=0.5, max_timeout_s=200
+    )
+    assert limits.allowance(0) == 30 and limits.allowance(100) == 80  # a 100-page report: 80 s
+    assert limits.allowance(400) == 200  # the ceiling
+    assert limits.allowance(10**9) == 200 and limits.longest_s == 200
+    flat = SandboxLimits(timeout_s=30, memory_mb=200, max_bytes=1024, max_pages=500)
+    assert flat.allowance(300) == 30 and flat.longest_s == 30
+    with pytest.raises(ValueError, match="negative"):
+        SandboxLimits(timeout_s=1, memory_mb=1, max_bytes=1, max_pages=1, seconds_per_page=-1)
+
+
+def test_a_long_paged_document_gets_time_for_its_pages_and_its_progress_is_reported() -> None:
+    # one second flat, five more per page: the six-page parse (3 s) is allowed 31 s once its pages are counted
+    limits = SandboxLimits(
+        timeout_s=1.0, memory_mb=200, max_bytes=1024, max_pages=20, seconds_per_page=5.0, max_timeout_s=60
+    )
+    seen: list[tuple[int, int]] = []
+    with ParserSandbox(limits) as box:
+        doc = parsed(
+            box.parse(hp.LongPagedParser(), b"long", name="long.txt", on_progress=lambda d, t: seen.append((d, t)))
+        )
+    assert len(doc.pages) == 6
+    assert seen and seen[0] == (0, 6) and seen[-1] == (6, 6)
+    assert [d for d, _t in seen] == sorted(d for d, _t in seen)
+
+
+def test_a_parser_claiming_endless_pages_earns_no_more_than_the_ceiling() -> None:
+    limits = SandboxLimits(
+        timeout_s=1.0, memory_mb=200, max_bytes=1024, max_pages=20, seconds_per_page=5.0, max_timeout_s=2.0
+    )
+    with ParserSandbox(limits) as box:
+        failure = failed(box.parse(hp.PageLiarParser(), b"liar", name="liar.txt"), "timeout")
+    assert "within 2 s" in failure.detail  # 20 pages at most count (101 s), and the ceiling is 2 s
 
 
 @linux_only
