@@ -12,8 +12,9 @@ What one run does:
    until the document's spans are searchable, per filing (median) and overall; refused filings are listed with the
    vault's reason.
 2. **Recall.** Each question is asked twice over ``POST /v6/recall``: over the whole vault, and scoped to its filing
-   (``document_id``).  The first ten blocks are mapped to 0-based pages through their spans (``page_start`` …
-   ``page_end``; a block with no page is a miss at its rank).
+   (``document_id``).  The first ten ranked blocks are mapped to 0-based pages through their spans (``page_start``
+   … ``page_end``; a block with no page is a miss at its rank).  The distillations a document-scoped recall pins
+   ahead of them (the document's outline, outside the limit) are not ranked results and are left out.
 3. **Baseline.** In the same run, a plain BM25 index (SQLite FTS5, Porter stemming) holds one row per PDF page — the
    page text as pypdf extracts it — and is asked the same questions, whole and scoped.
 
@@ -237,7 +238,10 @@ def cairn_search(client: httpx.Client, question: str, document_id: int | None, k
     answer = client.post("/v6/recall", json=body, timeout=120.0)
     answer.raise_for_status()
     out = Ranked()
-    for block in answer.json()["blocks"][:k]:
+    # A document-scoped recall pins the document's distillations (its outline) ahead of the ranked blocks, outside
+    # the limit: they are not results, and are left out here.
+    ranked = [b for b in answer.json()["blocks"] if b.get("kind") not in ("document", "section")]
+    for block in ranked[:k]:
         meta = block.get("meta") or {}
         start, end = meta.get("page_start"), meta.get("page_end")
         if document_id is not None and meta.get("document_id") not in (None, document_id):

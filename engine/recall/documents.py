@@ -16,13 +16,16 @@ document's current version (``updated_at``) so the text can cite when it was wri
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import NotFound
 from engine.recall import span_keywords
 from engine.recall.channels import ChannelInput, Key, _project
-from engine.recall.span_keywords import SpanScope
+from engine.recall.span_keywords import MAX_SCOPE_DOCUMENTS, SpanScope
 from engine.recall.types import Block, RecallRequest
 from engine.store import Store
 from engine.temporal import from_epoch
@@ -177,6 +180,8 @@ class DocumentRouter:
         )
         if keyword:
             ranked.append(keyword)
+        if scope is None:
+            ranked += self._named_rankings(ci)
         scores: dict[int, float] = {}
         for ranking in ranked:
             for rank, span_id in enumerate(ranking):
@@ -236,6 +241,26 @@ class DocumentRouter:
                     )
         return out
 
+    def _named_rankings(self, ci: ChannelInput) -> list[list[int]]:
+        """When the question names documents ("3M's FY2018 capital expenditure" and ``3M_2018_10K.pdf``), their
+        spans searched as a document-scoped recall would search them: one more ranking of each kind for fusion,
+        so a passage of the named document outranks a like passage elsewhere."""
+        project, pparams = _project("d", ci.project_id)
+        rows = self._store.query(
+            f"SELECT d.id, d.name FROM documents d WHERE d.user_id = ?{project}", (ci.user_id, *pparams)
+        )
+        named = named_documents(ci.analysis.keywords, [(int(r[0]), str(r[1])) for r in rows])
+        if not named:
+            return []
+        scope = SpanScope.of_documents(self._store, ci.user_id, named)
+        if not scope.narrow:
+            return []
+        rankings = [span_keywords.search(self._store, ci.analysis.keywords, ci.user_id, ci.depth, scope=scope)]
+        if ci.query_vector is not None:
+            sims = self._vectors.similarities(ci.query_vector, sorted(scope.ids))
+            rankings.append(sorted(sims, key=lambda i: -sims[i])[: ci.depth])
+        return [r for r in rankings if r]
+
     def _project_spans(self, span_ids: list[int], ci: ChannelInput) -> set[int]:
         if not span_ids:
             return set()
@@ -256,3 +281,45 @@ def _title_rank(candidate: str, wanted: str) -> int:
     if folded == wanted:
         return 0
     return 1 if folded.startswith(wanted) else 2
+
+
+_NAME_PART = re.compile(r"[^\W_]+")
+_LETTERS_OR_DIGITS = re.compile(r"[^\W\d_]+|\d+")
+#: Parts of file names that name a format, not a document.
+_FORMAT_WORDS = frozenset({"pdf", "md", "txt", "html", "htm", "markdown", "doc", "docx", "final", "copy", "draft"})
+
+
+def name_tokens(text: str) -> set[str]:
+    """The words of a name or question as names are matched: whole runs of letters and digits ("3m", "fy2018")
+    and, where letters meet digits, their parts of two characters or more ("fy", "2018")."""
+    out: set[str] = set()
+    for run in _NAME_PART.findall(text.casefold()):
+        out.add(run)
+        parts = _LETTERS_OR_DIGITS.findall(run)
+        if len(parts) > 1:
+            out.update(p for p in parts if len(p) >= 2)
+    return out - _FORMAT_WORDS
+
+
+def named_documents(keywords: Sequence[str], documents: Sequence[tuple[int, str]]) -> list[int]:
+    """The documents a question names: those whose name shares the most telling words with it.
+
+    Each shared word counts by how rare it is among the names (``log(N / names holding it)``: a company's name
+    beats the year every filing of that year shares, and a word in every name counts nothing); the best-scoring
+    documents are named, and none when more than the scope cap tie or nothing telling is shared.
+    """
+    asked = name_tokens(" ".join(keywords))
+    if not asked or not documents:
+        return []
+    tokens = {doc_id: name_tokens(name.rsplit(".", 1)[0]) & asked for doc_id, name in documents}
+    held: dict[str, int] = {}
+    for shared in tokens.values():
+        for token in shared:
+            held[token] = held.get(token, 0) + 1
+    total = len(documents)
+    scores = {d: sum(math.log(total / held[t]) for t in shared) for d, shared in tokens.items() if shared}
+    best = max(scores.values(), default=0.0)
+    if best <= 0.0:
+        return []
+    named = [d for d, score in scores.items() if score >= best - 1e-9]
+    return named if len(named) <= MAX_SCOPE_DOCUMENTS else []

@@ -121,3 +121,29 @@ def test_another_users_documents_are_no_scope(vault: Vault) -> None:
     theirs = vault.documents.upload(name="bob.md", text="# Bob\n\nBob's capital expenditure.", user_id="bob")
     scope = SpanScope.of_documents(vault.store, "default", [theirs.document_id])
     assert not scope.ids and not scope.narrow
+
+
+# -- a question that names a document --------------------------------------------------------------------------------
+def test_the_documents_a_question_names_are_those_sharing_its_most_telling_name_words() -> None:
+    from engine.recall.documents import name_tokens, named_documents
+
+    assert {"fy2018", "fy", "2018", "3m"} <= name_tokens("3M's FY2018 capital")
+    filings = [(1, "3M_2018_10K.pdf"), (2, "3M_2022_10K.pdf"), (3, "ADOBE_2018_10K.pdf"), (4, "ADOBE_2022_10K.pdf")]
+    assert named_documents(["FY2018", "capital", "expenditure", "3M"], filings) == [1]
+    assert named_documents(["3M", "revenue"], filings) == [1, 2]  # the company's, either year
+    assert named_documents(["10K", "revenue"], filings) == []  # a word every name holds tells nothing
+    assert named_documents(["revenue"], filings) == []
+    assert named_documents(["notes"], [(7, "notes.md")]) == []  # one document: nothing to tell apart
+
+
+def test_a_passage_of_the_named_document_outranks_a_like_passage_elsewhere(tmp_path: Path) -> None:
+    text = "# Annual report\n\n## Investing\n\nCapital expenditure was {} million dollars in fiscal 2018.\n"
+    with open_vault(tmp_path / "v") as vault:
+        for company, amount in (("Zephyr", 120), ("Quokka", 340), ("Marlin", 560)):
+            vault.documents.upload(name=f"{company}_2018_annual.md", text=text.format(amount))
+        for question, amount in (
+            ("What was Quokka's capital expenditure in fiscal 2018?", 340),
+            ("Marlin capital expenditure 2018", 560),
+        ):
+            spans = span_blocks(recall(vault, question))
+            assert spans and f"{amount} million" in spans[0].content, (question, [b.content for b in spans])
