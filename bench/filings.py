@@ -16,7 +16,7 @@ What one run does:
    … ``page_end``; a block with no page is a miss at its rank).  The distillations a document-scoped recall pins
    ahead of them (the document's outline, outside the limit) are not ranked results and are left out.
 3. **Baseline.** In the same run, a plain BM25 index (SQLite FTS5, Porter stemming) holds one row per PDF page — the
-   page text as pypdf extracts it — and is asked the same questions, whole and scoped.
+   page text as PDFium extracts it, as Cairn's parser does — and is asked the same questions, whole and scoped.
 
 Reported per split (the 30 development filings named in :data:`DEVELOPMENT`, and the others held out): page hit@1,
 @5 and @10 — the share of questions whose gold page is among the pages of the first k results — and evidence-quote
@@ -111,22 +111,30 @@ def load_questions(data: Path) -> tuple[list[Question], dict[str, Path]]:
 
 # -- the baseline: one BM25 row per page -------------------------------------------------------------------------------
 def page_texts(pdf: Path) -> list[str]:
-    """pypdf's text of each page (cached by the file's hash: extraction takes tens of seconds for a long filing)."""
+    """Each page's text as PDFium extracts it, the engine Cairn's parser uses (so both sides read the same words),
+    cached by the file's hash."""
     data = pdf.read_bytes()
     key = hashlib.sha256(data).hexdigest()[:24]
-    cached = CACHE / f"{key}.json"
+    cached = CACHE / f"pdfium-{key}.json"
     if cached.exists():
         return list(json.loads(cached.read_text(encoding="utf-8")))
-    import io
-
-    from pypdf import PdfReader
+    import pypdfium2
 
     texts = []
-    for page in PdfReader(io.BytesIO(data), strict=False).pages:
-        try:
-            texts.append(page.extract_text() or "")
-        except Exception:  # a page pypdf cannot read is an empty row, as a plain index would have it
-            texts.append("")
+    document = pypdfium2.PdfDocument(data)
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            try:
+                textpage = page.get_textpage()
+                texts.append(str(textpage.get_text_range()))
+                textpage.close()
+            except pypdfium2.PdfiumError:
+                texts.append("")  # a page PDFium cannot read is an empty row, as a plain index would have it
+            finally:
+                page.close()
+    finally:
+        document.close()
     CACHE.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(texts), encoding="utf-8")
     return texts
@@ -321,9 +329,15 @@ def run(data: Path, split: str, limit_filings: int | None, vault: Path | None = 
                         asked.setdefault(f"bm25/{_split_of(q.doc)}/{scope}", []).append((q, plain))
         finally:
             server.stop()
+    details: dict[str, dict[str, Any]] = {}
+    for name, rows in asked.items():
+        for q, ranked in rows:
+            entry = details.setdefault(q.qid, {"doc": q.doc, "question": q.text, "gold": sorted(q.pages)})
+            entry[name.split("/", 2)[0] + "/" + name.rsplit("/", 1)[1]] = [sorted(p) for p in ranked.pages]
     return {
         "machine": machine(),
         "split": split,
+        "questions": details,
         "ingest": ingest_figures,
         "recall_ms_median": round(statistics.median(recall_ms), 1) if recall_ms else 0.0,
         "scores": {name: score(rows) for name, rows in sorted(asked.items())},

@@ -182,6 +182,8 @@ class DocumentRouter:
             ranked.append(keyword)
         if scope is None:
             ranked += self._named_rankings(ci)
+        elif scope.narrow:
+            ranked.append(span_keywords.by_section_title(self._store, ci.analysis.keywords, scope, keyword, ci.depth))
         scores: dict[int, float] = {}
         for ranking in ranked:
             for rank, span_id in enumerate(ranking):
@@ -255,7 +257,11 @@ class DocumentRouter:
         scope = SpanScope.of_documents(self._store, ci.user_id, named)
         if not scope.narrow:
             return []
-        rankings = [span_keywords.search(self._store, ci.analysis.keywords, ci.user_id, ci.depth, scope=scope)]
+        keyword = span_keywords.search(self._store, ci.analysis.keywords, ci.user_id, ci.depth, scope=scope)
+        rankings = [
+            keyword,
+            span_keywords.by_section_title(self._store, ci.analysis.keywords, scope, keyword, ci.depth),
+        ]
         if ci.query_vector is not None:
             sims = self._vectors.similarities(ci.query_vector, sorted(scope.ids))
             rankings.append(sorted(sims, key=lambda i: -sims[i])[: ci.depth])

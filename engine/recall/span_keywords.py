@@ -19,6 +19,7 @@ BM25 then ranks the spans holding any kept word, as the plain page index it is m
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ class SpanScope:
 
     ids: frozenset[int]
     ranges: tuple[tuple[int, int], ...]
+    documents: tuple[int, ...] = ()
 
     @classmethod
     def of_documents(cls, store: Reader, user_id: str, document_ids: Collection[int]) -> SpanScope:
@@ -66,7 +68,7 @@ class SpanScope:
         for document_id, span_id in rows:
             by_document.setdefault(int(document_id), []).append(int(span_id))
         ranges = tuple(sorted((min(ids), max(ids)) for ids in by_document.values()))
-        return cls(frozenset(int(r[1]) for r in rows), ranges)
+        return cls(frozenset(int(r[1]) for r in rows), ranges, tuple(sorted(by_document)))
 
     @property
     def narrow(self) -> bool:
@@ -177,3 +179,44 @@ def search(
 
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
+
+
+#: Sections whose titles answer the question best that lend their spans to :func:`by_section_title`.
+TITLE_SECTIONS = 3
+
+
+def by_section_title(
+    store: Reader, keywords: Sequence[str], scope: SpanScope, keyword_ranking: Sequence[int], depth: int
+) -> list[int]:
+    """The spans of the sections whose titles share the most telling words with the question, within a narrow
+    scope: "… based on the balance sheet" and the section "Consolidated Balance Sheets", whose spans hold figures
+    but rarely the words of the statement's name.
+
+    Title words are weighed by how rare they are among the scope's section titles (``log(N / titles holding
+    it)``); the best :data:`TITLE_SECTIONS` sections lend their spans, those the keyword search ranked first in its
+    order, then the rest in document order.
+    """
+    asked = {stem(t) for t in tokens_of(keywords)}
+    if not asked or not scope.narrow:
+        return []
+    sections = store.query(
+        f"SELECT id, title FROM sections WHERE document_id IN ({','.join('?' * len(scope.documents))})",
+        scope.documents,
+    )
+    words = {int(sid): {stem(fold(t)) for t in _TOKEN.findall(str(title))} & asked for sid, title in sections}
+    held: dict[str, int] = {}
+    for shared in words.values():
+        for word in shared:
+            held[word] = held.get(word, 0) + 1
+    total = len(sections)
+    scores = {sid: sum(math.log(total / held[w]) for w in shared) for sid, shared in words.items() if shared}
+    best = sorted((sid for sid, score in scores.items() if score > 0), key=lambda sid: -scores[sid])[:TITLE_SECTIONS]
+    if not best:
+        return []
+    rows = store.query(
+        f"SELECT id FROM spans WHERE section_id IN ({','.join('?' * len(best))}) ORDER BY ordinal", tuple(best)
+    )
+    spans = [int(r[0]) for r in rows if int(r[0]) in scope.ids]
+    held_spans = set(spans)
+    first = [i for i in keyword_ranking if i in held_spans]
+    return (first + [i for i in spans if i not in set(first)])[:depth]
