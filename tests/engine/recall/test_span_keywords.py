@@ -147,3 +147,27 @@ def test_a_passage_of_the_named_document_outranks_a_like_passage_elsewhere(tmp_p
         ):
             spans = span_blocks(recall(vault, question))
             assert spans and f"{amount} million" in spans[0].content, (question, [b.content for b in spans])
+
+
+def test_within_a_document_the_section_a_question_names_by_its_title_leads(tmp_path: Path) -> None:
+    figures = "Accounts payable 302,578 255,028. Construction payable 311,793 474,807."
+    # the statement's heading leads its first span only: the figures come in a later one
+    preamble = "Amounts are stated in thousands of dollars as of December 31 of each year shown. " * 14 + "\n\n"
+    report = (
+        "# Annual report\n\n## Liquidity\n\nWe review the balance of accounts payable and the balance sheet every "
+        "quarter, with the board.\n\n## Consolidated Balance Sheets\n\n"
+        + preamble
+        + figures
+        + "\n\n## Risk factors\n\n"
+        "Suppliers may shorten their payment terms.\n"
+    )
+    with open_vault(tmp_path / "v") as vault:
+        document = vault.documents.upload(name="report.md", text=report).document_id
+        scope = SpanScope.of_documents(vault.store, "default", [document])
+        words = ["accounts", "payable", "balance", "sheet"]
+        keyword = span_keywords.search(vault.store, words, "default", 10, scope=scope)
+        assert "review the balance" in _text(vault, keyword[0])  # the prose holds more of the words
+        titled = span_keywords.by_section_title(vault.store, words, scope, keyword, 10)
+        assert titled and figures in _text(vault, titled[0])  # the statement is named by its title
+        spans = span_blocks(recall(vault, "What were accounts payable on the balance sheet?", document_id=document))
+        assert spans and figures in spans[0].content
