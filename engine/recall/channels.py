@@ -132,7 +132,7 @@ def search_terms(store: Store, vocab: str, keywords: Sequence[str]) -> list[str]
     if not tokens:
         return []
     stems = {t: stem(t) for t in tokens}
-    df = _frequencies(store).of(store, vocab, set(stems.values()))
+    df = frequencies(store).of(store, vocab, set(stems.values()))
     present = [t for t in tokens if df.get(stems[t], 0) > 0]
     present.sort(key=lambda t: df[stems[t]])
     chosen: list[str] = []
@@ -192,7 +192,7 @@ _FREQUENCIES: weakref.WeakKeyDictionary[Any, _DocFrequencies] = weakref.WeakKeyD
 _FREQUENCIES_LOCK = threading.Lock()
 
 
-def _frequencies(store: Reader) -> _DocFrequencies:
+def frequencies(store: Reader) -> _DocFrequencies:
     """The remembered counts of this store's indexes (each vault has its own)."""
     with _FREQUENCIES_LOCK:
         table = _FREQUENCIES.get(store)

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+import time
+import weakref
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from engine.recall.channels import fold
+from engine.recall.channels import fold, frequencies
 from engine.recall.porter import stem
 from engine.store import Reader
 
@@ -88,15 +92,10 @@ def vault_terms(store: Reader, keywords: Sequence[str]) -> list[str]:
     if not tokens:
         return []
     stems = {t: stem(t) for t in tokens}
-    wanted = tuple(set(stems.values()))
-    marks = ",".join("?" * len(wanted))
-    df = {
-        str(r[0]): int(r[1])
-        for r in store.query(f"SELECT term, doc FROM spans_fts_vocab WHERE term IN ({marks})", wanted)
-    }
+    df = frequencies(store).of(store, "spans_fts_vocab", set(stems.values()))
     if not df:
         return []
-    total = int(store.query("SELECT count(*) FROM spans")[0][0])
+    total = _span_count(store)
     present = _discriminating({t: df[stems[t]] for t in tokens if df.get(stems[t], 0) > 0}, VAULT_COMMON_SHARE * total)
     chosen: list[str] = []
     budget = VAULT_POSTINGS
@@ -107,6 +106,26 @@ def vault_terms(store: Reader, keywords: Sequence[str]) -> list[str]:
         chosen.append(token)
         budget -= cost
     return chosen
+
+
+_COUNTS: weakref.WeakKeyDictionary[Any, tuple[float, int]] = weakref.WeakKeyDictionary()
+_COUNTS_LOCK = threading.Lock()
+#: How long a vault's span count is remembered: it only sets how common "nearly everywhere" is, and counting a
+#: million spans reads the whole table (tens of milliseconds).
+COUNT_TTL_S = 60.0
+
+
+def _span_count(store: Reader) -> int:
+    """How many spans the vault holds, remembered for :data:`COUNT_TTL_S`."""
+    now = time.monotonic()
+    with _COUNTS_LOCK:
+        hit = _COUNTS.get(store)
+    if hit is not None and now - hit[0] < COUNT_TTL_S:
+        return hit[1]
+    count = int(store.query("SELECT count(*) FROM spans")[0][0])
+    with _COUNTS_LOCK:
+        _COUNTS[store] = (now, count)
+    return count
 
 
 def scope_terms(store: Reader, keywords: Sequence[str], scope: SpanScope) -> list[str]:

@@ -98,13 +98,13 @@ def test_keyword_channel_searches_each_rewrite(vault: Vault) -> None:
 
 def test_a_word_that_just_arrived_is_searchable_at_once_and_counts_are_remembered(vault: Vault) -> None:
     """Document counts steer which words are searched; they are remembered, but never a word's absence."""
-    from engine.recall.channels import _frequencies, search_terms
+    from engine.recall.channels import frequencies, search_terms
 
     question = analysis("who is Zorblax", keywords=("Zorblax",))
     assert keyword_channel(vault.store, channel_input(vault, question)) == []  # not in the vault yet
     (turn,) = ingest(vault, "c", ("2024-05-01T10:00:00Z", "My new kitten is called Zorblax."))
     assert keyword_channel(vault.store, channel_input(vault, question))[0] == ("event", turn)
-    remembered = _frequencies(vault.store)._seen
+    remembered = frequencies(vault.store)._seen
     assert remembered[("events_fts_vocab", "zorblax")][1] == 1
     # a remembered count is used as it is, without reading the index again
     remembered[("events_fts_vocab", "zorblax")] = (remembered[("events_fts_vocab", "zorblax")][0], 10**6)
