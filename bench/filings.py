@@ -29,6 +29,7 @@ Usage: ``python -m bench.filings --data DIR [--split dev|held|all] [--limit-fili
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import re
@@ -110,12 +111,12 @@ def load_questions(data: Path) -> tuple[list[Question], dict[str, Path]]:
 
 
 # -- the baseline: one BM25 row per page -------------------------------------------------------------------------------
-def page_texts(pdf: Path) -> list[str]:
+def page_texts(pdf: Path, cache: Path = CACHE) -> list[str]:
     """Each page's text as PDFium extracts it, the engine Cairn's parser uses (so both sides read the same words),
     cached by the file's hash."""
     data = pdf.read_bytes()
     key = hashlib.sha256(data).hexdigest()[:24]
-    cached = CACHE / f"pdfium-{key}.json"
+    cached = cache / f"pdfium-{key}.json"
     if cached.exists():
         return list(json.loads(cached.read_text(encoding="utf-8")))
     import pypdfium2
@@ -135,7 +136,7 @@ def page_texts(pdf: Path) -> list[str]:
                 page.close()
     finally:
         document.close()
-    CACHE.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(texts), encoding="utf-8")
     return texts
 
@@ -301,7 +302,8 @@ def run(data: Path, split: str, limit_filings: int | None, vault: Path | None = 
     questions = [q for q in questions if q.doc in pdfs]
     print(f"{len(pdfs)} filings, {len(questions)} questions; extracting page texts …", file=sys.stderr)
     with ProcessPoolExecutor(max_workers=2) as pool:
-        pages = dict(zip(sorted(pdfs), pool.map(page_texts, [pdfs[d] for d in sorted(pdfs)]), strict=True))
+        texts = pool.map(functools.partial(page_texts, cache=CACHE), [pdfs[d] for d in sorted(pdfs)])
+        pages = dict(zip(sorted(pdfs), texts, strict=True))
     baseline = PageIndex(pages)
     with tempfile.TemporaryDirectory(prefix="cairn-bench-filings-") as tmp:
         vault_dir = vault or Path(tmp) / "vault"
