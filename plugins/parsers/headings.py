@@ -69,25 +69,4 @@ def heading_shape(line: str) -> int | None:
 
 
 def _plausible(line: str) -> bool:
-    return 2 < len(line) <= MAX_HEADING_CHARS and not line.endswith(_SENTENCE_END) and not is_table_row(line)
-
-
-# A figure as tables print it: "530", "1,577", "(17)", "(1.3)", "$ 656", "33%".
-_FIGURE = re.compile(r"\(?[$€£¥]?\s?\d[\d,.]*\)?%?")
-_MONEY = re.compile(r"[$€£¥]\s?\(?\d")
-_NEGATIVE = re.compile(r"\(\d[\d,.]*\)")
-
-
-def is_table_row(line: str) -> bool:
-    """A line of a table, however much it looks like a title: "Gross UTB Balance at January 1 $ 530 $ 319",
-    "Settlements (17) (3) (95)", "2019 2020 2021 2022 2023 Total", "(Millions) December 31, 2018".
-
-    Money, an accountant's negative figure, three figures or more, or an opening parenthesis (a unit or column
-    label) mark a row; a heading carries at most a number and a year or two ("NOTE 9.", "2018 Compared to 2017").
-    """
-    stripped = line.strip()
-    if stripped.startswith("("):
-        return True
-    if _MONEY.search(stripped) or _NEGATIVE.search(stripped):
-        return True
-    return sum(1 for token in stripped.split() if _FIGURE.fullmatch(token.rstrip(",;:"))) >= 3
+    return 2 < len(line) <= MAX_HEADING_CHARS and not line.endswith(_SENTENCE_END)

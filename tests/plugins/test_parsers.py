@@ -464,41 +464,6 @@ def test_pdf_outline_entry_whose_title_is_not_on_the_page_starts_at_the_page() -
     assert doc.sections[1].start_char == doc.pages[2].start_char
 
 
-@pytest.mark.parametrize(
-    "row",
-    [
-        "Gross UTB Balance at January 1 $ 530 $ 319 $ 381",
-        "Settlements (17) (3) (95)",
-        "2019 2020 2021 2022 2023 Total",
-        "(Millions) December 31, 2018",
-        "Foreign Derived Intangible Income (FDII) (1.3)",
-        "Pension 1,204 1,118 2,322",
-    ],
-)
-def test_table_rows_are_not_headings_however_titled_they_look(row: str) -> None:
-    from plugins.parsers.headings import heading_shape
-
-    assert heading_shape(row) is None
-
-
-def test_headings_with_a_number_or_two_stay_headings() -> None:
-    from plugins.parsers.headings import heading_shape
-
-    for title in (
-        "NOTE 9. Supplemental Cash Flow Information",
-        "2018 Compared to 2017",
-        "Item 7. Liquidity",
-        "2.1 Methods",
-    ):
-        assert heading_shape(title) is not None, title
-
-
-def test_pdf_table_rows_between_paragraphs_do_not_become_sections() -> None:
-    page = ["Income Taxes", "The rate fell this year.", "", "Settlements (17) (3) (95)", "The next paragraph goes on."]
-    doc = pdf(pdfs.text_pdf([page, ["Closing Remarks", "All done here."]]))
-    assert "Settlements (17) (3) (95)" not in [s.title for s in doc.sections]
-
-
 def test_pdf_without_outline_or_headings_is_grouped_by_pages() -> None:
     pages = [[f"plain line number {i} of the body text."] for i in range(12)]
     doc = pdf(pdfs.text_pdf(pages))
