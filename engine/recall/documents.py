@@ -16,7 +16,6 @@ document's current version (``updated_at``) so the text can cite when it was wri
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -318,12 +317,7 @@ def named_documents(keywords: Sequence[str], documents: Sequence[tuple[int, str]
     if not asked or not documents:
         return []
     tokens = {doc_id: name_tokens(name.rsplit(".", 1)[0]) & asked for doc_id, name in documents}
-    held: dict[str, int] = {}
-    for shared in tokens.values():
-        for token in shared:
-            held[token] = held.get(token, 0) + 1
-    total = len(documents)
-    scores = {d: sum(math.log(total / held[t]) for t in shared) for d, shared in tokens.items() if shared}
+    scores = span_keywords.rarity_scores(tokens, len(documents))
     best = max(scores.values(), default=0.0)
     if best <= 0.0:
         return []

@@ -226,12 +226,7 @@ def by_section_title(
         scope.documents,
     )
     words = {int(sid): {stem(fold(t)) for t in _TOKEN.findall(str(title))} & asked for sid, title in sections}
-    held: dict[str, int] = {}
-    for shared in words.values():
-        for word in shared:
-            held[word] = held.get(word, 0) + 1
-    total = len(sections)
-    scores = {sid: sum(math.log(total / held[w]) for w in shared) for sid, shared in words.items() if shared}
+    scores = rarity_scores(words, len(sections))
     best = sorted((sid for sid, score in scores.items() if score > 0), key=lambda sid: -scores[sid])[:TITLE_SECTIONS]
     if not best:
         return []
@@ -242,3 +237,14 @@ def by_section_title(
     held_spans = set(spans)
     first = [i for i in keyword_ranking if i in held_spans]
     return (first + [i for i in spans if i not in set(first)])[:depth]
+
+
+def rarity_scores(shared: dict[int, set[str]], total: int) -> dict[int, float]:
+    """For each of ``total`` names or titles, the words it shares with a question, each counted by how rare it is
+    among them (``log(total / holders)``: a word every one holds counts nothing).  Those sharing none are left out.
+    """
+    held: dict[str, int] = {}
+    for words in shared.values():
+        for word in words:
+            held[word] = held.get(word, 0) + 1
+    return {key: sum(math.log(total / held[w]) for w in words) for key, words in shared.items() if words}
