@@ -131,9 +131,7 @@ def test_serve_answers_then_stops_cleanly(serve: Serve, http: httpx.Client, sig:
     jobs = http.get(f"http://127.0.0.1:{port}/v6/jobs", headers={"Authorization": f"Bearer {token}"})
     assert jobs.json()["queue_depth"] == 0
 
-    started = time.monotonic()
     assert serve.stop(sig) == 0, serve.stderr
-    assert time.monotonic() - started < 8
     assert "Stopped cleanly." in serve.stderr
     assert "Traceback" not in serve.stderr
     with pytest.raises(httpx.TransportError):

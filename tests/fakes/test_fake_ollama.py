@@ -396,10 +396,9 @@ def test_drop_next_hangs_up_without_an_answer(fake: FakeOllama) -> None:
 
 def test_delay_makes_a_short_client_timeout_fire(fake: FakeOllama) -> None:
     fake.delay(2.0, path="/api/chat")
-    started = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):
         client_for(fake, timeout=0.2).chat(model="llama3.2", messages=user("x"))
-    assert time.monotonic() - started < 1.5
+    # a client that waited the 2 s out would have had its answer: the ReadTimeout is the short timeout firing
     assert len(fake.requests_to("/api/chat")) == 1  # recorded even though it never answered
     assert client_for(fake).list().models  # other paths answer at once
     fake.delay(0)
@@ -438,10 +437,9 @@ def test_stop_interrupts_a_delayed_request(fake: FakeOllama) -> None:
     deadline = time.monotonic() + 5
     while not fake.requests and time.monotonic() < deadline:
         time.sleep(0.01)
-    started = time.monotonic()
     fake.stop()
-    thread.join(timeout=5)
-    assert time.monotonic() - started < 2
+    thread.join(timeout=60)
+    assert not thread.is_alive()  # stopping the fake ended the waiting call
     assert len(outcome) == 1 and isinstance(outcome[0], httpx.RemoteProtocolError | ConnectionError)
 
 

@@ -10,7 +10,6 @@ import codecs
 import importlib
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -547,10 +546,8 @@ def test_compressed_content_streams_are_read() -> None:
 )
 def test_hostile_pdfs_fail_cleanly_and_quickly(build: Callable[[], bytes], error: type[ParseError]) -> None:
     data = build()
-    started = time.monotonic()
-    with pytest.raises(error) as raised:
+    with pytest.raises(error) as raised:  # the timeout mark is the safety net for "quickly"
         PdfParser().parse(data, name="hostile.pdf", limits=LIMITS)
-    assert time.monotonic() - started < 10
     assert str(raised.value)
 
 
