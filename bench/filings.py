@@ -191,13 +191,17 @@ def ingest(client: httpx.Client, pdfs: dict[str, Path]) -> tuple[dict[str, int],
             answer = client.post(
                 "/v6/documents", files={"file": (pdf.name, fh, "application/pdf")}, timeout=UPLOAD_TIMEOUT_S
             )
-        if answer.status_code not in (200, 201):
+        if answer.status_code not in (200, 201, 202):
             refused[doc] = _reason(answer)
             print(f"  [{n}/{len(pdfs)}] {doc}: refused ({refused[doc]})", file=sys.stderr)
             continue
         document_id = int(answer.json()["document_id"])
-        info = _searchable(client, document_id)
+        info = _searchable(client, document_id)  # a large filing is answered 202 and read in the background
         seconds = time.perf_counter() - t0
+        if info.get("status") == "failed":
+            refused[doc] = str(info.get("status_reason"))
+            print(f"  [{n}/{len(pdfs)}] {doc}: refused ({refused[doc]})", file=sys.stderr)
+            continue
         pages = int(info.get("page_count") or 0)
         ids[doc] = document_id
         pages_total += pages
@@ -227,16 +231,18 @@ def _reason(answer: httpx.Response) -> str:
 
 
 def _searchable(client: httpx.Client, document_id: int) -> dict[str, Any]:
-    """Wait until the document has left parsing (spans stored); its description."""
+    """Wait until the document has been read (its spans stored, or it failed); its description."""
     deadline = time.monotonic() + UPLOAD_TIMEOUT_S
     while True:
         info: dict[str, Any] = client.get(f"/v6/documents/{document_id}").json()
         document = info.get("document", info)
-        if document.get("spans") or document.get("status") in ("ready", "degraded", "failed"):
+        if document.get("reading") is None and (
+            document.get("spans") or document.get("status") in ("ready", "degraded", "failed")
+        ):
             return dict(document)
         if time.monotonic() > deadline:
             raise SystemExit(f"document {document_id} still not searchable after {UPLOAD_TIMEOUT_S:.0f} s")
-        time.sleep(0.2)
+        time.sleep(0.1)
 
 
 def cairn_search(client: httpx.Client, question: str, document_id: int | None, k: int) -> Ranked:

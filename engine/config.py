@@ -35,6 +35,7 @@ STARTUP_SETTINGS: frozenset[str] = frozenset({"watch.debounce_s", "watch.rescan_
 LIVE_SETTINGS: frozenset[str] = frozenset(
     {
         "documents.max_bytes",
+        "documents.background_above_bytes",
         "documents.max_sections",
         "documents.max_spans",
         "documents.allowed_roots",
@@ -290,6 +291,13 @@ class DocumentSettings(_Section):
     parse_timeout_max_s: float = Field(900.0, gt=0, description="Wall-clock limit per file however many pages it has.")
     parse_memory_mb: int = Field(1024, ge=64, description="Address-space limit of the parser process.")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1, description="Largest file accepted.")
+    background_above_bytes: int = Field(
+        1024 * 1024,
+        ge=0,
+        description="An upload over the endpoint larger than this is answered at once (202) and read in the "
+        "background: the document is listed as processing, with the pages read so far, until its text is stored. "
+        "A client can still ask to wait (wait=true) or not to (wait=false) for any file.",
+    )
     max_pages: int = Field(2000, ge=1, description="Most PDF pages read from one file.")
     max_sections: int = Field(
         2000,

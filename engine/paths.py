@@ -24,6 +24,7 @@ BACKUPS_DIR = "backups"
 CHROMA_DIR = "chroma"
 ORIGINALS_DIR = "originals"
 WORK_DIR = "work"
+UPLOADS_DIR = "uploads"
 
 
 def data_dir() -> Path:
@@ -92,6 +93,12 @@ class VaultPaths:
     def backups(self) -> Path:
         """Online backups."""
         return self.root / BACKUPS_DIR
+
+    @property
+    def uploads(self) -> Path:
+        """Uploads waiting to be read in the background (their bytes until their tree is stored): kept across a
+        restart, unlike :attr:`work`, so that an answered upload is never lost."""
+        return self.root / UPLOADS_DIR
 
     @property
     def work(self) -> Path:

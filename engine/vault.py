@@ -186,6 +186,8 @@ class Vault:
             on_enqueue=self._wake_runner,
             work_dir=self.paths.work,
             originals_dir=self.paths.originals,
+            uploads_dir=self.paths.uploads,
+            emit=changes.emit,
         )
         self.collections = CollectionsApi(store)
         self.watcher = WatchApi(store, self.documents, self.changes.emit, lambda: self._settings, self.update_settings)
@@ -330,6 +332,7 @@ class Vault:
 
     def _start_background(self) -> None:
         self._runner.start()
+        self.documents.resume_reading()
         self.watcher.start()
         threading.Thread(
             target=ready_vectors, args=(self.vectors, self.start_recall_processes), name="vault-vectors", daemon=True

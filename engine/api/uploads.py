@@ -10,7 +10,10 @@ followed) into a watched folder or ``documents.allowed_roots``; anything else is
 
 An upload the parser cannot read is quarantined by the vault; the endpoint answers that with
 :class:`DocumentQuarantined` (422, ``document_quarantined``) carrying the typed reason and the
-quarantine id, because a 2xx must mean the document is in the vault and searchable.
+quarantine id, because a 200/201 must mean the document is in the vault and searchable.  A large file
+(or any file sent with ``wait=false``) is answered 202 ``parsing`` instead: the document exists and
+shows its reading progress, and a file that then cannot be read leaves it ``failed`` with the reason
+and its quarantine entry.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ class Upload:
     collection_id: int | None = None
     project_id: str | None = None
     user_id: str = "default"
+    background: bool | None = False  # read after answering; None: when larger than documents.background_above_bytes
 
     @classmethod
     def of_json(cls, body: DocumentJsonBody) -> Upload:
@@ -126,6 +130,7 @@ class Upload:
             project_id=self.project_id,
             user_id=self.user_id,
             client_path=True,  # a client named it: only files in the folders the person allowed
+            background=self.background,
         )
         if result.status == "quarantined" or result.document_id is None:
             raise DocumentQuarantined(result)

@@ -16,9 +16,23 @@ DOCUMENT_COLUMNS = (
 )
 
 
+#: The metadata key marking a document whose upload waits to be read in the background (its value: the upload's
+#: SHA-256).  Internal: :func:`document_from_row` turns it into :attr:`DocumentInfo.reading`.
+READING_KEY = "reading"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadProgress:
+    """How far the reading of a document has come; ``pages_total`` is None until the parser has counted them."""
+
+    pages_read: int
+    pages_total: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class UploadResult:
-    """What an upload did: ``processing`` / ``ready`` / ``degraded`` / ``unchanged`` / ``quarantined``."""
+    """What an upload did: ``processing`` / ``ready`` / ``degraded`` / ``unchanged`` / ``quarantined``, or
+    ``parsing`` (stored as waiting, read in the background)."""
 
     document_id: int | None
     status: str
@@ -53,6 +67,7 @@ class DocumentInfo:
     spans: int
     collection_ids: tuple[int, ...]
     distillation: str | None
+    reading: ReadProgress | None = None  # set while its upload waits or is being read in the background
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +139,8 @@ class Collection:
 def document_from_row(r: Sequence[Any]) -> DocumentInfo:
     """A :class:`DocumentInfo` from :data:`DOCUMENT_COLUMNS` followed by section/span counts, collections and the
     distillation."""
+    metadata = json.loads(r[13] or "{}")
+    waiting = metadata.pop(READING_KEY, None) is not None
     return DocumentInfo(
         id=int(r[0]),
         user_id=str(r[1]),
@@ -138,11 +155,12 @@ def document_from_row(r: Sequence[Any]) -> DocumentInfo:
         page_count=r[10],
         status=str(r[11]),
         status_reason=r[12],
-        metadata=json.loads(r[13] or "{}"),
+        metadata=metadata,
         created_at=from_epoch(float(r[14])),
         updated_at=from_epoch(float(r[15])),
         sections=int(r[16]),
         spans=int(r[17]),
         collection_ids=tuple(int(x) for x in str(r[18] or "").split(",") if x),
         distillation=r[19],
+        reading=ReadProgress(0, None) if waiting else None,
     )

@@ -27,7 +27,7 @@ import mimetypes
 import os
 import stat
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -37,13 +37,16 @@ import pluggy
 from engine.ai.embedders import Embedder
 from engine.config import PrivacySettings, Settings
 from engine.documents import originals
+from engine.documents.background import BackgroundReader, PendingFolder, PendingRead
 from engine.documents.chunking import SpanCut, sections_of, shape
 from engine.documents.content import binary_content
 from engine.documents.model import (
     DOCUMENT_COLUMNS,
+    READING_KEY,
     DocumentInfo,
     DocumentTree,
     QuarantineEntry,
+    ReadProgress,
     SectionView,
     SpanView,
     UploadResult,
@@ -51,7 +54,15 @@ from engine.documents.model import (
 )
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
-from engine.errors import ModelUnavailable, NotFound, UnsupportedFile, UserError, ValidationError
+from engine.errors import (
+    EnvironmentProblem,
+    ModelUnavailable,
+    NotFound,
+    StorageFull,
+    UnsupportedFile,
+    UserError,
+    ValidationError,
+)
 from engine.jobs import drop_document_jobs, enqueue
 from engine.plugin_api import ParsedDocument, Parser
 from engine.privacy import apply as firewall_apply
@@ -195,6 +206,8 @@ class DocumentsApi:
         on_enqueue: Any = None,
         work_dir: Path | None = None,
         originals_dir: Path | None = None,
+        uploads_dir: Path | None = None,
+        emit: Callable[..., Any] | None = None,
     ) -> None:
         self._store = store
         self._originals_dir = originals_dir  # originals that came with a restore: a deleted document's go with it
@@ -207,13 +220,21 @@ class DocumentsApi:
         self._sandbox: ParserSandbox | None = None
         self._sandbox_lock = threading.Lock()
         self._parsers: list[Parser] | None = None
+        self._closed = False
+        # uploads read after their request was answered (None: every upload is read before it answers)
+        self._pending = PendingFolder(uploads_dir) if uploads_dir is not None else None
+        self._emit: Callable[..., Any] = emit or (lambda *_a, **_k: None)
+        self._reader = BackgroundReader(self._read_waiting, self._announce)
 
     def close(self) -> None:
-        """Stop the parser workers."""
+        """Stop the background reader and the parser workers; an upload being read waits for the next open."""
+        self._reader.stop()
         with self._sandbox_lock:
+            self._closed = True
             if self._sandbox is not None:
                 self._sandbox.close()
                 self._sandbox = None
+        self._reader.join()
 
     # -- parsers -----------------------------------------------------------------------------------------------
     def parsers(self) -> list[Parser]:
@@ -261,6 +282,7 @@ class DocumentsApi:
         force: bool = False,
         client_path: bool = False,
         within: str | Path | None = None,
+        background: bool | None = False,
     ) -> UploadResult:
         """Add or replace a document; see the module docstring.
 
@@ -268,13 +290,16 @@ class DocumentsApi:
         a ``path`` already in the vault replaces the document from that path.  ``force`` re-parses a file the
         quarantine holds.  ``client_path``: the path was named by a client of the endpoint (REST, MCP), not by the
         person at this computer, so it must lead into a watched folder or ``documents.allowed_roots``.
-        ``within``: the watched folder the file was found in; it must lead inside it.
+        ``within``: the watched folder the file was found in; it must lead inside it.  ``background``: store the
+        document as waiting and read it on the background reader, answering ``parsing`` at once (None: when the file
+        is larger than ``documents.background_above_bytes``); see :mod:`engine.documents.background`.
 
         Raises:
             ValidationError: missing or contradictory arguments, a file that is not there, too large.
             PathNotAllowed: the path leads out of the folders allowed to it, or into a system folder.
             UnsupportedFile: no parser for this type.
             NotFound: ``document_id`` or ``collection_id`` does not exist.
+            StorageFull: a file to be read in the background cannot be kept.
         """
         settings: Settings = self._settings()
         allowed = self._allowed_folders(settings, client_path=client_path, within=within)
@@ -286,8 +311,12 @@ class DocumentsApi:
             self._require_collection(collection_id, user_id)
         if target is not None and not force:
             row = self._store.query(
-                "SELECT content_hash, parser_version, status FROM documents WHERE id = ?", (target,)
+                f"SELECT content_hash, parser_version, status, json_extract(metadata, '$.{READING_KEY}') "
+                "FROM documents WHERE id = ?",
+                (target,),
             )
+            if row and row[0][3] == digest:  # the same file again while it waits to be read
+                return self._result(target, "parsing")
             if row and row[0][0] == digest and row[0][1] == parser.version and row[0][2] != "failed":
                 if collection_id is not None:
                     self._store.write(lambda tx: _add_member(tx, collection_id, target))
@@ -297,14 +326,51 @@ class DocumentsApi:
             # the same answer as when it was quarantined: the reason and what the parser said
             return UploadResult(None, "quarantined", 0, 0, display, f"{held.reason}: {held.detail}", held.id)
         refusal = _binary_refusal(parser, payload)
+        incoming = _Incoming(
+            target=target,
+            user_id=user_id,
+            project_id=project_id,
+            name=display,
+            path=file_path,
+            parser=parser,
+            digest=digest,
+            size=len(payload),
+            source=source,
+            collection_id=collection_id,
+        )
+        if background is None:
+            background = len(payload) > settings.documents.background_above_bytes
+        if refusal is None and background and self._pending is not None:
+            return self._read_later(incoming, payload, mime)
         parsed = refusal or self._parse(parser, payload, display, settings)
+        return self._keep(incoming, parsed, settings)
+
+    def _keep(
+        self, incoming: _Incoming, parsed: ParsedDocument | ParseFailure, settings: Settings, *, waited: bool = False
+    ) -> UploadResult:
+        """Store what the parser made of an upload (or quarantine what it could not read); ``waited``: the upload
+        was read in the background, and its document may have been deleted meanwhile (then nothing is stored)."""
+        display, target, user_id = incoming.name, incoming.target, incoming.user_id
         if isinstance(parsed, ParseFailure):
             failure = parsed
-            quarantine_id = self._store.write(
-                lambda tx: self._quarantine(
-                    tx, user_id, display, file_path, digest, len(payload), parser, failure, target
+
+            def refuse(tx: Tx) -> int | None:
+                if waited and target is not None and not _still_reading(tx, target, incoming.digest):
+                    return None
+                return self._quarantine(
+                    tx,
+                    user_id,
+                    display,
+                    incoming.path,
+                    incoming.digest,
+                    incoming.size,
+                    incoming.parser,
+                    failure,
+                    target,
+                    new=incoming.new,
                 )
-            )
+
+            quarantine_id = self._store.write(refuse)
             return UploadResult(None, "quarantined", 0, 0, display, f"{parsed.reason}: {parsed.detail}", quarantine_id)
         shaped = shape(parsed, max_sections=settings.documents.max_sections, max_spans=settings.documents.max_spans)
         parsed = _masked_structure(replace(parsed, sections=shaped.sections), settings.privacy)
@@ -317,28 +383,201 @@ class DocumentsApi:
             except ModelUnavailable as exc:
                 # stored all the same: the spans' vectors wait in the backlog for the embedder
                 log.warning("embedder unavailable while storing %s (%s): vectors queued", display, exc.message)
-        reasons = [EMPTY_FILE] if not payload else [NO_TEXT] if not parsed.text.strip() else []
+        reasons = [EMPTY_FILE] if not incoming.size else [NO_TEXT] if not parsed.text.strip() else []
         reasons += shaped.notes
         prepared = PreparedDocument(
             target=target,
             user_id=user_id,
-            project_id=project_id,
+            project_id=incoming.project_id,
             name=display,
-            path=file_path,
-            parser=parser,
-            digest=digest,
-            size=len(payload),
+            path=incoming.path,
+            parser=incoming.parser,
+            digest=incoming.digest,
+            size=incoming.size,
             parsed=parsed,
             spans=spans,
             texts=texts,
             vectors=vectors,
             reason="; ".join(reasons) or None,
-            source=source,
-            collection_id=collection_id,
+            source=incoming.source,
+            collection_id=incoming.collection_id,
         )
-        doc_id = self._store.write(lambda tx: self._write_tree(tx, prepared))
+
+        def store(tx: Tx) -> int | None:
+            if waited and target is not None and not _still_reading(tx, target, incoming.digest):
+                return None  # deleted (or uploaded again) while it was being read
+            return self._write_tree(tx, prepared)
+
+        doc_id = self._store.write(store)
+        if doc_id is None:
+            return UploadResult(None, "deleted", 0, 0, display, "deleted while it was being read")
         self._on_enqueue()
         return self._result(doc_id, "degraded" if reasons else "processing")
+
+    # -- reading in the background -------------------------------------------------------------------------------
+    def _read_later(self, incoming: _Incoming, payload: bytes, mime: str | None) -> UploadResult:
+        """Store the document as waiting to be read, keep its bytes, and queue it; answers ``parsing`` at once.
+
+        Raises:
+            StorageFull: the bytes cannot be kept (nothing is left behind).
+        """
+        assert self._pending is not None
+        target = incoming.target
+        doc_id = int(self._store.write(lambda tx: self._waiting_row(tx, incoming)))
+        pending = PendingRead(
+            document_id=doc_id,
+            name=incoming.name,
+            mime=mime,
+            path=incoming.path,
+            user_id=incoming.user_id,
+            project_id=incoming.project_id,
+            collection_id=incoming.collection_id,
+            source=incoming.source,
+            digest=incoming.digest,
+            size=incoming.size,
+            new=target is None,
+        )
+        try:
+            self._pending.keep(pending, payload)
+        except OSError as exc:
+            self._pending.drop(doc_id)
+            self._store.write(lambda tx: _undo_waiting(tx, doc_id, new=target is None))
+            raise StorageFull(
+                f"{incoming.name} could not be kept to be read ({exc.strerror or exc}); nothing was added.",
+                fix="Free some disk space in the vault's folder and upload it again.",
+            ) from exc
+        self._reader.submit(doc_id)
+        return self._result(doc_id, "parsing")
+
+    def _waiting_row(self, tx: Tx, incoming: _Incoming) -> int:
+        """The document row an upload read in the background is seen as until it is stored."""
+        if incoming.target is None:
+            doc_id = tx.new_id("document")
+            row = {
+                "id": doc_id,
+                "user_id": incoming.user_id,
+                "project_id": incoming.project_id,
+                "name": incoming.name,
+                "path": incoming.path,
+                "mime": mimetypes.guess_type(incoming.name)[0],
+                "parser": incoming.parser.name,
+                "parser_version": incoming.parser.version,
+                "content_hash": incoming.digest,
+                "size_bytes": incoming.size,
+                "status": "processing",
+                "metadata": json.dumps({READING_KEY: incoming.digest}),
+                "created_at": tx.now,
+                "updated_at": tx.now,
+                "source": incoming.source,
+            }
+            tx.execute(
+                f"INSERT INTO documents({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values())
+            )
+        else:
+            doc_id = incoming.target
+            tx.execute(
+                f"UPDATE documents SET metadata = json_set(metadata, '$.{READING_KEY}', ?), updated_at = ? "
+                "WHERE id = ?",
+                (incoming.digest, tx.now, doc_id),
+            )
+        if incoming.collection_id is not None:
+            _add_member(tx, incoming.collection_id, doc_id)
+        if incoming.path is not None:
+            tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, incoming.path))
+        tx.emit("document.reading", doc_id, name=incoming.name, user_id=incoming.user_id)
+        return doc_id
+
+    def _read_waiting(self, document_id: int, on_progress: Callable[[int, int], None]) -> None:
+        """Read one waiting upload (the background reader's thread): parse, then store or quarantine."""
+        assert self._pending is not None
+        loaded = self._pending.load(document_id)
+        if loaded is None:
+            self._abandon(document_id, "its file was lost before it could be read; upload it again")
+            return
+        pending, payload = loaded
+        if not self._store.query(
+            f"SELECT 1 FROM documents WHERE id = ? AND json_extract(metadata, '$.{READING_KEY}') = ?",
+            (document_id, pending.digest),
+        ):
+            self._pending.drop(document_id)  # deleted, or uploaded again, while it waited
+            return
+        settings: Settings = self._settings()
+        try:
+            parser = self.parser_for(pending.name, pending.mime)
+        except UnsupportedFile as exc:  # its parser plugin was removed since
+            self._abandon(document_id, exc.message)
+            self._pending.drop(document_id)
+            return
+        try:
+            parsed = self._parse(parser, payload, pending.name, settings, on_progress)
+        except RuntimeError:
+            if self._reader.stopping:
+                return  # closed under it: read again at the next open
+            raise
+        except EnvironmentProblem as exc:  # not the file's fault: it waits for the next open
+            note = f"waiting to be read: {exc.message}"
+            self._store.write(
+                lambda tx: tx.execute("UPDATE documents SET status_reason = ? WHERE id = ?", (note, document_id))
+            )
+            return
+        if self._reader.stopping:
+            return  # the parse was cut short by closing, whatever it answered
+        incoming = _Incoming(
+            target=document_id,
+            user_id=pending.user_id,
+            project_id=pending.project_id,
+            name=pending.name,
+            path=pending.path,
+            parser=parser,
+            digest=pending.digest,
+            size=pending.size,
+            source=pending.source,
+            collection_id=pending.collection_id,
+            new=pending.new,
+        )
+        self._keep(incoming, parsed, settings, waited=True)
+        self._pending.drop(document_id)
+
+    def _abandon(self, document_id: int, reason: str) -> None:
+        """A waiting upload that can no longer be read: its document says why (an earlier version stays)."""
+
+        def op(tx: Tx) -> None:
+            tx.execute(
+                f"UPDATE documents SET status = 'failed', status_reason = ?, "
+                f"metadata = json_remove(metadata, '$.{READING_KEY}'), updated_at = ? WHERE id = ?",
+                (reason, tx.now, document_id),
+            )
+            tx.emit("document.degraded", document_id, reason=reason)
+
+        self._store.write(op)
+
+    def _announce(self, document_id: int, progress: ReadProgress) -> None:
+        self._emit("document.progress", document_id, pages_read=progress.pages_read, pages_total=progress.pages_total)
+
+    def resume_reading(self) -> int:
+        """Queue the uploads a previous run left waiting (at open); returns how many.  A document waiting without
+        its bytes is marked failed with the reason, and bytes without their document are removed."""
+        if self._pending is None:
+            return 0
+        kept = set(self._pending.waiting())
+        rows = self._store.query(
+            f"SELECT id FROM documents WHERE json_extract(metadata, '$.{READING_KEY}') IS NOT NULL"
+        )
+        waiting = [int(r[0]) for r in rows]
+        for doc_id in sorted(kept - set(waiting)):
+            self._pending.drop(doc_id)
+        resumed = 0
+        for doc_id in sorted(waiting):
+            if doc_id in kept:
+                self._reader.submit(doc_id)
+                resumed += 1
+            else:
+                self._abandon(doc_id, "Cairn stopped before this upload's file was kept; upload it again")
+        return resumed
+
+    def reading(self) -> int:
+        """Uploads waiting to be read or being read in the background."""
+        return self._reader.waiting()
 
     def _allowed_folders(self, settings: Settings, *, client_path: bool, within: str | Path | None) -> _Allowed | None:
         """The folders a path upload must lead into; None: anywhere but the system folders."""
@@ -409,12 +648,21 @@ class DocumentsApi:
                 return int(row[0][0])
         return None
 
-    def _parse(self, parser: Parser, payload: bytes, name: str, settings: Settings) -> ParsedDocument | ParseFailure:
+    def _parse(
+        self,
+        parser: Parser,
+        payload: bytes,
+        name: str,
+        settings: Settings,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> ParsedDocument | ParseFailure:
         with self._sandbox_lock:
+            if self._closed:
+                raise RuntimeError("the documents service is closed")
             if self._sandbox is None:
                 self._sandbox = ParserSandbox(SandboxLimits.from_settings(settings.documents), work_root=self._work_dir)
             sandbox = self._sandbox
-        return sandbox.parse(parser, payload, name=name)
+        return sandbox.parse(parser, payload, name=name, on_progress=on_progress)
 
     def _quarantined(self, digest: str, parser: Parser, user_id: str) -> QuarantineEntry | None:
         rows = self._store.query(
@@ -435,12 +683,21 @@ class DocumentsApi:
         parser: Parser,
         failure: ParseFailure,
         target: int | None,
+        *,
+        new: bool = False,
     ) -> int:
         if target is not None:
-            # the file changed into something unreadable: its old version no longer matches what is on disk
+            # the file changed into something unreadable: its old version no longer matches what is on disk (or,
+            # ``new``, the document waiting for it was never more than its name)
+            reason = (
+                f"could not be read ({failure.reason}); the file is held in quarantine"
+                if new
+                else f"the latest version could not be read ({failure.reason}); showing the previous one"
+            )
             tx.execute(
-                "UPDATE documents SET status = 'failed', status_reason = ?, updated_at = ? WHERE id = ?",
-                (f"the latest version could not be read ({failure.reason}); showing the previous one", tx.now, target),
+                f"UPDATE documents SET status = 'failed', status_reason = ?, "
+                f"metadata = json_remove(metadata, '$.{READING_KEY}'), updated_at = ? WHERE id = ?",
+                (reason, tx.now, target),
             )
             tx.emit("document.degraded", target, reason=failure.reason, user_id=user_id)
         existing = tx.scalar(
@@ -548,7 +805,7 @@ class DocumentsApi:
         info = self.get(document_id).info
         return UploadResult(
             document_id,
-            status if status == "unchanged" else info.status,
+            status if status in ("unchanged", "parsing") else info.status,
             info.sections,
             info.spans,
             info.name,
@@ -581,7 +838,13 @@ class DocumentsApi:
             sql += " AND d.id IN (SELECT document_id FROM collection_documents WHERE collection_id = ?)"
             args.append(collection_id)
         rows = self._store.query(sql + " ORDER BY d.updated_at DESC, d.id DESC LIMIT ?", (*args, limit))
-        return [document_from_row(r) for r in rows]
+        return [self._with_progress(document_from_row(r)) for r in rows]
+
+    def _with_progress(self, info: DocumentInfo) -> DocumentInfo:
+        """A document being read, with how far its reading has come in this process."""
+        if info.reading is None:
+            return info
+        return replace(info, reading=self._reader.progress(info.id) or info.reading)
 
     def get(self, document_id: int) -> DocumentTree:
         """A document with its sections and spans."""
@@ -590,7 +853,7 @@ class DocumentsApi:
         )
         if not rows:
             raise NotFound("document", document_id)
-        info = document_from_row(rows[0])
+        info = self._with_progress(document_from_row(rows[0]))
         spans: dict[int, list[SpanView]] = {}
         for r in self._store.query(
             "SELECT id, section_id, ordinal, text, start_char, end_char, page_start, page_end "
@@ -762,6 +1025,45 @@ class DocumentsApi:
     def _require_collection(self, collection_id: int, user_id: str) -> None:
         if not self._store.query("SELECT 1 FROM collections WHERE id = ? AND user_id = ?", (collection_id, user_id)):
             raise NotFound("collection", collection_id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Incoming:
+    """An upload read and checked, before or after its parse: what storing or quarantining it needs."""
+
+    target: int | None  # the document it becomes a new version of (or, read in the background, its waiting row)
+    user_id: str
+    project_id: str | None
+    name: str
+    path: str | None
+    parser: Parser
+    digest: str
+    size: int
+    source: str
+    collection_id: int | None
+    new: bool = False  # read in the background into a row made for it: a refusal leaves no earlier version
+
+
+def _still_reading(tx: Tx, document_id: int, digest: str) -> bool:
+    """The document still waits for this upload (not deleted, not superseded by another upload meanwhile)."""
+    return (
+        tx.scalar(
+            f"SELECT 1 FROM documents WHERE id = ? AND json_extract(metadata, '$.{READING_KEY}') = ?",
+            (document_id, digest),
+        )
+        is not None
+    )
+
+
+def _undo_waiting(tx: Tx, document_id: int, *, new: bool) -> None:
+    """Take back a waiting row whose bytes could not be kept: a new one goes, an existing one forgets the wait."""
+    if new:
+        tx.execute("UPDATE files SET document_id = NULL WHERE document_id = ?", (document_id,))
+        tx.execute("DELETE FROM objects WHERE id = ?", (document_id,))
+    else:
+        tx.execute(
+            f"UPDATE documents SET metadata = json_remove(metadata, '$.{READING_KEY}') WHERE id = ?", (document_id,)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,9 @@ from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from engine import Vault
+from engine.config import Settings
 from engine.documents.model import SectionView, SpanView
+from tests.engine.documents.plugin_parsers import GateParser, TestParsers
 from tests.ui.documents_support import file_mime, write_broken_pdf, write_note, write_pdf
 from ui.models.documents import (
     ALL,
@@ -191,3 +193,32 @@ def test_a_pdfs_hard_wrapped_lines_are_joined_back_into_paragraphs() -> None:
     ]
     unwrapped = "# Notes\n\nA paragraph on one line.\n\nAnother one."
     assert reflow(unwrapped) == unwrapped  # short lines: nothing was hard-wrapped
+
+
+def test_a_document_read_in_the_background_shows_its_pages_then_its_state(
+    tmp_path: Path, offline_settings: Settings, runner_for: RunnerFor, qtbot: QtBot
+) -> None:
+    from app.plugins import build_plugin_manager
+
+    plugins = build_plugin_manager()
+    plugins.register(TestParsers(GateParser()))
+    vault = Vault.open(tmp_path / "gvault", settings=offline_settings, plugins=plugins)
+    try:
+        model = LibraryTreeModel(runner_for(vault))
+        with qtbot.waitSignal(model.loaded, timeout=60_000):
+            model.reload()
+        gate = tmp_path / "gate"
+        payload = (f"{gate}\n" + "\f".join(["Keel.", "Mast.", "Sail.", "Oars."])).encode()
+        result = vault.documents.upload(name="boat.gate", data=payload, background=True)
+        assert result.document_id is not None
+
+        def state() -> str:
+            return str(model.index(0, 1, model.group_index(ALL)).data())
+
+        qtbot.waitUntil(lambda: state() == "reading 0 of 4 pages", timeout=60_000)
+        tip = model.index(0, 0, model.group_index(ALL)).data(Qt.ItemDataRole.ToolTipRole)
+        assert "Being read in the background: reading 0 of 4 pages." in tip
+        gate.touch()
+        qtbot.waitUntil(lambda: state() in ("processing", "ready"), timeout=60_000)
+    finally:
+        vault.close()

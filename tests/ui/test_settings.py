@@ -295,7 +295,8 @@ def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, windo
         "Takes effect the next time Cairn starts, except Folders (at once)."
     ]  # the watcher reads its debounce and rescan interval when it starts
     assert notes["Documents"] == [
-        "Takes effect the next time Cairn starts, except Max size, Max sections, Max spans and Allowed roots (at once)."
+        "Takes effect as soon as it is saved, except Parse timeout, Parse seconds per page, Parse timeout max, "
+        "Parse memory and Max pages (at the next start)."
     ]  # the parser sandbox reads its limits (time, per-page time, its ceiling, memory, pages) when it starts
 
 

@@ -35,7 +35,7 @@ from PySide6.QtGui import QIcon
 
 from engine import Vault
 from engine.changes import Change
-from engine.documents.model import Collection, DocumentInfo, QuarantineEntry
+from engine.documents.model import Collection, DocumentInfo, QuarantineEntry, ReadProgress
 from ui.format import local_time, plural
 from ui.ops import OpRunner
 from ui.throttle import Throttle
@@ -73,6 +73,13 @@ STATUS_ICONS = {
     "failed": "status-error",
 }
 GROUP_ICONS = {ALL: "library", COLLECTION: "collection", QUARANTINE: "quarantine"}
+
+
+def reading_words(progress: ReadProgress) -> str:
+    """A background read in a few words: ``reading 40 of 180 pages`` (``reading…`` before the pages are counted)."""
+    if progress.pages_total:
+        return f"reading {progress.pages_read:,} of {progress.pages_total:,} pages"
+    return "reading…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +363,8 @@ class LibraryTreeModel(QAbstractItemModel):
         if node.is_group:
             return f"{self.rowCount(index.sibling(index.row(), 0)):,}"
         if isinstance(node.item, DocumentInfo):
+            if node.item.reading is not None:
+                return reading_words(node.item.reading)
             return STATUS_WORDS.get(node.item.status, node.item.status)
         if isinstance(node.item, QuarantineEntry):
             return node.item.reason
@@ -373,6 +382,8 @@ class LibraryTreeModel(QAbstractItemModel):
         item = node.item
         if isinstance(item, DocumentInfo):
             lines = [item.path or item.name, f"{item.status} · updated {local_time(item.updated_at)}"]
+            if item.reading is not None:
+                lines.append(f"Being read in the background: {reading_words(item.reading)}.")
             if item.status_reason:
                 lines.append(item.status_reason)
             return "\n".join(lines)

@@ -86,6 +86,10 @@ def size_text(size: int) -> str:
 def status_line(info: DocumentInfo) -> str:
     """The document's status in words (with the reason when it is degraded or failed)."""
     text = STATUS_TEXT.get(info.status, info.status)
+    if info.reading is not None:
+        pages = info.reading
+        done = f"{pages.pages_read:,} of {pages.pages_total:,} pages read" if pages.pages_total else "starting"
+        return f"Being read in the background ({done}); its text becomes searchable when it is stored."
     if info.status in ("degraded", "failed"):
         reason = info.status_reason or "no reason recorded"
         return f"{text}: {reason}."

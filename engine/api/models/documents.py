@@ -21,12 +21,13 @@ MAX_PATH_CHARS = 4096
 #: Documents added to a collection in one request.
 MAX_MEMBERS = 1000
 
-UploadStatus = Literal["processing", "ready", "degraded", "unchanged"]
+UploadStatus = Literal["processing", "ready", "degraded", "unchanged", "parsing"]
 
 _UPLOAD_STATUS_HELP = (
     "processing: stored and searchable, distillation queued · ready: distilled · degraded: "
     "stored, but no text could be extracted · unchanged: the same content was already stored "
-    "(nothing was written)"
+    "(nothing was written) · parsing: accepted (202) and being read in the background; "
+    "`GET /v6/documents/{id}` shows its `reading` progress until its text is stored"
 )
 _DOCUMENT_EXAMPLE: dict[str, Any] = {
     "id": 700,
@@ -167,6 +168,13 @@ class UploadOut(ResponseModel):
     reason: str = Field(description="Why it is degraded (empty otherwise).")
 
 
+class ReadingOut(ResponseModel):
+    """How far the background reading of an upload has come."""
+
+    pages_read: int = Field(description="Pages read so far (0 until the parser starts).")
+    pages_total: int | None = Field(description="Pages in the file, once counted (null for unpaged formats).")
+
+
 class DocumentOut(ResponseModel):
     """A document without its tree."""
 
@@ -192,6 +200,11 @@ class DocumentOut(ResponseModel):
     spans: int = Field(description="Number of searchable spans.")
     collection_ids: list[int] = Field(description="Collections it belongs to.")
     distillation: str | None = Field(description="Summary of the whole document, once made.")
+    reading: ReadingOut | None = Field(
+        default=None,
+        description="Set while its upload is being read in the background (status processing, no "
+        "spans yet, or the previous version's); null once its text is stored or refused.",
+    )
 
 
 class DocumentList(ResponseModel):

@@ -15,6 +15,7 @@ event loop.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import PureWindowsPath
 from typing import Annotated, Any
 
@@ -96,6 +97,11 @@ _UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "An existing document was replaced, or the same content was already stored (`unchanged`).",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UploadOut"}}},
     },
+    202: {
+        "description": "Accepted (`parsing`): the file is large, or `wait=false`; it is read in the "
+        "background while the document shows its `reading` progress.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UploadOut"}}},
+    },
     404: {"description": "`document_id` or `collection_id` does not exist."},
     415: {
         "description": "No parser reads this type of file (`unsupported_file`, with the "
@@ -117,14 +123,29 @@ _UPLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {
     responses=_UPLOAD_RESPONSES,
     openapi_extra={"requestBody": _UPLOAD_BODY},
 )
-async def upload_document(request: Request, response: Response, vault: VaultDep) -> UploadOut:
+async def upload_document(
+    request: Request,
+    response: Response,
+    vault: VaultDep,
+    wait: Annotated[
+        bool | None,
+        Query(
+            description="true: answer once the file is read (however long it takes); false: answer "
+            "at once (202) and read it in the background; unset: in the background when it is larger "
+            "than `documents.background_above_bytes` (1 MiB)."
+        ),
+    ] = None,
+) -> UploadOut:
     """Add a document: a file (multipart, part `file`), a text (JSON `{name, content}`), or a
     file on this machine (JSON `{path}`: absolute, a regular file; folders are watched instead).
 
-    The document is searchable when this answers (`processing`); its distillations follow in the
-    background (→ `ready`).  Answers **201** for a new document, **200** when `document_id` (or
-    the same path) named one that was replaced or found `unchanged`, and **422**
-    `document_quarantined` when the file could not be parsed.
+    A file read before answering is searchable when this answers (`processing`); its
+    distillations follow in the background (→ `ready`).  Answers **201** for a new document,
+    **200** when `document_id` (or the same path) named one that was replaced or found
+    `unchanged`, and **422** `document_quarantined` when the file could not be parsed.  A large
+    file is answered **202** `parsing` at once: the document is listed with its `reading`
+    progress (`GET /v6/documents/{id}`), becomes `processing` when its text is stored, or
+    `failed` with the reason (and a quarantine entry) when it cannot be read.
     """
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     try:
@@ -136,8 +157,11 @@ async def upload_document(request: Request, response: Response, vault: VaultDep)
         # The body was cut off (the guard already answered 413) or the client left: no one reads
         # this answer.
         return Response(status_code=status.HTTP_400_BAD_REQUEST)  # type: ignore[return-value]
+    upload = replace(upload, background=None if wait is None else not wait)
     result, created = await run_in_threadpool(upload.run, vault)
-    if not created:
+    if result.status == "parsing":
+        response.status_code = status.HTTP_202_ACCEPTED
+    elif not created:
         response.status_code = status.HTTP_200_OK
     return upload_out(result)
 

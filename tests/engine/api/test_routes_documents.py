@@ -20,6 +20,7 @@ from engine.api.app import create_app
 from engine.api.server import EndpointServer
 from engine.config import EndpointSettings
 from tests.engine.api.conftest import Served, assert_error, table_counts
+from tests.engine.watch_support import wait_until
 from tests.plugins.parser_pdf import garbage_with_header, text_pdf
 
 GARDEN = "# Garden\n\nThe tomatoes need water every morning.\n\n## Tools\n\nThe rake is in the shed.\n"
@@ -85,13 +86,34 @@ def test_a_multipart_upload_over_loopback(http: httpx.Client, served: Served) ->
     assert [d["id"] for d in listed["documents"]] == [out["document_id"]]
 
 
-def test_a_large_multipart_file_is_streamed_and_stored(http: httpx.Client, served: Served) -> None:
+def test_a_large_multipart_file_is_answered_at_once_and_read_in_the_background(
+    http: httpx.Client, served: Served
+) -> None:
     line = "The quick brown fox jumps over the lazy dog near the lighthouse.\n"
-    text = line * (3 * 1024 * 1024 // len(line))  # 3 MiB: spooled to disk while it arrives
+    text = line * (3 * 1024 * 1024 // len(line))  # 3 MiB: spooled to disk while it arrives, over the 1 MiB mark
     response = http.post("/v6/documents", files={"file": ("big.txt", text.encode(), "text/plain")})
-    assert response.status_code == 201, response.text
-    info = served.vault.documents.get(response.json()["document_id"]).info
+    assert response.status_code == 202, response.text
+    out = response.json()
+    assert (out["status"], out["spans"], out["name"]) == ("parsing", 0, "big.txt")
+    doc_id = out["document_id"]
+    listed = http.get("/v6/documents").json()["documents"]
+    assert [d["id"] for d in listed] == [doc_id] and listed[0]["status"] in ("processing", "ready")
+    wait_until(lambda: http.get(f"/v6/documents/{doc_id}").json()["document"]["reading"] is None, 60)
+    info = served.vault.documents.get(doc_id).info
     assert info.size_bytes == len(text.encode()) and info.spans > 10
+
+
+def test_a_client_may_wait_for_a_large_file_or_not_wait_for_a_small_one(http: httpx.Client, served: Served) -> None:
+    line = "Oil was delivered to the lighthouse on Tuesday.\n"
+    big = (line * (2 * 1024 * 1024 // len(line))).encode()
+    waited = http.post("/v6/documents", params={"wait": "true"}, files={"file": ("big.txt", big, "text/plain")})
+    assert waited.status_code == 201, waited.text
+    assert waited.json()["status"] == "processing" and waited.json()["spans"] > 10
+    small = http.post("/v6/documents", params={"wait": "false"}, files={"file": ("small.txt", b"Rope.", "text/plain")})
+    assert small.status_code == 202 and small.json()["status"] == "parsing"
+    doc_id = small.json()["document_id"]
+    wait_until(lambda: http.get(f"/v6/documents/{doc_id}").json()["document"]["reading"] is None, 60)
+    assert served.vault.documents.get(doc_id).info.spans == 1
 
 
 def test_a_path_upload_is_new_then_unchanged_then_replaced(

@@ -8,10 +8,12 @@ only claim a test-only extension, so that the built-in parsers keep ``.txt``, ``
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 
 from engine.plugin_api import (
     ParsedDocument,
+    ParsedPage,
     ParsedSection,
     ParseLimits,
     Parser,
@@ -86,6 +88,30 @@ class FlagParser:
         if os.path.exists(flag):
             os.abort()
         return ParsedDocument(text=body, title=name)
+
+
+class GateParser:
+    """Waits until the gate file named by the file's first line exists, then reads the rest as pages split at form
+    feeds, reporting each: stands for a long parse that a test can hold open and let go of."""
+
+    name = "gate"
+    version = "1"
+    extensions = (".gate",)
+    mime_types = ()
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        gate, _, body = data.decode("utf-8").partition("\n")
+        pages = body.split("\f")
+        report = limits.progress or (lambda done, total: None)
+        report(0, len(pages))
+        while not os.path.exists(gate):
+            time.sleep(0.02)
+        found, start = [], 0
+        for number, page in enumerate(pages, start=1):
+            found.append(ParsedPage(number, start, start + len(page)))
+            start += len(page) + 1
+            report(number, len(pages))
+        return ParsedDocument(text=body, title=name, pages=tuple(found))
 
 
 class FlagParserV2(FlagParser):
