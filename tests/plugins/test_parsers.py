@@ -446,6 +446,58 @@ def test_pdf_sections_from_heading_like_lines_skip_running_footers() -> None:
     assert doc.title == "Annual Harbor Report"
 
 
+STATEMENT_PAGES = [
+    [
+        "Harbor Company and Subsidiaries",
+        "Consolidated Statement of Cash Flows",
+        "Years ended December 31",
+        "(Millions) 2018 2017 2016",
+        "Cash Flows from Operating Activities",
+        "Net income $ 5,363 $ 4,869 $ 5,058",
+        "Depreciation and amortization 1,488 1,544 1,474",
+        "Changes in Assets and Liabilities",
+        "Inventories (509) (387) 57",
+        "Accounts payable 408 24 148",
+        "Cash Flows from Investing Activities",
+        "Purchases of property, plant and equipment (1,577) (1,373) (1,420)",
+        "Pension",
+        "Medical",
+        "Other — net 9 (6) (4)",
+        "The notes are an integral part of this statement.",
+    ],
+    [
+        "PERFORMANCE BY BUSINESS SEG MENT",
+        "Each business segment is measured on its operating income. A segment reports to the board.",
+        "Every segment manager owns a segment plan, and the segment results follow the plan.",
+        "Note 14",
+        "Hedging activities are described in this note, with the derivatives the company holds.",
+    ],
+]
+
+
+def test_pdf_tables_keep_their_rows_and_stubs_out_of_the_headings_and_titles_carry_the_period() -> None:
+    doc = pdf(pdfs.text_pdf(STATEMENT_PAGES))
+    titles = [title for title, _level in outline(doc)]
+    # the statement is one section under its title, which names the period and the years of its columns
+    assert "Consolidated Statement of Cash Flows — Years ended December 31 (2018, 2017, 2016)" in titles
+    for stub in ("Inventories", "Cash Flows from", "Pension", "Medical", "Changes in", "Other — net"):
+        assert not any(t.startswith(stub) for t in titles), (stub, titles)
+    statement = titles.index("Consolidated Statement of Cash Flows — Years ended December 31 (2018, 2017, 2016)")
+    body = section_text(doc, statement)
+    assert "Inventories (509) (387) 57" in body and "Other — net 9 (6) (4)" in body
+    # letters a PDF spaced apart are joined in the title when the document uses the word; "Note 14" is a heading
+    assert "PERFORMANCE BY BUSINESS SEGMENT" in titles and "Note 14" in titles
+
+
+def test_a_line_ending_in_figures_is_a_table_row_and_a_numbered_name_is_not() -> None:
+    from plugins.parsers.pdf_headings import is_table_row
+
+    rows = ["Inventories (509) (387) 57", "Net income $ 5,363", "Total 12.5%", "(Millions) 2018 2017", "Other — —"]
+    names = ["Note 14", "Item 7", "Part II", "First Quarter", "prices rose in 2018 and 2017,", "a well-known brand"]
+    assert [is_table_row(r) for r in rows] == [True] * len(rows)
+    assert [is_table_row(n) for n in names] == [False] * len(names)
+
+
 def test_pdf_sections_from_the_outline_with_levels_and_pages() -> None:
     marks = [Bookmark("Introduction", 0, (Bookmark("Background", 1),)), Bookmark("Results", 3)]
     doc = pdf(pdfs.with_outline(report(), marks))
