@@ -83,15 +83,15 @@ def heading_lines(text: str, pages: Sequence[ParsedPage]) -> list[Heading]:
             run_end += 1
         followed_by_body = run_end + 1 < len(lines)
         if run_end - i + 1 <= _MAX_RUN and followed_by_body and lines[i].opens_paragraph:
-            for k in range(i, run_end + 1):
-                line = lines[k]
-                if in_table[k] or _DIGITS.sub("#", line.text) in recurring:
-                    continue
+            kept = [
+                k for k in range(i, run_end + 1) if not in_table[k] and _DIGITS.sub("#", lines[k].text) not in recurring
+            ]
+            for k in kept:
                 if vocabulary is None:
                     vocabulary = _Vocabulary(text)
-                period = _period(lines, run_end) if k == run_end else ""  # the line right above names the period
-                title = heading_title(vocabulary.joined(line.text) + period)
-                headings.append(Heading(line.start, title, line.level or 1))
+                period = _period(lines, run_end) if k == kept[-1] else ""  # the last heading above names the period
+                title = heading_title(vocabulary.joined(lines[k].text) + period)
+                headings.append(Heading(lines[k].start, title, lines[k].level or 1))
         i = run_end + 1
     return headings
 
@@ -188,7 +188,7 @@ def _lines(text: str, pages: Sequence[ParsedPage]) -> list[_Line]:
     return lines
 
 
-def _recurring(lines: list[_Line]) -> set[str]:
+def _recurring(lines: Sequence[_Line]) -> set[str]:
     """Heading-shaped lines (digits masked) found on more than two pages: headers and footers."""
     pages_of: dict[str, set[int]] = {}
     for line in lines:
