@@ -280,7 +280,8 @@ class DocumentSettings(_Section):
         30.0,
         gt=0,
         description="Wall-clock limit per file, before its pages are counted: a paged file (PDF) gets "
-        "parse_seconds_per_page more for each page, up to parse_timeout_max_s.",
+        "parse_seconds_per_page more for each page, and any file parse_seconds_per_megabyte more for each "
+        "megabyte, up to parse_timeout_max_s.",
     )
     parse_seconds_per_page: float = Field(
         0.5,
@@ -288,7 +289,15 @@ class DocumentSettings(_Section):
         description="Seconds added to parse_timeout_s for each page of a paged file: a 300-page annual report "
         "may take minutes where a letter takes a second.",
     )
-    parse_timeout_max_s: float = Field(900.0, gt=0, description="Wall-clock limit per file however many pages it has.")
+    parse_seconds_per_megabyte: float = Field(
+        2.0,
+        ge=0,
+        description="Seconds added to parse_timeout_s for each megabyte of the file, from the start: a 40 MB "
+        "export of plain text or HTML has no pages to count, and takes longer than a note.",
+    )
+    parse_timeout_max_s: float = Field(
+        900.0, gt=0, description="Wall-clock limit per file however many pages or megabytes it has."
+    )
     parse_memory_mb: int = Field(1024, ge=64, description="Address-space limit of the parser process.")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1, description="Largest file accepted.")
     background_above_bytes: int = Field(

@@ -80,10 +80,11 @@ _MEMORY_MARKERS: Final = (
 class SandboxLimits:
     """What one parse may use: wall-clock seconds, worker address space, input bytes, pages.
 
-    Time scales with pages: ``timeout_s`` until the parser reports the page count, then ``timeout_s`` plus
-    ``seconds_per_page`` for each page, at most ``max_timeout_s`` (:meth:`allowance`).  A flat limit either
-    refused ordinary 300-page annual reports (pypdf takes 25–50 s on some) or let a stuck one-page file hold a
-    worker for minutes.
+    Time scales with the file: ``timeout_s`` plus ``seconds_per_mb`` for each megabyte of it (known before the
+    parse, from the bytes handed over) until the parser reports the page count, then that plus
+    ``seconds_per_page`` for each page, at most ``max_timeout_s`` (:meth:`opening` and :meth:`allowance`).  A flat
+    limit either refused ordinary 300-page annual reports (pypdf takes 25–50 s on some) or let a stuck one-page file
+    hold a worker for minutes.
     """
 
     timeout_s: float
@@ -92,23 +93,29 @@ class SandboxLimits:
     max_pages: int
     seconds_per_page: float = 0.0
     max_timeout_s: float = 0.0  # 0: timeout_s
+    seconds_per_mb: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be positive, not {self.timeout_s}")
         if self.memory_mb < 1 or self.max_bytes < 1 or self.max_pages < 1:
             raise ValueError("memory_mb, max_bytes and max_pages must be at least 1")
-        if self.seconds_per_page < 0 or self.max_timeout_s < 0:
-            raise ValueError("seconds_per_page and max_timeout_s cannot be negative")
+        if self.seconds_per_page < 0 or self.max_timeout_s < 0 or self.seconds_per_mb < 0:
+            raise ValueError("seconds_per_page, seconds_per_mb and max_timeout_s cannot be negative")
 
     @property
     def longest_s(self) -> float:
         """The most wall-clock time any one parse may take."""
         return max(self.timeout_s, self.max_timeout_s)
 
-    def allowance(self, pages: int) -> float:
-        """Seconds a parse of a document of ``pages`` pages may take (pages past ``max_pages`` earn nothing)."""
-        earned = self.timeout_s + self.seconds_per_page * min(max(pages, 0), self.max_pages)
+    def opening(self, size: int) -> float:
+        """Seconds a parse of a file of ``size`` bytes may take before it reports its pages."""
+        return min(self.timeout_s + self.seconds_per_mb * max(size, 0) / 1_000_000, self.longest_s)
+
+    def allowance(self, pages: int, size: int = 0) -> float:
+        """Seconds a parse of a document of ``pages`` pages and ``size`` bytes may take (pages past ``max_pages``
+        earn nothing)."""
+        earned = self.opening(size) + self.seconds_per_page * min(max(pages, 0), self.max_pages)
         return min(earned, self.longest_s)
 
     @classmethod
@@ -121,6 +128,7 @@ class SandboxLimits:
             max_pages=settings.max_pages,
             seconds_per_page=settings.parse_seconds_per_page,
             max_timeout_s=settings.parse_timeout_max_s,
+            seconds_per_mb=settings.parse_seconds_per_megabyte,
         )
 
 
@@ -233,11 +241,11 @@ class ParserSandbox:
                 data=inline,
                 path=path,
             )
-            return self._dispatch(job, on_progress)
+            return self._dispatch(job, on_progress, size=len(data))
 
     # -- internals ---------------------------------------------------------------------------------
     def _dispatch(
-        self, job: Job, on_progress: Callable[[int, int], None] | None = None
+        self, job: Job, on_progress: Callable[[int, int], None] | None = None, *, size: int = 0
     ) -> ParsedDocument | ParseFailure:
         slot = self._slots.get()
         try:
@@ -245,7 +253,7 @@ class ParserSandbox:
                 self._check_open()
                 worker = slot if slot is not None else self._start_worker()
                 seasoned = worker.files > 0
-                result, keep = self._run(worker, job, on_progress)
+                result, keep = self._run(worker, job, on_progress, size=size)
                 self._check_open()
                 if keep and worker.files < MAX_FILES_PER_WORKER:
                     slot = worker
@@ -265,12 +273,21 @@ class ParserSandbox:
             self._slots.put(slot)
 
     def _run(
-        self, worker: WorkerProcess, job: Job, on_progress: Callable[[int, int], None] | None = None
+        self,
+        worker: WorkerProcess,
+        job: Job,
+        on_progress: Callable[[int, int], None] | None = None,
+        *,
+        size: int = 0,
     ) -> tuple[ParsedDocument | ParseFailure, bool]:
-        """One request on ``worker``; the flag says whether the worker may be kept."""
+        """One request on ``worker`` for a file of ``size`` bytes; the flag says whether the worker may be kept."""
+        limits = self.limits
         try:
             reply = worker.request(
-                job, timeout=self.limits.timeout_s, allowance=self.limits.allowance, on_progress=on_progress
+                job,
+                timeout=limits.opening(size),
+                allowance=lambda pages: limits.allowance(pages, size),
+                on_progress=on_progress,
             )
         except ParseDeadline as late:
             # No file name in the log: logs outlive a forget.

@@ -295,9 +295,9 @@ def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, windo
         "Takes effect the next time Cairn starts, except Folders (at once)."
     ]  # the watcher reads its debounce and rescan interval when it starts
     assert notes["Documents"] == [
-        "Takes effect as soon as it is saved, except Parse timeout, Parse seconds per page, Parse timeout max, "
-        "Parse memory and Max pages (at the next start)."
-    ]  # the parser sandbox reads its limits (time, per-page time, its ceiling, memory, pages) when it starts
+        "Takes effect the next time Cairn starts, except Max size, Background above, Max sections, Max spans and "
+        "Allowed roots (at once)."
+    ]  # the parser sandbox reads its limits (time, per-page and per-megabyte time, its ceiling, memory, pages) when it starts
 
 
 def test_backup_settings_apply_at_once_and_back_up_now_lists_the_generations(

@@ -124,6 +124,16 @@ class NappingParser(_Base):
         return ParsedDocument(text=name, metadata={"pid": str(os.getpid())})
 
 
+class SlowParser(_Base):
+    """Takes one second whatever the file, then answers with its name."""
+
+    name = "slow"
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        time.sleep(1.0)
+        return ParsedDocument(text=name)
+
+
 class GatheringParser(_Base):
     """For concurrency tests without timings: ``data`` names a folder; each parse leaves a marker there, notes how
     many markers it saw at once (the parses in flight together), waits until ``name``'s number of them have

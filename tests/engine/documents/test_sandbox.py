@@ -68,8 +68,9 @@ def test_limits_come_from_the_document_settings() -> None:
         max_pages=7,
         parse_seconds_per_page=0.25,
         parse_timeout_max_s=40,
+        parse_seconds_per_megabyte=3.0,
     )
-    assert SandboxLimits.from_settings(settings) == SandboxLimits(12.5, 300, 4096, 7, 0.25, 40.0)
+    assert SandboxLimits.from_settings(settings) == SandboxLimits(12.5, 300, 4096, 7, 0.25, 40.0, 3.0)
     with pytest.raises(ValueError, match="timeout_s"):
         SandboxLimits(timeout_s=0, memory_mb=1, max_bytes=1, max_pages=1)
     with pytest.raises(ValueError, match="workers"):
@@ -189,6 +190,33 @@ def test_the_time_allowed_grows_with_the_pages_up_to_its_ceiling() -> None:
     assert flat.allowance(300) == 30 and flat.longest_s == 30
     with pytest.raises(ValueError, match="negative"):
         SandboxLimits(timeout_s=1, memory_mb=1, max_bytes=1, max_pages=1, seconds_per_page=-1)
+
+
+def test_the_time_allowed_grows_with_the_bytes_before_any_page_is_counted() -> None:
+    limits = SandboxLimits(
+        timeout_s=30,
+        memory_mb=200,
+        max_bytes=10**9,
+        max_pages=500,
+        seconds_per_page=0.5,
+        max_timeout_s=200,
+        seconds_per_mb=2.0,
+    )
+    assert limits.opening(0) == 30 and limits.opening(20_000_000) == 70  # a 20 MB export: 70 s from the start
+    assert limits.allowance(100, 20_000_000) == 120  # and its pages on top
+    assert limits.opening(10**9) == 200 and limits.allowance(10**9, 10**9) == 200  # the ceiling holds
+
+
+def test_a_large_unpaged_file_gets_time_for_its_bytes() -> None:
+    # half a second flat, two more per megabyte: the one-second parse of a 4 MB file is allowed 8.5 s, and the
+    # same parse of a few bytes times out (a lower bound: a busy machine only makes it truer)
+    limits = SandboxLimits(
+        timeout_s=0.5, memory_mb=300, max_bytes=10**8, max_pages=20, seconds_per_mb=2.0, max_timeout_s=60
+    )
+    with ParserSandbox(limits) as box:
+        slow = hp.SlowParser()
+        assert parsed(box.parse(slow, b"x" * 4_000_000, name="big.txt")).text == "big.txt"
+        failed(box.parse(slow, b"x", name="small.txt"), "timeout")
 
 
 def test_a_long_paged_document_gets_time_for_its_pages_and_its_progress_is_reported() -> None:
