@@ -297,7 +297,7 @@ def test_each_group_says_truly_when_its_settings_take_effect(vault: Vault, windo
     assert notes["Documents"] == [
         "Takes effect the next time Cairn starts, except Max size, Background above, Max sections, Max spans and "
         "Allowed roots (at once)."
-    ]  # the parser sandbox reads its limits (time, per-page and per-megabyte time, its ceiling, memory, pages) when it starts
+    ]  # the parser sandbox reads its limits (times, ceiling, memory, pages) when it starts
 
 
 def test_backup_settings_apply_at_once_and_back_up_now_lists_the_generations(
