@@ -97,11 +97,10 @@ class PathNotAllowed(UserError):
 
 
 @dataclass(frozen=True, slots=True)
-class PreparedDocument:
-    """A parsed upload ready to store: everything the write transaction needs, computed before it (parse, shape,
-    firewall, embed)."""
+class _Incoming:
+    """An upload read and checked, before or after its parse: what storing or quarantining it needs."""
 
-    target: int | None  # the document this upload replaces, or None for a new one
+    target: int | None  # the document it becomes a new version of (or, read in the background, its waiting row)
     user_id: str
     project_id: str | None
     name: str
@@ -109,13 +108,22 @@ class PreparedDocument:
     parser: Parser
     digest: str
     size: int
+    source: str
+    collection_id: int | None
+    new: bool = False  # read in the background into a row made for it: a refusal leaves no earlier version
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedDocument:
+    """A parsed upload ready to store: everything the write transaction needs, computed before it (parse, shape,
+    firewall, embed)."""
+
+    upload: _Incoming  # who, what and where from: the upload as read and checked
     parsed: ParsedDocument
     spans: Sequence[SpanCut]
     texts: Sequence[str]
     vectors: Any  # the spans' vectors, or None when the embedder was down (queued instead)
     reason: str | None  # why it is degraded, or None
-    source: str
-    collection_id: int | None
 
     @property
     def status(self) -> str:
@@ -131,13 +139,13 @@ class PreparedDocument:
         """The ``documents`` columns that describe this version of the file: written alike by a new document and by
         a new version of an existing one."""
         return {
-            "name": self.name,
-            "path": self.path,
-            "mime": mimetypes.guess_type(self.name)[0],
-            "parser": self.parser.name,
-            "parser_version": self.parser.version,
-            "content_hash": self.digest,
-            "size_bytes": self.size,
+            "name": self.upload.name,
+            "path": self.upload.path,
+            "mime": mimetypes.guess_type(self.upload.name)[0],
+            "parser": self.upload.parser.name,
+            "parser_version": self.upload.parser.version,
+            "content_hash": self.upload.digest,
+            "size_bytes": self.upload.size,
             "page_count": self.pages,
             "status": self.status,
             "status_reason": self.reason,
@@ -386,21 +394,12 @@ class DocumentsApi:
         reasons = [EMPTY_FILE] if not incoming.size else [NO_TEXT] if not parsed.text.strip() else []
         reasons += shaped.notes
         prepared = PreparedDocument(
-            target=target,
-            user_id=user_id,
-            project_id=incoming.project_id,
-            name=display,
-            path=incoming.path,
-            parser=incoming.parser,
-            digest=incoming.digest,
-            size=incoming.size,
+            upload=incoming,
             parsed=parsed,
             spans=spans,
             texts=texts,
             vectors=vectors,
             reason="; ".join(reasons) or None,
-            source=incoming.source,
-            collection_id=incoming.collection_id,
         )
 
         def store(tx: Tx) -> int | None:
@@ -424,19 +423,8 @@ class DocumentsApi:
         assert self._pending is not None
         target = incoming.target
         doc_id = int(self._store.write(lambda tx: self._waiting_row(tx, incoming)))
-        pending = PendingRead(
-            document_id=doc_id,
-            name=incoming.name,
-            mime=mime,
-            path=incoming.path,
-            user_id=incoming.user_id,
-            project_id=incoming.project_id,
-            collection_id=incoming.collection_id,
-            source=incoming.source,
-            digest=incoming.digest,
-            size=incoming.size,
-            new=target is None,
-        )
+        kept = {name: getattr(incoming, name) for name in _KEPT_FOR_LATER}
+        pending = PendingRead(document_id=doc_id, mime=mime, **{**kept, "new": target is None})
         try:
             self._pending.keep(pending, payload)
         except OSError as exc:
@@ -523,17 +511,7 @@ class DocumentsApi:
         if self._reader.stopping:
             return  # the parse was cut short by closing, whatever it answered
         incoming = _Incoming(
-            target=document_id,
-            user_id=pending.user_id,
-            project_id=pending.project_id,
-            name=pending.name,
-            path=pending.path,
-            parser=parser,
-            digest=pending.digest,
-            size=pending.size,
-            source=pending.source,
-            collection_id=pending.collection_id,
-            new=pending.new,
+            target=document_id, parser=parser, **{name: getattr(pending, name) for name in _KEPT_FOR_LATER}
         )
         self._keep(incoming, parsed, settings, waited=True)
         self._pending.drop(document_id)
@@ -730,50 +708,51 @@ class DocumentsApi:
     def _write_tree(self, tx: Tx, doc: PreparedDocument) -> int:
         """Store a parsed document: its row (new, or the old one refilled), sections, spans and their vectors, then
         its collection, its watched file, and the distillation job; returns its id."""
-        doc_id = self._insert_document(tx, doc) if doc.target is None else self._replace_document(tx, doc, doc.target)
+        up = doc.upload
+        doc_id = self._insert_document(tx, doc) if up.target is None else self._replace_document(tx, doc, up.target)
         section_ids = _insert_sections(tx, doc_id, doc.parsed)
         span_ids = _insert_spans(tx, doc_id, doc, section_ids)
         if doc.vectors is not None and span_ids:
             self._vectors.add(
                 tx,
                 [
-                    VectorItem(span_id, "span", doc.user_id, doc.vectors[i], doc.digest)
+                    VectorItem(span_id, "span", up.user_id, doc.vectors[i], up.digest)
                     for i, span_id in enumerate(span_ids)
                 ],
             )
         elif span_ids:
             queue_vectors(
-                tx, self._vectors.space_id, [(span_id, "span", doc.user_id, doc.digest) for span_id in span_ids]
+                tx, self._vectors.space_id, [(span_id, "span", up.user_id, up.digest) for span_id in span_ids]
             )
-        if doc.collection_id is not None:
-            _add_member(tx, doc.collection_id, doc_id)
-        if doc.path is not None:
-            tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, doc.path))
+        if up.collection_id is not None:
+            _add_member(tx, up.collection_id, doc_id)
+        if up.path is not None:
+            tx.execute("UPDATE files SET document_id = ? WHERE path = ?", (doc_id, up.path))
         if doc.reason:
-            tx.emit("document.degraded", doc_id, name=doc.name, user_id=doc.user_id, reason=doc.reason)
+            tx.emit("document.degraded", doc_id, name=up.name, user_id=up.user_id, reason=doc.reason)
         if span_ids:
             # a degraded document with text (past a cap) is distilled too; it stays degraded (see distill.py)
             enqueue(
                 tx,
                 "distill_document",
-                {"document_id": doc_id, "content_hash": doc.digest},
+                {"document_id": doc_id, "content_hash": up.digest},
                 priority=120,
-                dedupe_key=f"distill:{doc_id}:{doc.digest}",
+                dedupe_key=f"distill:{doc_id}:{up.digest}",
             )
             if not doc.reason:
-                tx.emit("document.processing", doc_id, name=doc.name, user_id=doc.user_id, spans=len(span_ids))
+                tx.emit("document.processing", doc_id, name=up.name, user_id=up.user_id, spans=len(span_ids))
         return doc_id
 
     def _insert_document(self, tx: Tx, doc: PreparedDocument) -> int:
         doc_id = tx.new_id("document")
         row = {
             "id": doc_id,
-            "user_id": doc.user_id,
-            "project_id": doc.project_id,
+            "user_id": doc.upload.user_id,
+            "project_id": doc.upload.project_id,
             **doc.version_columns(),
             "created_at": tx.now,
             "updated_at": tx.now,
-            "source": doc.source,
+            "source": doc.upload.source,
         }
         tx.execute(f"INSERT INTO documents({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
         return doc_id
@@ -796,7 +775,7 @@ class DocumentsApi:
         tx.execute(
             f"UPDATE documents SET {', '.join(assignments)}, distillation = NULL, distiller = NULL, updated_at = ?, "
             "project_id = COALESCE(?, project_id) WHERE id = ?",
-            (*version.values(), tx.now, doc.project_id, doc_id),
+            (*version.values(), tx.now, doc.upload.project_id, doc_id),
         )
         self._vectors.delete(tx, old)
         return doc_id
@@ -1027,21 +1006,8 @@ class DocumentsApi:
             raise NotFound("collection", collection_id)
 
 
-@dataclass(frozen=True, slots=True)
-class _Incoming:
-    """An upload read and checked, before or after its parse: what storing or quarantining it needs."""
-
-    target: int | None  # the document it becomes a new version of (or, read in the background, its waiting row)
-    user_id: str
-    project_id: str | None
-    name: str
-    path: str | None
-    parser: Parser
-    digest: str
-    size: int
-    source: str
-    collection_id: int | None
-    new: bool = False  # read in the background into a row made for it: a refusal leaves no earlier version
+#: What an upload read in the background keeps on disk of its :class:`_Incoming` (the parser is found again by name).
+_KEPT_FOR_LATER = ("user_id", "project_id", "name", "path", "digest", "size", "source", "collection_id", "new")
 
 
 def _still_reading(tx: Tx, document_id: int, digest: str) -> bool:
