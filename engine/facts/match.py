@@ -136,8 +136,10 @@ def applied_from_event(q: Any, user_id: str, subject_id: int | None, p: Proposal
         involved = "json_extract(metadata, '$.retracted_by') = ?"
         args: tuple[Any, ...] = (event_id,)
     else:
+        # the JSON is read only for the few facts that were ever corroborated (instr first: most never were)
         involved = (
-            "(event_id = ? OR EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') WHERE value = ?))"
+            "(event_id = ? OR (instr(metadata, 'corroborated_by') > 0 AND "
+            "EXISTS (SELECT 1 FROM json_each(facts.metadata, '$.corroborated_by') WHERE value = ?)))"
         )
         args = (event_id, event_id)
     sql = f"SELECT id, object_norm FROM facts WHERE user_id = ? AND subject_id = ? AND predicate = ? AND {involved}"
