@@ -514,6 +514,7 @@ class Vault:
         if not scope.dry_run:
             self.vectors.after_forget()  # cascaded deletions bypass the search side; rebuild it from the store
             sweep_originals(self.store, self.paths.originals)  # a forgotten document's original file goes too
+            self.documents.sweep_waiting()  # and the bytes of an upload that was still waiting to be read
         return receipt
 
     # -- the whole vault in one file -------------------------------------------------------------------------------

@@ -968,7 +968,28 @@ class DocumentsApi:
         deleted = int(self._store.write(op))
         if self._originals_dir is not None:
             originals.sweep(self._store, self._originals_dir)
+        self.sweep_waiting()
         return deleted
+
+    def sweep_waiting(self) -> int:
+        """Remove the kept bytes of uploads whose document is gone (deleted or forgotten while it waited to be read):
+        a forget leaves no copy behind.  A parse already under way has its bytes in memory and ends without storing
+        anything.  Returns how many were removed."""
+        if self._pending is None:
+            return 0
+        waiting = self._pending.waiting()
+        if not waiting:
+            return 0
+        present: set[int] = set()
+        for chunk in chunked(waiting):
+            marks = ",".join("?" * len(chunk))
+            present.update(
+                int(r[0]) for r in self._store.query(f"SELECT id FROM documents WHERE id IN ({marks})", tuple(chunk))
+            )
+        gone = [doc_id for doc_id in waiting if doc_id not in present]
+        for doc_id in gone:
+            self._pending.drop(doc_id)
+        return len(gone)
 
     # -- quarantine --------------------------------------------------------------------------------------------
     def quarantine(self, *, user_id: str | None = None) -> list[QuarantineEntry]:

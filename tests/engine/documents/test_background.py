@@ -87,6 +87,7 @@ def test_a_document_deleted_while_it_is_read_stays_deleted(tmp_path: Path) -> No
         doc_id = result.document_id
         wait_until(lambda: (info(vault, doc_id).reading or _none()).pages_total == 1, PATIENCE_S)
         vault.documents.delete(doc_id)
+        assert not (vault.paths.uploads / str(doc_id)).exists()  # its kept bytes go with it, at once
         gate.touch()
         wait_until(lambda: vault.documents.reading() == 0, PATIENCE_S)
         assert vault.documents() == []
@@ -134,6 +135,22 @@ def test_a_waiting_document_whose_bytes_are_gone_says_so_at_the_next_open(tmp_pa
         assert lost.status == "failed" and lost.reading is None
         assert lost.status_reason is not None and "upload it again" in lost.status_reason
         assert list(vault.paths.uploads.iterdir()) == []
+
+
+def test_forgetting_a_document_that_waits_to_be_read_removes_its_kept_bytes(tmp_path: Path) -> None:
+    from engine.forget import ForgetScope
+
+    gate = tmp_path / "gate"
+    with open_vault(tmp_path / "vault", start_workers=True, plugins=[TestParsers(GateParser())]) as vault:
+        first = vault.documents.upload(name="a.gate", data=gated(gate, "Alpha."), background=True)
+        second = vault.documents.upload(name="b.gate", data=gated(gate, "Beta."), background=True)
+        assert first.document_id is not None and second.document_id is not None
+        assert (vault.paths.uploads / str(second.document_id)).exists()  # queued behind the first
+        vault.forget(ForgetScope(document_id=second.document_id))
+        assert not (vault.paths.uploads / str(second.document_id)).exists()
+        gate.touch()
+        wait_until(lambda: vault.documents.reading() == 0, PATIENCE_S)
+        assert [d.id for d in vault.documents()] == [first.document_id]
 
 
 def test_the_same_file_again_for_a_document_being_read_is_not_read_twice(tmp_path: Path) -> None:
