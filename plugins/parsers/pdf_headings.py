@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,9 +38,11 @@ _DIGITS = re.compile(r"\d+")
 _ENDS_SENTENCE = (".", "!", "?", ":", ";", '"', "”", "’", ")")
 _MAX_RUN = 3
 _MAX_PAGES_WITH_SAME_LINE = 2
-#: A figure in a table cell: 1,234 · (1,234) · $ 5,363 · 12.5% · -3 · a dash standing for nothing.
-_CELL = r"(?:\(?-?\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|[—–-])"
-_TRAILING_CELLS = re.compile(rf"(?:\s+{_CELL})+\s*$")
+#: A figure in a table cell: 1,234 · (1,234) · $ 5,363 · 12.5% · -3 · a dash standing for nothing.  A cell never
+#: starts with a space, so the spaces between cells can be split one way only, and the possessive repeat gives
+#: nothing back: a line of many figures followed by a word fails at once instead of trying every split.
+_CELL = r"(?:\(?-?(?:\$\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|[—–-])"
+_TRAILING_CELLS = re.compile(rf"(?:\s+{_CELL})++\s*$")
 _ONE_CELL = re.compile(_CELL)
 #: Non-row lines (stubs, wrapped labels, sub-headings) a table may have between two of its rows.
 _MAX_TABLE_GAP = 3
@@ -143,10 +146,7 @@ class _Vocabulary:
     """The words a document uses, to join a title's letter-spaced word ("SEG MENT") back together."""
 
     def __init__(self, text: str) -> None:
-        self._counts: dict[str, int] = {}
-        for word in _WORDS.findall(text):
-            key = word.casefold()
-            self._counts[key] = self._counts.get(key, 0) + 1
+        self._counts = Counter(word.casefold() for word in _WORDS.findall(text))
 
     def joined(self, line: str) -> str:
         """``line`` with each letter-spaced word joined back ("BUSINESS SEG MENT" → "BUSINESS SEGMENT")."""
@@ -163,8 +163,8 @@ class _Vocabulary:
         (used once at most: this very split): "MENT" is never used alone."""
         if not (_WORDS.fullmatch(left) and _WORDS.fullmatch(right)):
             return False
-        whole = self._counts.get((left + right).casefold(), 0)
-        return whole >= 2 and any(self._counts.get(part.casefold(), 0) <= 1 for part in (left, right))
+        whole = self._counts[(left + right).casefold()]
+        return whole >= 2 and any(self._counts[part.casefold()] <= 1 for part in (left, right))
 
 
 def _lines(text: str, pages: Sequence[ParsedPage]) -> list[_Line]:

@@ -496,6 +496,9 @@ def test_a_line_ending_in_figures_is_a_table_row_and_a_numbered_name_is_not() ->
     names = ["Note 14", "Item 7", "Part II", "First Quarter", "prices rose in 2018 and 2017,", "a well-known brand"]
     assert [is_table_row(r) for r in rows] == [True] * len(rows)
     assert [is_table_row(n) for n in names] == [False] * len(names)
+    # forty figures and then a word: not a row, and judged without trying every way to split the spaces (the
+    # first pattern backtracked through 2**40 of them)
+    assert not is_table_row("  ".join(str(n) for n in range(40)) + "  total")
 
 
 def test_pdf_sections_from_the_outline_with_levels_and_pages() -> None:
