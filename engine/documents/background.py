@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from engine.documents import originals
 from engine.documents.model import ReadProgress
 from engine.permissions import private_dir, private_file
 
@@ -89,12 +90,8 @@ class PendingFolder:
         shutil.rmtree(self.folder / str(int(document_id)), ignore_errors=True)
 
     def waiting(self) -> list[int]:
-        """The documents with an upload waiting, oldest id first."""
-        if not self.folder.is_dir():
-            return []
-        return sorted(
-            int(p.name) for p in self.folder.iterdir() if p.is_dir() and not p.is_symlink() and p.name.isdigit()
-        )
+        """The documents with an upload waiting, oldest id first (one folder per document, as the originals')."""
+        return sorted(originals.held(self.folder))
 
 
 class BackgroundReader:
@@ -120,7 +117,7 @@ class BackgroundReader:
 
     @property
     def stopping(self) -> bool:
-        """True once :meth:`close` has begun: a read that ends now must not store or refuse anything."""
+        """True once :meth:`stop` was called: a read that ends now must not store or refuse anything."""
         return self._stopping.is_set()
 
     def submit(self, document_id: int) -> None:
@@ -162,30 +159,25 @@ class BackgroundReader:
             if document_id is None or self._stopping.is_set():
                 return
             try:
-                self._read(document_id, _Announcer(self, document_id))
+                self._read(document_id, self._reporter(document_id))
             except Exception:  # the reader must outlive one bad upload; read() records what it can
                 log.exception("reading document %s in the background failed", document_id)
             finally:
                 with self._lock:
                     self._progress.pop(document_id, None)
 
-    def _note(self, document_id: int, progress: ReadProgress) -> None:
-        with self._lock:
-            self._progress[document_id] = progress
+    def _reporter(self, document_id: int) -> Callable[[int, int], None]:
+        """The progress callback of one document's parse: keeps the latest figure, tells the feed once a second."""
+        last = -PROGRESS_EVERY_S
 
+        def report(done: int, total: int) -> None:
+            nonlocal last
+            progress = ReadProgress(done, total)
+            with self._lock:
+                self._progress[document_id] = progress
+            now = time.monotonic()
+            if now - last >= PROGRESS_EVERY_S:
+                last = now
+                self._announce(document_id, progress)
 
-class _Announcer:
-    """The progress callback of one document's parse: keeps the latest figure, tells the feed once a second."""
-
-    def __init__(self, reader: BackgroundReader, document_id: int) -> None:
-        self._reader = reader
-        self._document_id = document_id
-        self._last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        progress = ReadProgress(done, total)
-        self._reader._note(self._document_id, progress)
-        now = time.monotonic()
-        if now - self._last >= PROGRESS_EVERY_S:
-            self._last = now
-            self._reader._announce(self._document_id, progress)
+        return report

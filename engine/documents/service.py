@@ -112,6 +112,18 @@ class _Incoming:
     collection_id: int | None
     new: bool = False  # read in the background into a row made for it: a refusal leaves no earlier version
 
+    def file_columns(self) -> dict[str, Any]:
+        """The ``documents`` columns that describe the file itself, known before it is parsed."""
+        return {
+            "name": self.name,
+            "path": self.path,
+            "mime": mimetypes.guess_type(self.name)[0],
+            "parser": self.parser.name,
+            "parser_version": self.parser.version,
+            "content_hash": self.digest,
+            "size_bytes": self.size,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedDocument:
@@ -139,13 +151,7 @@ class PreparedDocument:
         """The ``documents`` columns that describe this version of the file: written alike by a new document and by
         a new version of an existing one."""
         return {
-            "name": self.upload.name,
-            "path": self.upload.path,
-            "mime": mimetypes.guess_type(self.upload.name)[0],
-            "parser": self.upload.parser.name,
-            "parser_version": self.upload.parser.version,
-            "content_hash": self.upload.digest,
-            "size_bytes": self.upload.size,
+            **self.upload.file_columns(),
             "page_count": self.pages,
             "status": self.status,
             "status_reason": self.reason,
@@ -319,8 +325,7 @@ class DocumentsApi:
             self._require_collection(collection_id, user_id)
         if target is not None and not force:
             row = self._store.query(
-                f"SELECT content_hash, parser_version, status, json_extract(metadata, '$.{READING_KEY}') "
-                "FROM documents WHERE id = ?",
+                f"SELECT content_hash, parser_version, status, {_READING} FROM documents WHERE id = ?",
                 (target,),
             )
             if row and row[0][3] == digest:  # the same file again while it waits to be read
@@ -445,13 +450,7 @@ class DocumentsApi:
                 "id": doc_id,
                 "user_id": incoming.user_id,
                 "project_id": incoming.project_id,
-                "name": incoming.name,
-                "path": incoming.path,
-                "mime": mimetypes.guess_type(incoming.name)[0],
-                "parser": incoming.parser.name,
-                "parser_version": incoming.parser.version,
-                "content_hash": incoming.digest,
-                "size_bytes": incoming.size,
+                **incoming.file_columns(),
                 "status": "processing",
                 "metadata": json.dumps({READING_KEY: incoming.digest}),
                 "created_at": tx.now,
@@ -483,10 +482,7 @@ class DocumentsApi:
             self._abandon(document_id, "its file was lost before it could be read; upload it again")
             return
         pending, payload = loaded
-        if not self._store.query(
-            f"SELECT 1 FROM documents WHERE id = ? AND json_extract(metadata, '$.{READING_KEY}') = ?",
-            (document_id, pending.digest),
-        ):
+        if not self._store.query(_STILL_READING, (document_id, pending.digest)):
             self._pending.drop(document_id)  # deleted, or uploaded again, while it waited
             return
         settings: Settings = self._settings()
@@ -522,7 +518,7 @@ class DocumentsApi:
         def op(tx: Tx) -> None:
             tx.execute(
                 f"UPDATE documents SET status = 'failed', status_reason = ?, "
-                f"metadata = json_remove(metadata, '$.{READING_KEY}'), updated_at = ? WHERE id = ?",
+                f"{_END_READING}, updated_at = ? WHERE id = ?",
                 (reason, tx.now, document_id),
             )
             tx.emit("document.degraded", document_id, reason=reason)
@@ -538,9 +534,7 @@ class DocumentsApi:
         if self._pending is None:
             return 0
         kept = set(self._pending.waiting())
-        rows = self._store.query(
-            f"SELECT id FROM documents WHERE json_extract(metadata, '$.{READING_KEY}') IS NOT NULL"
-        )
+        rows = self._store.query(f"SELECT id FROM documents WHERE {_READING} IS NOT NULL")
         waiting = [int(r[0]) for r in rows]
         for doc_id in sorted(kept - set(waiting)):
             self._pending.drop(doc_id)
@@ -674,7 +668,7 @@ class DocumentsApi:
             )
             tx.execute(
                 f"UPDATE documents SET status = 'failed', status_reason = ?, "
-                f"metadata = json_remove(metadata, '$.{READING_KEY}'), updated_at = ? WHERE id = ?",
+                f"{_END_READING}, updated_at = ? WHERE id = ?",
                 (reason, tx.now, target),
             )
             tx.emit("document.degraded", target, reason=failure.reason, user_id=user_id)
@@ -974,22 +968,9 @@ class DocumentsApi:
     def sweep_waiting(self) -> int:
         """Remove the kept bytes of uploads whose document is gone (deleted or forgotten while it waited to be read):
         a forget leaves no copy behind.  A parse already under way has its bytes in memory and ends without storing
-        anything.  Returns how many were removed."""
-        if self._pending is None:
-            return 0
-        waiting = self._pending.waiting()
-        if not waiting:
-            return 0
-        present: set[int] = set()
-        for chunk in chunked(waiting):
-            marks = ",".join("?" * len(chunk))
-            present.update(
-                int(r[0]) for r in self._store.query(f"SELECT id FROM documents WHERE id IN ({marks})", tuple(chunk))
-            )
-        gone = [doc_id for doc_id in waiting if doc_id not in present]
-        for doc_id in gone:
-            self._pending.drop(doc_id)
-        return len(gone)
+        anything.  Returns how many were removed.  The folders are laid out as the originals' are, one per
+        document id, so the originals' sweep serves."""
+        return 0 if self._pending is None else originals.sweep(self._store, self._pending.folder)
 
     # -- quarantine --------------------------------------------------------------------------------------------
     def quarantine(self, *, user_id: str | None = None) -> list[QuarantineEntry]:
@@ -1027,19 +1008,18 @@ class DocumentsApi:
             raise NotFound("collection", collection_id)
 
 
+#: The hash of the upload a document waits for (NULL when it waits for none), and the assignment that ends the wait.
+_READING = f"json_extract(metadata, '$.{READING_KEY}')"
+_END_READING = f"metadata = json_remove(metadata, '$.{READING_KEY}')"
+_STILL_READING = f"SELECT 1 FROM documents WHERE id = ? AND {_READING} = ?"
+
 #: What an upload read in the background keeps on disk of its :class:`_Incoming` (the parser is found again by name).
 _KEPT_FOR_LATER = ("user_id", "project_id", "name", "path", "digest", "size", "source", "collection_id", "new")
 
 
 def _still_reading(tx: Tx, document_id: int, digest: str) -> bool:
     """The document still waits for this upload (not deleted, not superseded by another upload meanwhile)."""
-    return (
-        tx.scalar(
-            f"SELECT 1 FROM documents WHERE id = ? AND json_extract(metadata, '$.{READING_KEY}') = ?",
-            (document_id, digest),
-        )
-        is not None
-    )
+    return tx.scalar(_STILL_READING, (document_id, digest)) is not None
 
 
 def _undo_waiting(tx: Tx, document_id: int, *, new: bool) -> None:
@@ -1048,9 +1028,7 @@ def _undo_waiting(tx: Tx, document_id: int, *, new: bool) -> None:
         tx.execute("UPDATE files SET document_id = NULL WHERE document_id = ?", (document_id,))
         tx.execute("DELETE FROM objects WHERE id = ?", (document_id,))
     else:
-        tx.execute(
-            f"UPDATE documents SET metadata = json_remove(metadata, '$.{READING_KEY}') WHERE id = ?", (document_id,)
-        )
+        tx.execute(f"UPDATE documents SET {_END_READING} WHERE id = ?", (document_id,))
 
 
 @dataclass(frozen=True, slots=True)
