@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from engine.documents.model import DocumentInfo, DocumentTree, SectionView, SpanView
 from engine.errors import NotFound
 from ui.format import local_time, plural
+from ui.models.documents import reading_words
 from ui.models.sections import SectionTreeModel, page_label
 from ui.ops import OpRunner
 from ui.widgets.labels import heading_label, secondary_label
@@ -87,9 +88,8 @@ def status_line(info: DocumentInfo) -> str:
     """The document's status in words (with the reason when it is degraded or failed)."""
     text = STATUS_TEXT.get(info.status, info.status)
     if info.reading is not None:
-        pages = info.reading
-        done = f"{pages.pages_read:,} of {pages.pages_total:,} pages read" if pages.pages_total else "starting"
-        return f"Being read in the background ({done}); its text becomes searchable when it is stored."
+        progress = reading_words(info.reading)
+        return f"Being read in the background ({progress}); its text becomes searchable when it is stored."
     if info.status in ("degraded", "failed"):
         reason = info.status_reason or "no reason recorded"
         return f"{text}: {reason}."

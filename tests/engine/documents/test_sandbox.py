@@ -208,10 +208,10 @@ def test_the_time_allowed_grows_with_the_bytes_before_any_page_is_counted() -> N
 
 
 def test_a_large_unpaged_file_gets_time_for_its_bytes() -> None:
-    # half a second flat, two more per megabyte: the one-second parse of a 4 MB file is allowed 8.5 s, and the
+    # half a second flat, ten more per megabyte: the one-second parse of a 4 MB file is allowed 40.5 s, and the
     # same parse of a few bytes times out (a lower bound: a busy machine only makes it truer)
     limits = SandboxLimits(
-        timeout_s=0.5, memory_mb=300, max_bytes=10**8, max_pages=20, seconds_per_mb=2.0, max_timeout_s=60
+        timeout_s=0.5, memory_mb=300, max_bytes=10**8, max_pages=20, seconds_per_mb=10.0, max_timeout_s=60
     )
     with ParserSandbox(limits) as box:
         slow = hp.SlowParser()
