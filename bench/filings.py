@@ -21,7 +21,9 @@ What one run does:
 Reported per split (the 30 development filings named in :data:`DEVELOPMENT`, and the others held out): page hit@1,
 @5 and @10 — the share of questions whose gold page is among the pages of the first k results — and evidence-quote
 recall@10, the share of the quote's distinct words found in the first ten results' texts (a baseline row is a whole
-page, a Cairn block one span, so this one favours the baseline).
+page, a Cairn block one span, so this one favours the baseline); and context quote recall, the same share in what a
+model would read — Cairn's ``llm_context`` text at the default budget, the baseline's first pages cut to the same
+6,000 characters.
 
 Usage: ``python -m bench.filings --data DIR [--split dev|held|all] [--limit-filings N] [--vault DIR] [--json F]``
 """
@@ -62,6 +64,8 @@ QUESTIONS_FILE = "financebench_open_source.jsonl"
 CACHE = ROOT / "bench" / "out" / "filings-pages"
 KS = (1, 5, 10)
 _WORD = re.compile(r"\w+")
+#: What a model reads of the baseline's pages: the default recall budget of 1,500 tokens, at 4 characters a token.
+CONTEXT_CHARS = 6000
 #: One filing's upload, parse and indexing at most (the vault's own parse limit answers well before this).
 UPLOAD_TIMEOUT_S = 900.0
 
@@ -83,6 +87,7 @@ class Ranked:
 
     pages: list[frozenset[int]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    context: str = ""  # what a model would read: recall's llm_context, or the first pages within its budget
 
 
 def load_questions(data: Path) -> tuple[list[Question], dict[str, Path]]:
@@ -168,6 +173,7 @@ class PageIndex:
         for d, page in self._db.execute(sql + " ORDER BY bm25(pages) LIMIT ?", (*params, k)):
             out.pages.append(frozenset({int(page)}))
             out.texts.append(self._texts[str(d)][int(page)])
+        out.context = "\n".join(out.texts)[:CONTEXT_CHARS]
         return out
 
 
@@ -252,7 +258,7 @@ def cairn_search(client: httpx.Client, question: str, document_id: int | None, k
         body["document_id"] = document_id
     answer = client.post("/v6/recall", json=body, timeout=120.0)
     answer.raise_for_status()
-    out = Ranked()
+    out = Ranked(context=str(answer.json()["llm_context"]["text"]))
     # A document-scoped recall pins the document's distillations (its outline) ahead of the ranked blocks, outside
     # the limit: they are not results, and are left out here.
     ranked = [b for b in answer.json()["blocks"] if b.get("kind") not in ("document", "section")]
@@ -276,10 +282,19 @@ def hit_at(ranked: Ranked, gold: frozenset[int], k: int) -> bool:
 
 def quote_recall(ranked: Ranked, quote: str, k: int = 10) -> float:
     """The share of the quote's distinct words found in the first k results' texts."""
+    return _share_found(quote, ranked.texts[:k])
+
+
+def context_quote_recall(ranked: Ranked, quote: str) -> float:
+    """The share of the quote's distinct words in what a model reads (:attr:`Ranked.context`)."""
+    return _share_found(quote, [ranked.context])
+
+
+def _share_found(quote: str, texts: Iterable[str]) -> float:
     wanted = {w.lower() for w in _WORD.findall(quote)}
     if not wanted:
         return 1.0
-    seen = {w.lower() for text in ranked.texts[:k] for w in _WORD.findall(text)}
+    seen = {w.lower() for text in texts for w in _WORD.findall(text)}
     return len(wanted & seen) / len(wanted)
 
 
@@ -290,6 +305,7 @@ def score(results: Iterable[tuple[Question, Ranked]]) -> dict[str, float]:
         return {}
     out = {f"hit@{k}": round(sum(hit_at(r, q.pages, k) for q, r in rows) / len(rows), 3) for k in KS}
     out["quote_recall@10"] = round(statistics.fmean(quote_recall(r, q.quote) for q, r in rows), 3)
+    out["context_quote"] = round(statistics.fmean(context_quote_recall(r, q.quote) for q, r in rows), 3)
     out["questions"] = len(rows)
     return out
 
@@ -365,12 +381,13 @@ def report(result: dict[str, Any]) -> str:
     for doc, reason in sorted(ing["refused"].items()):
         lines.append(f"  refused {doc}: {reason}")
     lines.append(f"recall median {result['recall_ms_median']} ms")
-    lines.append(f"{'system/split/scope':<24} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'hit@10':>6} {'quote@10':>8}")
+    heads = f"{'hit@1':>6} {'hit@5':>6} {'hit@10':>6} {'quote@10':>8} {'context':>8}"
+    lines.append(f"{'system/split/scope':<24} {'n':>4} {heads}")
     for name, s in result["scores"].items():
         if s:
             lines.append(
                 f"{name:<24} {s['questions']:>4} {s['hit@1']:>6.3f} {s['hit@5']:>6.3f} {s['hit@10']:>6.3f} "
-                f"{s['quote_recall@10']:>8.3f}"
+                f"{s['quote_recall@10']:>8.3f} {s['context_quote']:>8.3f}"
             )
     return "\n".join(lines)
 

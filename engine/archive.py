@@ -101,6 +101,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("documents", "documents", "document"),
     Kind("sections", "sections", "section"),
     Kind("spans", "spans", "span"),
+    Kind("tables", "document_tables"),
     Kind("facts", "facts", "fact", links=(_subjects("fact_subjects", "fact_id"),)),
     Kind("conflicts", "conflicts", "conflict"),
     Kind("observations", "observations", "observation", links=(_subjects("observation_subjects", "observation_id"),)),

@@ -65,6 +65,20 @@ class ParsedPage:
 
 
 @dataclass(frozen=True, slots=True)
+class ParsedTable:
+    """A table in :attr:`ParsedDocument.text`: ``start_char`` … ``end_char`` holds its caption and header lines
+    (up to ``header_end``) and then its rows.
+
+    Spans are cut as for any text (searching rows finds a row); a table is what recall shows when a span falls
+    inside one, so the model reads a figure with its column header and its statement's caption, not a slice.
+    """
+
+    start_char: int
+    header_end: int
+    end_char: int
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedDocument:
     """What a parser returns: the normalised text plus its structure."""
 
@@ -74,6 +88,7 @@ class ParsedDocument:
     title: str = ""
     metadata: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    tables: tuple[ParsedTable, ...] = ()
 
 
 class ParseError(Exception):

@@ -27,9 +27,9 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from engine.plugin_api import ParsedDocument, ParsedPage, ParsedSection
+from engine.plugin_api import ParsedDocument, ParsedPage, ParsedSection, ParsedTable
 
 TARGET_CHARS = 700
 MAX_CHARS = 1000
@@ -54,12 +54,25 @@ class SpanCut:
 
 
 @dataclass(frozen=True, slots=True)
+class TableCut:
+    """One table as stored: its section's index and offsets into the document text, within that section; the
+    caption and header lines run from ``start`` to ``header_end``, the rows from there to ``end``."""
+
+    section: int
+    start: int
+    header_end: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
 class Shape:
-    """A document's sections and spans as they will be stored, and what the caps changed (empty: nothing)."""
+    """A document's sections, spans and tables as they will be stored, and what the caps changed (empty:
+    nothing)."""
 
     sections: tuple[ParsedSection, ...]
     spans: list[SpanCut]
     notes: tuple[str, ...]
+    tables: list[TableCut] = field(default_factory=list)
 
 
 def sections_of(parsed: ParsedDocument) -> list[ParsedSection]:
@@ -86,7 +99,44 @@ def shape(parsed: ParsedDocument, *, max_sections: int, max_spans: int) -> Shape
     sections, section_note = cap_sections(sections, max_sections)
     spans, span_note = cap_spans(cut(parsed, sections), max_spans, len(sections))
     notes = tuple(note for note in (section_note, span_note) if note)
-    return Shape(tuple(sections), spans, notes)
+    return Shape(tuple(sections), spans, notes, place_tables(parsed.tables, sections, spans))
+
+
+def place_tables(
+    tables: Sequence[ParsedTable], sections: Sequence[ParsedSection], spans: Sequence[SpanCut]
+) -> list[TableCut]:
+    """Each table in the section holding its first row, clipped to that section (a table never crosses one: a
+    section is what a span names), and left out when one span already holds it whole — recall would show that
+    span's text anyway."""
+    starts = [s.start_char for s in sections]
+    ordered = all(a <= b for a, b in itertools.pairwise(starts))
+    by_section: dict[int, list[SpanCut]] = {}
+    for span in spans:
+        by_section.setdefault(span.section, []).append(span)
+    placed: list[TableCut] = []
+    for table in tables:
+        index = _section_at(sections, starts, ordered, table.header_end)
+        if index is None:
+            continue
+        section = sections[index]
+        start, end = max(table.start_char, section.start_char), min(table.end_char, section.end_char)
+        if end <= start or any(sp.start <= start and end <= sp.end for sp in by_section.get(index, ())):
+            continue
+        placed.append(TableCut(index, start, min(max(table.header_end, start), end), end))
+    return placed
+
+
+def _section_at(sections: Sequence[ParsedSection], starts: Sequence[int], ordered: bool, offset: int) -> int | None:
+    """The index of the section holding ``offset`` (None: none does)."""
+    if ordered:
+        index = bisect.bisect_right(starts, offset) - 1
+        candidates: Sequence[int] = (index,) if index >= 0 else ()
+    else:
+        candidates = range(len(sections))
+    for index in candidates:
+        if sections[index].start_char <= offset < sections[index].end_char:
+            return index
+    return None
 
 
 def fold_heading_only(text: str, sections: Sequence[ParsedSection]) -> list[ParsedSection]:

@@ -44,6 +44,7 @@ from engine.plugin_api import (
     ParsedDocument,
     ParsedPage,
     ParsedSection,
+    ParsedTable,
     ParseError,
     ParseLimits,
     Parser,
@@ -129,6 +130,7 @@ def document_to_wire(doc: ParsedDocument) -> tuple[Any, ...]:
         doc.title,
         tuple((k, v) for k, v in doc.metadata.items()),
         tuple(doc.warnings),
+        tuple((t.start_char, t.header_end, t.end_char) for t in doc.tables),
     )
 
 
@@ -139,9 +141,9 @@ def document_from_wire(wire: object) -> ParsedDocument:
         ValueError: the value does not have the expected shape or types, or a section or page
             lies outside the text (offsets index the text; spans are cut along them).
     """
-    if not (isinstance(wire, tuple) and len(wire) == 6):
-        raise ValueError("result is not a 6-tuple")
-    text, sections, pages, title, metadata, warnings = wire
+    if not (isinstance(wire, tuple) and len(wire) == 7):
+        raise ValueError("result is not a 7-tuple")
+    text, sections, pages, title, metadata, warnings, tables = wire
     _expect(isinstance(text, str), "text is not a string")
     _expect(isinstance(title, str), "title is not a string")
     _expect(_tuple_of(sections, 6) and _tuple_of(pages, 3), "sections or pages are malformed")
@@ -165,6 +167,12 @@ def document_from_wire(wire: object) -> ParsedDocument:
         _expect(isinstance(key, str) and isinstance(value, str), "metadata holds a non-string")
         meta[key] = value
     _expect(all(isinstance(w, str) for w in warnings), "a warning is not a string")
+    _expect(_tuple_of(tables, 3), "tables are malformed")
+    built_tables = []
+    for start, header_end, end in tables:
+        _expect(_ints(start, header_end, end), "a table has a wrong field type")
+        _expect(0 <= start <= header_end <= end <= len(text), "a table lies outside the text")
+        built_tables.append(ParsedTable(start, header_end, end))
     return ParsedDocument(
         text=text,
         sections=tuple(built_sections),
@@ -172,6 +180,7 @@ def document_from_wire(wire: object) -> ParsedDocument:
         title=title,
         metadata=meta,
         warnings=tuple(warnings),
+        tables=tuple(built_tables),
     )
 
 

@@ -38,7 +38,7 @@ from engine.ai.embedders import Embedder
 from engine.config import PrivacySettings, Settings
 from engine.documents import originals
 from engine.documents.background import BackgroundReader, PendingFolder, PendingRead
-from engine.documents.chunking import SpanCut, sections_of, shape
+from engine.documents.chunking import SpanCut, TableCut, sections_of, shape
 from engine.documents.content import binary_content
 from engine.documents.model import (
     DOCUMENT_COLUMNS,
@@ -126,6 +126,24 @@ class _Incoming:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A table as it is stored: where it lies, and its text passed through the firewall (caption and header lines
+    first: ``header_chars`` of it), so a table shows nothing its spans would not."""
+
+    cut: TableCut
+    text: str
+    header_chars: int
+
+    @classmethod
+    def of(cls, text: str, cut: TableCut, policy: Any) -> StoredTable:
+        """The table ``cut`` of the document ``text``, its two parts firewalled apart so the header's length is
+        known after any redaction."""
+        header = firewall_apply(text[cut.start : cut.header_end], policy).text
+        rows = firewall_apply(text[cut.header_end : cut.end], policy).text
+        return cls(cut, header + rows, len(header))
+
+
+@dataclass(frozen=True, slots=True)
 class PreparedDocument:
     """A parsed upload ready to store: everything the write transaction needs, computed before it (parse, shape,
     firewall, embed)."""
@@ -134,6 +152,7 @@ class PreparedDocument:
     parsed: ParsedDocument
     spans: Sequence[SpanCut]
     texts: Sequence[str]
+    tables: Sequence[StoredTable]
     vectors: Any  # the spans' vectors, or None when the embedder was down (queued instead)
     reason: str | None  # why it is degraded, or None
 
@@ -179,6 +198,14 @@ def _insert_sections(tx: Tx, doc_id: int, parsed: ParsedDocument) -> list[int]:
         ],
     )
     return section_ids
+
+
+def _insert_tables(tx: Tx, doc_id: int, doc: PreparedDocument, section_ids: Sequence[int]) -> None:
+    tx.executemany(
+        "INSERT INTO document_tables(document_id, section_id, start_char, end_char, header_chars, text) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(doc_id, section_ids[t.cut.section], t.cut.start, t.cut.end, t.header_chars, t.text) for t in doc.tables],
+    )
 
 
 def _insert_spans(tx: Tx, doc_id: int, doc: PreparedDocument, section_ids: Sequence[int]) -> list[int]:
@@ -389,6 +416,7 @@ class DocumentsApi:
         parsed = _masked_structure(replace(parsed, sections=shaped.sections), settings.privacy)
         spans = shaped.spans
         texts = [firewall_apply(parsed.text[s.start : s.end], settings.privacy).text for s in spans]
+        tables = [StoredTable.of(parsed.text, t, settings.privacy) for t in shaped.tables]
         vectors = None
         if texts:
             try:
@@ -403,6 +431,7 @@ class DocumentsApi:
             parsed=parsed,
             spans=spans,
             texts=texts,
+            tables=tables,
             vectors=vectors,
             reason="; ".join(reasons) or None,
         )
@@ -706,6 +735,7 @@ class DocumentsApi:
         doc_id = self._insert_document(tx, doc) if up.target is None else self._replace_document(tx, doc, up.target)
         section_ids = _insert_sections(tx, doc_id, doc.parsed)
         span_ids = _insert_spans(tx, doc_id, doc, section_ids)
+        _insert_tables(tx, doc_id, doc, section_ids)
         if doc.vectors is not None and span_ids:
             self._vectors.add(
                 tx,

@@ -55,6 +55,7 @@ from engine.recall.hydrate import (
     open_conflicts,
 )
 from engine.recall.porter import stem
+from engine.recall.tables import table_view
 from engine.recall.types import Block, Evidence, LLMContext, RecallRequest, RecallResult, Routing, Turn as HistoryTurn
 from engine.store import Reader
 
@@ -322,6 +323,9 @@ def _block(anchor: Any, hydrated: dict[str, dict[int, Any]], around_turns: dict[
                 channels,
                 meta,
             )
+        view = table_view(span)
+        if view is not None:
+            meta["table"] = {"id": view.table_id, "text": view.text, "whole": view.whole}
         return Block(
             "span", span.id, span.text, score, (span.id, span.document_id), (ev,), span.document_at, channels, meta
         )
@@ -604,7 +608,9 @@ def _date(value: datetime | None) -> str:
     return f"{value:%Y-%m-%d}" if value is not None else "undated"
 
 
-def _line(block: Block) -> str:
+def _line(block: Block, *, plain: bool = False) -> str:
+    """The block's line of the prompt text; a span inside a table shows the table (see :mod:`engine.recall.tables`)
+    unless ``plain``."""
     when = _date(block.at)
     if block.kind == "fact":
         quote = block.evidence[0].text if block.evidence else ""
@@ -628,7 +634,11 @@ def _line(block: Block) -> str:
         where += f" › {block.meta['section']}"
     if block.meta.get("page_start"):
         where += f" (p. {block.meta['page_start']})"
-    text = block.content if len(block.content) <= 600 else block.content[:597] + "…"
+    table = block.meta.get("table")
+    if table and not plain:
+        text = str(table["text"])
+    else:
+        text = block.content if len(block.content) <= 600 else block.content[:597] + "…"
     return f"- [#{block.id} {where}] ({when}) {text}"
 
 
@@ -705,12 +715,20 @@ def _render(
     _render_outline(sheet, outline)
     shown |= {b.id for b in outline}
     floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
+    whole_tables: set[int] = set()  # tables shown whole: a later span of one adds nothing
     for block in [*answer, *blocks]:
         if block.id in shown or not _worth_a_line(block, floor, answer, analysis):
+            continue
+        table = block.meta.get("table") if block.kind == "span" else None
+        if table and table["id"] in whole_tables:
             continue
         section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
         if sheet.take(section, _line(block), block):
             shown.add(block.id)
+            if table and table["whole"]:
+                whole_tables.add(table["id"])
+        elif table and sheet.take(section, _line(block, plain=True), block):
+            shown.add(block.id)  # the table is too long for what is left of the budget: the span alone
     return sheet.context()
 
 

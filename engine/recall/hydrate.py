@@ -6,7 +6,7 @@ return and runs no SQL of its own."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -47,8 +47,19 @@ class EpisodeRow:
 
 
 @dataclass(frozen=True, slots=True)
+class TableRow:
+    """A document table (``document_tables``) as recall needs it."""
+
+    id: int
+    start_char: int
+    end_char: int
+    header_chars: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class SpanRow:
-    """A document span as recall needs it."""
+    """A document span as recall needs it, with the table it lies in (if any)."""
 
     id: int
     document_id: int
@@ -61,6 +72,7 @@ class SpanRow:
     start_char: int
     end_char: int
     document_at: datetime | None = None  # when the vault got this version of the document
+    table: TableRow | None = None
 
 
 def _marks(ids: list[int]) -> str:
@@ -146,6 +158,30 @@ def load_spans(store: Reader, ids: Iterable[int]) -> dict[int, SpanRow]:
                 int(r[9]),
                 from_epoch(float(r[10])),
             )
+    return _with_tables(store, out)
+
+
+def _with_tables(store: Reader, spans: dict[int, SpanRow]) -> dict[int, SpanRow]:
+    """``spans`` each with the table of its section it overlaps most (one query for all of them)."""
+    sections = sorted({s.section_id for s in spans.values() if s.section_id is not None})
+    tables: dict[int, list[TableRow]] = {}
+    for chunk in chunked(sections):
+        for r in store.query(
+            "SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables "
+            f"WHERE section_id IN ({_marks(chunk)})",
+            tuple(chunk),
+        ):
+            tables.setdefault(int(r[0]), []).append(TableRow(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])))
+    if not tables:
+        return spans
+    out: dict[int, SpanRow] = {}
+    for span_id, span in spans.items():
+        best, most = None, 0
+        for table in tables.get(span.section_id or -1, ()):
+            overlap = min(span.end_char, table.end_char) - max(span.start_char, table.start_char)
+            if overlap > most:
+                best, most = table, overlap
+        out[span_id] = replace(span, table=best) if best is not None else span
     return out
 
 

@@ -698,6 +698,30 @@ def m009_activity(conn: Connection) -> None:
     _script(conn, M009_SQL)
 
 
+M010_SQL = """
+CREATE TABLE document_tables (
+  id INTEGER PRIMARY KEY,
+  document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  section_id INTEGER NOT NULL REFERENCES sections(id) ON DELETE CASCADE,
+  start_char INTEGER NOT NULL,
+  end_char INTEGER NOT NULL,
+  header_chars INTEGER NOT NULL DEFAULT 0,
+  text TEXT NOT NULL
+);
+CREATE INDEX document_tables_section ON document_tables(section_id, start_char);
+CREATE INDEX document_tables_document ON document_tables(document_id);
+"""
+
+
+def m010_document_tables(conn: Connection) -> None:
+    """Tables of a document (issue 27): a statement or schedule as one unit, caption and header lines first
+    (``header_chars`` of ``text``), so recall can show a span that falls inside a table as the whole table.  The
+    text passed the privacy firewall like a span's; ``start_char``/``end_char`` index the parsed text, within one
+    section, and go with it (a new version replaces its sections).  Not searched: spans stay the searched units.
+    Documents stored before this migration have none until they are read again."""
+    _script(conn, M010_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "m001_initial", m001_initial),
     Migration(2, "m002_search_statistics", m002_search_statistics),
@@ -708,6 +732,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "m007_workspace", m007_workspace),
     Migration(8, "m008_perspectives", m008_perspectives),
     Migration(9, "m009_activity", m009_activity),
+    Migration(10, "m010_document_tables", m010_document_tables),
 )
 
 #: The schema version this code writes and understands.

@@ -28,7 +28,8 @@ from engine.plugin_api import LimitExceeded, ParsedDocument, ParsedPage, ParseEr
 from plugins.parsers.assembly import Heading, heading_title, title_from_name
 from plugins.parsers.decoding import normalise_newlines, strip_controls
 from plugins.parsers.limits import check_bytes, check_chars, check_pages
-from plugins.parsers.pdf_headings import heading_lines
+from plugins.parsers.pdf_headings import heading_lines, lines_of
+from plugins.parsers.pdf_tables import tables_of
 from plugins.parsers.sectioning import page_group_sections, sections_from_headings
 
 if TYPE_CHECKING:
@@ -93,9 +94,10 @@ def _parse(data: bytes, name: str, limits: ParseLimits, warnings: list[str]) -> 
     check_pages(count, limits)
     texts = _page_texts(reader, data, limits, warnings)
     text, pages = _join_pages(texts)
+    lines = lines_of(text, pages)
     headings = _outline_headings(reader, text, pages, warnings)
     if not headings:
-        headings = heading_lines(text, pages)
+        headings = heading_lines(text, pages, lines)
     sections = sections_from_headings(text, headings, pages) if headings else page_group_sections(text, pages)
     metadata = _metadata(reader, warnings)
     metadata["pages"] = str(count)
@@ -114,6 +116,7 @@ def _parse(data: bytes, name: str, limits: ParseLimits, warnings: list[str]) -> 
         title=title,
         metadata=metadata,
         warnings=tuple(dict.fromkeys(warnings))[:_MAX_WARNINGS],
+        tables=tables_of(lines),
     )
 
 

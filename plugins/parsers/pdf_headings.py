@@ -45,7 +45,7 @@ _CELL = r"(?:\(?-?(?:\$\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?\)?|[—–-])
 _TRAILING_CELLS = re.compile(rf"(?:\s+{_CELL})++\s*$")
 _ONE_CELL = re.compile(_CELL)
 #: Non-row lines (stubs, wrapped labels, sub-headings) a table may have between two of its rows.
-_MAX_TABLE_GAP = 3
+TABLE_GAP = 3
 #: Lines under a heading searched for its period ("Years ended December 31", "As of June 30, 2023").
 _PERIOD_LOOKAHEAD = 4
 _PERIOD = re.compile(
@@ -60,7 +60,9 @@ _WORDS = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True, slots=True)
-class _Line:
+class Line:
+    """One line of the extracted text, judged once for headings and tables alike."""
+
     start: int
     text: str
     page: int
@@ -69,9 +71,10 @@ class _Line:
     row: bool  # ends in figures: a table row
 
 
-def heading_lines(text: str, pages: Sequence[ParsedPage]) -> list[Heading]:
-    """The heading-like lines of ``text`` (see the module docstring), in text order."""
-    lines = _lines(text, pages)
+def heading_lines(text: str, pages: Sequence[ParsedPage], lines: Sequence[Line] | None = None) -> list[Heading]:
+    """The heading-like lines of ``text`` (see the module docstring), in text order; ``lines`` when
+    :func:`lines_of` was already run."""
+    lines = lines_of(text, pages) if lines is None else lines
     recurring = _recurring(lines)
     in_table = _inside_tables(lines)
     vocabulary: _Vocabulary | None = None
@@ -112,19 +115,19 @@ def is_table_row(line: str) -> bool:
     return bool(cell) and not cell.isdigit()  # "$ 1,234", "(12)", "4.5%", "—"; a bare number is not a figure
 
 
-def _inside_tables(lines: Sequence[_Line]) -> list[bool]:
+def _inside_tables(lines: Sequence[Line]) -> list[bool]:
     """For each line, whether it lies inside a table: after one row and before another, with at most
-    :data:`_MAX_TABLE_GAP` other lines between any two rows."""
+    :data:`TABLE_GAP` other lines between any two rows."""
     inside = [False] * len(lines)
     rows = [k for k, line in enumerate(lines) if line.row]
     for a, b in itertools.pairwise(rows):
-        if b - a - 1 <= _MAX_TABLE_GAP:
+        if b - a - 1 <= TABLE_GAP:
             for k in range(a + 1, b):
                 inside[k] = True
     return inside
 
 
-def _period(lines: Sequence[_Line], run_end: int) -> str:
+def _period(lines: Sequence[Line], run_end: int) -> str:
     """The period a statement's title is followed by, as a suffix for the title ("" when none)."""
     period = ""
     years: list[str] = []
@@ -167,9 +170,11 @@ class _Vocabulary:
         return whole >= 2 and any(self._counts[part.casefold()] <= 1 for part in (left, right))
 
 
-def _lines(text: str, pages: Sequence[ParsedPage]) -> list[_Line]:
+def lines_of(text: str, pages: Sequence[ParsedPage]) -> list[Line]:
+    """Every line of ``text`` with where it is, whether it opens a paragraph, its heading level (None: not
+    heading-shaped) and whether it is a table row."""
     page_starts = [p.start_char for p in pages]
-    lines: list[_Line] = []
+    lines: list[Line] = []
     previous_end = 0
     previous_text = ""
     for match in _LINE.finditer(text):
@@ -183,12 +188,12 @@ def _lines(text: str, pages: Sequence[ParsedPage]) -> list[_Line]:
         )
         page = pages[page_index].number if page_starts else 1
         row = is_table_row(line)
-        lines.append(_Line(start, line, page, opens, None if row else heading_shape(line), row))
+        lines.append(Line(start, line, page, opens, None if row else heading_shape(line), row))
         previous_end, previous_text = match.end(), line.rstrip()
     return lines
 
 
-def _recurring(lines: Sequence[_Line]) -> set[str]:
+def _recurring(lines: Sequence[Line]) -> set[str]:
     """Heading-shaped lines (digits masked) found on more than two pages: headers and footers."""
     pages_of: dict[str, set[int]] = {}
     for line in lines:

@@ -59,6 +59,7 @@ EXPECTED_TABLES = {
     "workspace_sessions",
     "workspace_seen",
     "observations_fts",
+    "document_tables",
 }
 
 
