@@ -30,9 +30,10 @@ the ranked blocks; only the token budget trims it, and the text then says how ma
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -78,13 +79,23 @@ UNDERSTANDING_AT = 10
 #: question's keywords (and two of them when the question has two or more): a passage the vector channel found for a
 #: word or two in common with the question ("live" in an orchard handbook) is not an answer to it.
 DOCUMENT_FLOOR = 0.5
+#: … but never more than this many: half of a long question's keywords (a question of sixteen, as a filing's reader
+#: asks them) is more than any one passage holds, and left two passages of ten in the text.
+DOCUMENT_FLOOR_WORDS = 3
+#: The most of the token budget a DOCUMENT request's pinned outline takes when the request asks something: room for
+#: the document's own distillation and its first sections, while the passages that answer come after it (an empty
+#: query gets the outline whole).  On real filings a hundred section distillations filled the whole budget and no
+#: passage reached the text; shares of 0 / 0.1 / 0.15 / 0.2 / 0.3 / 0.45 gave the quote words in the text 0.614 /
+#: 0.611 / 0.606 / 0.606 / 0.557 / 0.557 on the development filings, 0.553 / 0.558 / 0.549 / 0.543 / 0.537 / 0.500
+#: on the held-out ones (all the page index reaches is 0.460 and 0.417).
+OUTLINE_SHARE = 0.15
 #: A ranked item reaches the text only when it scores at least this share of the best ranked item: the long tail of
 #: weak hits (a turn reached only as a neighbour, one shared word) fills the budget without helping answer.
 #: Tuned on LoCoMo's development conversations 26, 30 and 41 and checked on 42 and 43 (BENCHMARKS.md, "Precision of
 #: llm_context"): 0.2 / 0.3 / 0.4 kept 78.5 / 77.1 / 72.5 % of the evidence turns in the text at a precision of
 #: 0.051 / 0.062 / 0.086 — past 0.3 the text starts to lose evidence faster than it sheds padding.
 RELEVANT_FLOOR = 0.3
-#: Statuses of a fact that no longer holds: a turn that stated only such facts is an earlier state of things.
+#: The first line under the header while a document's distillations are still being made.
 DEGRADED_MARKER = "[DOCUMENT UNDERSTANDING STATUS: DEGRADED]"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -477,7 +488,8 @@ def _above_floor(block: Block, wanted: set[str]) -> bool:
     if not wanted:
         return False
     held = wanted & {_stem(t) for t in _TOKEN.findall(block.content)}
-    return len(held) >= max(min(2, len(wanted)), math.ceil(DOCUMENT_FLOOR * len(wanted)))
+    needed = min(DOCUMENT_FLOOR_WORDS, math.ceil(DOCUMENT_FLOOR * len(wanted)))
+    return len(held) >= max(min(2, len(wanted)), needed)
 
 
 def _is_slot_fact(fact: Fact | None, analysis: QueryAnalysis, reference: datetime) -> bool:
@@ -662,6 +674,16 @@ class _Sheet:
     def fits(self, extra: int) -> bool:
         return math.ceil((self.chars + extra) / 4) <= self.budget
 
+    @contextlib.contextmanager
+    def capped(self, tokens: int) -> Iterator[None]:
+        """Lines taken inside the block fit ``tokens`` in all (never more than the budget)."""
+        budget = self.budget
+        self.budget = min(budget, tokens)
+        try:
+            yield
+        finally:
+            self.budget = budget
+
     def take(self, section: str, line: str, block: Block | None = None) -> bool:
         """Add ``line`` (standing for ``block``) to ``section`` if it fits; whether it did."""
         extra = self.cost(section, line)
@@ -712,17 +734,28 @@ def _render(
         shown.add(block.id)
     for block in conflicts:
         sheet.take("Ask the user", _line(block), block)
-    _render_outline(sheet, outline)
-    shown |= {b.id for b in outline}
     floor = RELEVANT_FLOOR * max((b.score for b in blocks if b.kind != "understanding"), default=0.0)
-    whole_tables: set[int] = set()  # tables shown whole: a later span of one adds nothing
+    outline_ids = {b.id for b in outline}
+    ranked: list[Block] = []
+    seen = shown | outline_ids
     for block in [*answer, *blocks]:
-        if block.id in shown or not _worth_a_line(block, floor, answer, analysis):
-            continue
-        table = block.meta.get("table") if block.kind == "span" else None
+        if block.id not in seen and _worth_a_line(block, floor, answer, analysis):
+            seen.add(block.id)
+            ranked.append(block)
+    room = budget
+    if analysis.keywords and outline:
+        # a question needs room for the passages that answer it: they keep what they take, up to all the budget
+        # but OUTLINE_SHARE; an empty query asks for the outline itself
+        room -= min(_tokens_wanted(ranked), math.floor(budget * (1 - OUTLINE_SHARE)))
+    with sheet.capped(room):
+        _render_outline(sheet, outline)
+    shown |= outline_ids
+    whole_tables: set[int] = set()  # tables shown whole: a later span of one adds nothing
+    for block in ranked:
+        table = _table_of(block)
         if table and table["id"] in whole_tables:
             continue
-        section = "Documents" if block.kind in ("span", "section", "document") else "Relevant"
+        section = _section_of(block)
         if sheet.take(section, _line(block), block):
             shown.add(block.id)
             if table and table["whole"]:
@@ -730,6 +763,31 @@ def _render(
         elif table and sheet.take(section, _line(block, plain=True), block):
             shown.add(block.id)  # the table is too long for what is left of the budget: the span alone
     return sheet.context()
+
+
+def _table_of(block: Block) -> dict[str, Any] | None:
+    """The table a span block shows (:mod:`engine.recall.tables`), if any."""
+    table = block.meta.get("table") if block.kind == "span" else None
+    return table if isinstance(table, dict) else None
+
+
+def _section_of(block: Block) -> str:
+    return "Documents" if block.kind in ("span", "section", "document") else "Relevant"
+
+
+def _tokens_wanted(ranked: Sequence[Block]) -> int:
+    """The tokens the ranked blocks' lines take together (a table shown whole once), their section titles
+    included."""
+    chars, tables, sections = 0, set(), set()
+    for block in ranked:
+        table = _table_of(block)
+        if table and table["id"] in tables:
+            continue
+        if table and table["whole"]:
+            tables.add(table["id"])
+        chars += len(_line(block)) + 1
+        sections.add(_section_of(block))
+    return math.ceil((chars + sum(len(s) + 2 for s in sections)) / 4)
 
 
 def _render_outline(sheet: _Sheet, outline: list[Block]) -> None:

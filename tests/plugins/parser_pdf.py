@@ -245,3 +245,58 @@ def flate_bomb(inflated_bytes: int = 50 * 1024 * 1024, *, text_pages: int = 0) -
     pdf.set(tree, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (refs, len(kids)))
     pdf.set(catalog, b"<< /Type /Catalog /Pages %d 0 R >>" % tree)
     return pdf.build(catalog)
+
+
+#: Row labels of :func:`statement_pdf`'s table, each with a word found nowhere else ("quillwort" first, "zephyrine"
+#: last), so a test can search one row.
+STATEMENT_ROWS = (
+    "Quillwort harvest receipts",
+    "Depreciation and amortization",
+    "Pension contributions",
+    "Stock-based compensation expense",
+    "Gain on sale of businesses",
+    "Deferred income taxes",
+    "Accounts receivable",
+    "Inventories",
+    "Accounts payable",
+    "Accrued income taxes",
+    "Other operating items",
+    "Purchases of property, plant and equipment",
+    "Proceeds from sale of equipment",
+    "Acquisitions, net of cash acquired",
+    "Purchases of marketable securities",
+    "Proceeds from maturities of securities",
+    "Proceeds from sale of businesses",
+    "Other investing items",
+    "Change in short-term debt",
+    "Repayment of long-term debt",
+    "Proceeds from long-term debt",
+    "Purchases of treasury stock",
+    "Proceeds from issuance of treasury stock",
+    "Dividends paid to shareholders",
+    "Other financing items",
+    "Effect of exchange rate changes",
+    "Cash at beginning of year",
+    "Zephyrine rebates received",
+)
+
+
+def statement_lines(rows: Sequence[str] = STATEMENT_ROWS) -> list[str]:
+    """A page holding a paragraph, then a cash-flow statement — a caption of three lines, a row of column years,
+    one row of three figures per label — and a closing sentence.  The statement is longer than a span."""
+    lines = [
+        "The harbor company reports its cash flows below, as every year since its founding.",
+        "Harbor Company and Subsidiaries",
+        "Consolidated Statement of Cash Flows",
+        "Years ended December 31",
+        "(Millions) 2018 2017 2016",
+    ]
+    for k, label in enumerate(rows):
+        lines.append(f"{label} {1000 + 37 * k:,} ({200 + 11 * k:,}) {3000 + 7 * k:,}")
+    lines.append("The accompanying notes are an integral part of this statement.")
+    return lines
+
+
+def statement_pdf(rows: Sequence[str] = STATEMENT_ROWS) -> bytes:
+    """:func:`statement_lines` as a one-page PDF."""
+    return text_pdf([statement_lines(rows)])

@@ -70,6 +70,10 @@ def checked(doc: ParsedDocument) -> ParsedDocument:
         for page, following in zip(doc.pages, doc.pages[1:], strict=False):
             assert page.end_char == following.start_char
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in doc.metadata.items())
+    for table in doc.tables:
+        assert 0 <= table.start_char <= table.header_end < table.end_char <= len(doc.text)
+    for before, after in zip(doc.tables, doc.tables[1:], strict=False):
+        assert before.end_char <= after.start_char
     return doc
 
 
@@ -487,6 +491,22 @@ def test_pdf_tables_keep_their_rows_and_stubs_out_of_the_headings_and_titles_car
     assert "Inventories (509) (387) 57" in body and "Other — net 9 (6) (4)" in body
     # letters a PDF spaced apart are joined in the title when the document uses the word; "Note 14" is a heading
     assert "PERFORMANCE BY BUSINESS SEGMENT" in titles and "Note 14" in titles
+
+
+def test_pdf_reports_each_table_with_its_caption_and_header_lines_before_its_rows() -> None:
+    doc = checked(pdf(pdfs.text_pdf(STATEMENT_PAGES)))
+    [table] = doc.tables
+    header, rows = doc.text[table.start_char : table.header_end], doc.text[table.header_end : table.end_char]
+    assert header == "Harbor Company and Subsidiaries\nConsolidated Statement of Cash Flows\nYears ended December 31\n"
+    # the stubs between rows are part of the table; the sentence after its last row is not
+    assert rows.startswith("(Millions) 2018 2017 2016\nCash Flows from Operating Activities\n")
+    assert rows.endswith("Pension\nMedical\nOther — net 9 (6) (4)")
+    # a caption stops at the paragraph before it; prose with a figure or two is no table
+    page = ["Revenue grew in every segment.", "Segment Results", "(Millions) 2018 2017", "Retail 10 20", "Online 5 6"]
+    [segment] = checked(pdf(pdfs.text_pdf([page]))).tables
+    assert segment.start_char == len("Revenue grew in every segment.\n")
+    prose = ["Over the year the fund returned 4.5%", "against a benchmark that returned 3.9%", "Fees were unchanged."]
+    assert checked(pdf(pdfs.text_pdf([prose, *REPORT_PAGES]))).tables == ()
 
 
 def test_a_line_ending_in_figures_is_a_table_row_and_a_numbered_name_is_not() -> None:

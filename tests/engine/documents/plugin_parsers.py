@@ -15,6 +15,7 @@ from engine.plugin_api import (
     ParsedDocument,
     ParsedPage,
     ParsedSection,
+    ParsedTable,
     ParseLimits,
     Parser,
     hookimpl,
@@ -134,6 +135,19 @@ class StrayOffsetsParser:
             text=text,
             sections=(ParsedSection("Beyond", 1, len(text) + 10, len(text) + 5000),),
         )
+
+
+class StrayTableParser:
+    """Returns a table whose rows end far past the text it returns."""
+
+    name = "stray-table"
+    version = "1"
+    extensions = (".straytable",)
+    mime_types = ()
+
+    def parse(self, data: bytes, *, name: str, limits: ParseLimits) -> ParsedDocument:
+        text = data.decode("utf-8")
+        return ParsedDocument(text=text, tables=(ParsedTable(0, 1, len(text) + 500),))
 
 
 class TestParsers:

@@ -27,6 +27,7 @@ from tests.engine.documents.plugin_parsers import (
     HangingParser,
     HoardingParser,
     StrayOffsetsParser,
+    StrayTableParser,
     TestParsers,
 )
 from tests.engine.documents.support import finds, open_vault, recall, settings_with
@@ -35,7 +36,9 @@ from tests.plugins import parser_pdf as pdfs
 pytestmark = pytest.mark.timeout(120)
 
 TIMEOUT_S = 2.0  # documents.parse_timeout_s of these vaults (support.OFFLINE)
-HOSTILE_PLUGINS = TestParsers(HangingParser(), AbortParser(), HoardingParser(), StrayOffsetsParser())
+HOSTILE_PLUGINS = TestParsers(
+    HangingParser(), AbortParser(), HoardingParser(), StrayOffsetsParser(), StrayTableParser()
+)
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux")
 
 
@@ -78,6 +81,7 @@ CASES: dict[str, tuple[str, Callable[[], bytes], str, str | None, str | None]] =
     "hanging-parser": ("stuck.hang", lambda: b"anything", "quarantined", "timeout", None),
     "aborting-parser": ("boom.abort", lambda: b"anything", "quarantined", "crash", None),
     "offsets-outside-the-text": ("odd.stray", lambda: b"a short text", "quarantined", "crash", None),
+    "table-outside-the-text": ("odd.straytable", lambda: b"a short text", "quarantined", "crash", None),
     "memory-hoarding-parser": ("hog.hog", lambda: b"anything", "quarantined", "memory", None),
 }
 

@@ -221,7 +221,7 @@ def test_a_small_budget_trims_the_outline_and_says_so(docs_vault: Vault) -> None
     doc = upload(vault, "manual.md", LONG_DOCUMENT)
     assert vault.jobs.wait_idle(120)
     sections = [s for s in vault.documents.get(doc).sections if s.distillation]
-    result = recall(vault, "how often is the barge oiled", document_id=doc, limit=5, token_budget=400)
+    result = recall(vault, "", document_id=doc, limit=5, token_budget=400)  # no question: the outline is asked for
     text = result.llm_context.text
     assert result.llm_context.tokens <= 400
     shown = [s.id for s in sections if f"#{s.id} " in text]
@@ -231,6 +231,21 @@ def test_a_small_budget_trims_the_outline_and_says_so(docs_vault: Vault) -> None
     assert note and int(note[2]) == len(sections) + 1 and int(note[1]) == len(sections) + 1 - (len(shown) + 1)
     # the response itself keeps the whole outline; only the text is trimmed
     assert [b.id for b in result.documents if b.kind == "section"] == [s.id for s in sections]
+
+
+def test_a_question_keeps_room_for_its_passages_beside_the_outline(docs_vault: Vault) -> None:
+    vault = docs_vault
+    doc = upload(vault, "manual.md", LONG_DOCUMENT)
+    assert vault.jobs.wait_idle(120)
+    result = recall(vault, "how often is the barge oiled", document_id=doc, limit=5, token_budget=500)
+    text = result.llm_context.text
+    assert result.llm_context.tokens <= 500
+    # the passages the question found are all in the text; the outline, pinned ahead of them, is what gets trimmed
+    # (it took the whole budget before, leaving no passage), and the text says so
+    passages = [("span", b.id) for b in result.documents if b.kind == "span"]
+    assert len(passages) == 5 and set(passages) <= set(result.llm_context.items)
+    assert "distillations of this document left out to fit the token budget" in text
+    assert result.llm_context.items[0][0] == "document"  # the document's own distillation still leads
 
 
 # -- what the text carries: every line should help answer, none should mislead -----------------------------------
