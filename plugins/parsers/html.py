@@ -206,7 +206,7 @@ class HtmlParser:
     """HTML documents and fragments, decoded by byte-order mark, declared charset or guess."""
 
     name: str = "html"
-    version: str = "2"  # 2: numeric character references of any length are read, never a crash
+    version: str = "3"  # 2: numeric character references of any length are read, never a crash; 3: tables
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml")
     mime_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 
@@ -227,4 +227,5 @@ class HtmlParser:
             title=extractor.title or extractor.first_h1 or title_from_name(name),
             metadata={"encoding": decoded.encoding, **extractor.metadata},
             warnings=decoded.warnings,
+            tables=assembler.tables,
         )

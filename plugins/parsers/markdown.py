@@ -37,7 +37,7 @@ class MarkdownParser:
     """CommonMark with GFM tables, front matter in a leading ``---`` block."""
 
     name: str = "markdown"
-    version: str = "2"  # 2: numeric character references of any length are read, never a crash
+    version: str = "3"  # 2: numeric character references of any length are read, never a crash; 3: tables
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
     mime_types: tuple[str, ...] = ("text/markdown", "text/x-markdown")
 
@@ -58,6 +58,7 @@ class MarkdownParser:
             title=front.metadata.get("title") or first_h1 or title_from_name(name),
             metadata={"encoding": decoded.encoding, **front.metadata},
             warnings=decoded.warnings,
+            tables=assembler.tables,
         )
 
 

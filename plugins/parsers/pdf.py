@@ -66,7 +66,7 @@ class PdfParser:
     """Text PDFs through pypdf (scanned pages yield no text: the engine marks those degraded)."""
 
     name: str = "pdf"
-    version: str = "1"
+    version: str = "2"  # 2: tables reported, and their rows never headings
     extensions: tuple[str, ...] = (".pdf",)
     mime_types: tuple[str, ...] = ("application/pdf",)
 

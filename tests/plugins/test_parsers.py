@@ -210,6 +210,31 @@ def test_a_rule_and_setext_heading_are_not_taken_for_front_matter() -> None:
     assert doc.text == "Just prose here\n\nMore prose."
 
 
+def test_markdown_and_html_tables_are_reported_with_their_header_row_and_caption() -> None:
+    doc = checked(
+        md(
+            "# Report\n\nTable 1: Revenue by region\n\n| Region | 2023 | 2022 |\n|---|---|---|\n| North | 10 | 9 |\n"
+            "| South | 5 | 4 |\n\nAfter the table, a long paragraph that is nobody's caption. "
+            + "Words. "
+            * 40
+            + "\n\n"
+            "| Lonely | header |\n|---|---|\n"
+        )
+    )
+    [table] = doc.tables  # a header row alone is no table
+    assert doc.text[table.start_char : table.header_end] == "Table 1: Revenue by region\n\n"
+    assert doc.text[table.header_end : table.end_char] == "Region | 2023 | 2022\nNorth | 10 | 9\nSouth | 5 | 4"
+    page = checked(
+        html(
+            "<h1>R</h1><p>" + "A long paragraph. " * 20 + "</p><table><tr><th>Q</th><th>Rev</th></tr>"
+            "<tr><td>Q1</td><td>10</td></tr><tr><td>Q2</td><td>12</td></tr></table><p>Done.</p>"
+        )
+    )
+    [table] = page.tables  # the paragraph before it is too long to be its caption
+    assert table.start_char == table.header_end
+    assert page.text[table.start_char : table.end_char] == "Q | Rev\nQ1 | 10\nQ2 | 12"
+
+
 def test_markdown_without_headings_is_grouped_into_paragraph_sections() -> None:
     paragraphs = [f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 20 for i in range(12)]
     doc = md("\n\n".join(paragraphs))

@@ -118,3 +118,16 @@ def test_a_restored_vault_keeps_its_tables_and_shows_them(tmp_path: Path) -> Non
         assert tables_of(restored, doc) == before
         shown = recall(restored, "zephyrine rebates", document_id=doc).llm_context.text
         assert CAPTION in shown and YEARS in shown and "Quillwort harvest receipts" in shown
+
+
+def test_a_markdown_table_reaches_the_model_whole_with_its_header_row(tmp_path: Path) -> None:
+    rows = "\n".join(
+        f"| {label} | {1000 + 37 * k:,} | {3000 + 7 * k:,} |" for k, label in enumerate(pdfs.STATEMENT_ROWS)
+    )
+    text = f"# Harbor\n\nCash flows by line, in millions:\n\n| Line | 2018 | 2017 |\n|---|---|---|\n{rows}\n"
+    with open_vault(tmp_path / "v") as vault:
+        doc = vault.documents.upload(name="harbor.md", text=text).document_id
+        assert doc is not None and len(tables_of(vault, doc)) == 1
+        shown = recall(vault, "zephyrine rebates", document_id=doc).llm_context.text
+        assert "Cash flows by line, in millions:" in shown and "Line | 2018 | 2017" in shown
+        assert "Quillwort harvest receipts | 1,000" in shown and "Zephyrine rebates received" in shown
