@@ -21,7 +21,7 @@ from engine.api.server import EndpointServer
 from engine.config import EndpointSettings
 from tests.engine.api.conftest import Served, assert_error, table_counts
 from tests.engine.watch_support import wait_until
-from tests.plugins.parser_pdf import garbage_with_header, text_pdf
+from tests.plugins.parser_pdf import garbage_with_header, statement_pdf, text_pdf
 
 GARDEN = "# Garden\n\nThe tomatoes need water every morning.\n\n## Tools\n\nThe rake is in the shed.\n"
 
@@ -84,6 +84,18 @@ def test_a_multipart_upload_over_loopback(http: httpx.Client, served: Served) ->
     assert info.project_id == "coast" and info.collection_ids == (collection.id,)
     listed = http.get("/v6/documents", params={"collection_id": collection.id}).json()
     assert [d["id"] for d in listed["documents"]] == [out["document_id"]]
+
+
+def test_a_statement_uploaded_over_loopback_is_recalled_as_the_whole_table(http: httpx.Client) -> None:
+    response = http.post("/v6/documents", files={"file": ("harbor.pdf", statement_pdf(), "application/pdf")})
+    assert response.status_code == 201, response.text
+    document_id = response.json()["document_id"]
+    body = {"conversation_id": "c", "query": "zephyrine rebates", "document_id": document_id}
+    answer = http.post("/v6/recall", json=body).json()
+    hit = next(b for b in answer["blocks"] if b["kind"] == "span" and "Zephyrine" in b["content"])
+    assert hit["meta"]["table"]["whole"] is True and "(Millions) 2018 2017 2016" in hit["meta"]["table"]["text"]
+    text = answer["llm_context"]["text"]
+    assert "Consolidated Statement of Cash Flows" in text and "Quillwort harvest receipts 1,000" in text
 
 
 def test_a_large_multipart_file_is_answered_at_once_and_read_in_the_background(
