@@ -131,3 +131,20 @@ def test_a_markdown_table_reaches_the_model_whole_with_its_header_row(tmp_path: 
         shown = recall(vault, "zephyrine rebates", document_id=doc).llm_context.text
         assert "Cash flows by line, in millions:" in shown and "Line | 2018 | 2017" in shown
         assert "Quillwort harvest receipts | 1,000" in shown and "Zephyrine rebates received" in shown
+
+
+def test_a_recall_helper_process_shows_the_table_as_this_process_does(tmp_path: Path) -> None:
+    from engine.recall.ranker import INLINE
+    from engine.recall.types import RecallRequest
+
+    with open_vault(tmp_path / "v", settings=settings_with(recall__processes=1)) as vault:
+        doc = vault.documents.upload(name="harbor.pdf", data=pdfs.statement_pdf()).document_id
+        processes = vault.start_recall_processes()
+        assert processes is not None and processes.wait_ready(120), "the helper did not start"
+        question = vault._recall._understand(  # type: ignore[attr-defined]
+            RecallRequest(conversation_id="c", query="zephyrine rebates", document_id=doc)
+        )
+        remote = processes.rank(question)
+        local = vault._recall.ranker.rank(question, INLINE)  # type: ignore[attr-defined]
+        assert remote is not None and remote.llm_context.text == local.llm_context.text
+        assert YEARS in remote.llm_context.text
