@@ -162,22 +162,24 @@ def load_spans(store: Reader, ids: Iterable[int]) -> dict[int, SpanRow]:
 
 
 def _with_tables(store: Reader, spans: dict[int, SpanRow]) -> dict[int, SpanRow]:
-    """``spans`` each with the table of its section it overlaps most (one query for all of them)."""
-    sections = sorted({s.section_id for s in spans.values() if s.section_id is not None})
-    tables: dict[int, list[TableRow]] = {}
-    for chunk in chunked(sections):
+    """``spans`` each with the table of its section it overlaps most (one query for all of them, reading only tables
+    that overlap a span: a section merged under the section cap may hold thousands)."""
+    ranges = sorted({(s.section_id, s.start_char, s.end_char) for s in spans.values() if s.section_id is not None})
+    tables: dict[int, dict[int, TableRow]] = {}
+    for chunk in chunked(ranges, 300):
+        terms = " OR ".join(["(section_id = ? AND start_char < ? AND end_char > ?)"] * len(chunk))
         for r in store.query(
-            "SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables "
-            f"WHERE section_id IN ({_marks(chunk)})",
-            tuple(chunk),
+            f"SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables WHERE {terms}",
+            tuple(v for section_id, start, end in chunk for v in (section_id, end, start)),
         ):
-            tables.setdefault(int(r[0]), []).append(TableRow(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])))
+            row = TableRow(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            tables.setdefault(int(r[0]), {})[row.id] = row
     if not tables:
         return spans
     out: dict[int, SpanRow] = {}
     for span_id, span in spans.items():
         best, most = None, 0
-        for table in tables.get(span.section_id or -1, ()):
+        for table in tables.get(span.section_id or -1, {}).values():
             overlap = min(span.end_char, table.end_char) - max(span.start_char, table.start_char)
             if overlap > most:
                 best, most = table, overlap
