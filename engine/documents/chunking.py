@@ -113,6 +113,7 @@ def place_tables(
     by_section: dict[int, list[SpanCut]] = {}
     for span in spans:
         by_section.setdefault(span.section, []).append(span)
+    span_starts = {index: [sp.start for sp in cuts] for index, cuts in by_section.items()}
     placed: list[TableCut] = []
     for table in tables:
         index = _section_at(sections, starts, ordered, table.header_end)
@@ -120,7 +121,9 @@ def place_tables(
             continue
         section = sections[index]
         start, end = max(table.start_char, section.start_char), min(table.end_char, section.end_char)
-        if end <= start or any(sp.start <= start and end <= sp.end for sp in by_section.get(index, ())):
+        # a section's spans follow each other, so of those starting at or before the table the last reaches furthest
+        before = bisect.bisect_right(span_starts.get(index, []), start) - 1
+        if end <= start or (before >= 0 and end <= by_section[index][before].end):
             continue
         placed.append(TableCut(index, start, min(max(table.header_end, start), end), end))
     return placed
