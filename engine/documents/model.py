@@ -84,8 +84,20 @@ class SpanView:
 
 
 @dataclass(frozen=True, slots=True)
+class TableInSection:
+    """A table of a section: its text after the firewall, caption and header lines first (``header_chars`` of
+    it), and its offsets into the document's text.  Recall shows it in place of a span that lies inside it."""
+
+    id: int
+    start_char: int
+    end_char: int
+    header_chars: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class SectionView:
-    """A section with its distillation and spans."""
+    """A section with its distillation, spans and tables."""
 
     id: int
     ordinal: int
@@ -97,6 +109,7 @@ class SectionView:
     page_end: int | None
     distillation: str | None
     spans: tuple[SpanView, ...]
+    tables: tuple[TableInSection, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ from engine.documents.model import (
     ReadProgress,
     SectionView,
     SpanView,
+    TableInSection,
     UploadResult,
     document_from_row,
 )
@@ -866,6 +867,14 @@ class DocumentsApi:
             spans.setdefault(int(r[1]) if r[1] is not None else -1, []).append(
                 SpanView(int(r[0]), int(r[2]), str(r[3]), int(r[4]), int(r[5]), r[6], r[7])
             )
+        tables: dict[int, list[TableInSection]] = {}
+        for r in self._store.query(
+            "SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables "
+            "WHERE document_id = ? ORDER BY start_char",
+            (document_id,),
+        ):
+            table = TableInSection(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            tables.setdefault(int(r[0]), []).append(table)
         sections = tuple(
             SectionView(
                 int(r[0]),
@@ -878,6 +887,7 @@ class DocumentsApi:
                 r[7],
                 r[8],
                 tuple(spans.get(int(r[0]), [])),
+                tuple(tables.get(int(r[0]), [])),
             )
             for r in self._store.query(
                 "SELECT id, ordinal, level, title, start_char, end_char, page_start, "

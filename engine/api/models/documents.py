@@ -229,8 +229,18 @@ class SpanOut(ResponseModel):
     page_end: int | None = Field(description="Last page (paged formats).")
 
 
+class TableOut(ResponseModel):
+    """A table of a section, kept whole: what recall shows in place of a span that lies inside it."""
+
+    id: int = Field(description="The table's id (within the vault's tables; not a global object id).")
+    start_char: int = Field(description="Start offset in the document's text (its caption's first line).")
+    end_char: int = Field(description="End offset in the document's text (its last row's end).")
+    header_chars: int = Field(description="How many characters of `text` are the caption and header lines.")
+    text: str = Field(description="The table's text, after the privacy firewall: caption and header, then rows.")
+
+
 class SectionOut(ResponseModel):
-    """A section with its distillation and spans."""
+    """A section with its distillation, spans and tables."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [_SECTION_EXAMPLE]})
 
@@ -244,6 +254,10 @@ class SectionOut(ResponseModel):
     page_end: int | None = Field(description="Last page (paged formats).")
     distillation: str | None = Field(description="Summary of the section, once made.")
     spans: list[SpanOut] = Field(description="The section's spans, in order.")
+    tables: list[TableOut] = Field(
+        default_factory=list,
+        description="The section's tables (a PDF statement, a Markdown or HTML table) longer than one span, in order.",
+    )
 
 
 class DocumentTreeOut(ResponseModel):

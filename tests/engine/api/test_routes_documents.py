@@ -90,6 +90,12 @@ def test_a_statement_uploaded_over_loopback_is_recalled_as_the_whole_table(http:
     response = http.post("/v6/documents", files={"file": ("harbor.pdf", statement_pdf(), "application/pdf")})
     assert response.status_code == 201, response.text
     document_id = response.json()["document_id"]
+    tree = http.get(f"/v6/documents/{document_id}").json()
+    [table] = [t for section in tree["sections"] for t in section["tables"]]
+    assert table["text"][: table["header_chars"]].endswith(
+        "Consolidated Statement of Cash Flows\nYears ended December 31\n"
+    )
+    assert table["text"].endswith("Zephyrine rebates received 1,999 (497) 3,189")
     body = {"conversation_id": "c", "query": "zephyrine rebates", "document_id": document_id}
     answer = http.post("/v6/recall", json=body).json()
     hit = next(b for b in answer["blocks"] if b["kind"] == "span" and "Zephyrine" in b["content"])
