@@ -230,6 +230,35 @@ def test_the_document_pane_shows_status_summaries_sections_and_spans(
     assert "characters" in pane.detail.toPlainText() and "¶1" in pane.detail.toPlainText()
 
 
+def test_the_document_pane_lists_a_statement_as_one_table_and_shows_it_whole(
+    plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot
+) -> None:
+    from engine.documents.model import TableInSection
+    from tests.plugins.parser_pdf import statement_pdf
+
+    doc = plugin_vault.documents.upload(name="harbor.pdf", data=statement_pdf())
+    window, _runner = window_for(plugin_vault)
+    window.show()
+    window.show_view("documents")
+    view = _documents(window)
+    view.select_document(int(doc.document_id or 0))
+    pane = view.document_pane
+    qtbot.waitUntil(pane.loaded, timeout=60_000)
+    model = pane.sections
+    leaves = [
+        model.index(r, 0, model.index(p, 0))
+        for p in range(model.rowCount())
+        for r in range(model.rowCount(model.index(p, 0)))
+    ]
+    tables = [i for i in leaves if isinstance(model.item(i), TableInSection)]
+    [row] = [i.data() for i in tables]  # the caption on one line
+    assert row.startswith("Table  Harbor Company and Subsidiaries Consolidated Statement of Cash Flows")
+    pane.section_view.setCurrentIndex(tables[0])
+    shown = pane.detail.toPlainText()
+    assert "(Millions) 2018 2017 2016" in shown and "Zephyrine rebates received 1,999 (497) 3,189" in shown
+    assert "shown whole to a model" in shown
+
+
 def test_a_vanished_watched_folder_asks_before_deleting(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
 ) -> None:

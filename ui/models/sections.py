@@ -1,8 +1,8 @@
-"""A document's section tree: sections nested by heading level, each with its spans as leaves.
+"""A document's section tree: sections nested by heading level, each with its spans and tables as leaves.
 
 Built from a :class:`~engine.documents.model.DocumentTree`.  A section whose level is deeper than
 the section before it becomes that section's child (an ``##`` under a ``#``); a section's spans come
-first under it, then its subsections, which is the order they have in the text.
+first under it, then its tables (each kept whole, as recall shows it), then its subsections.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from engine.documents.model import DocumentTree, SectionView, SpanView
+from engine.documents.model import DocumentTree, SectionView, SpanView, TableInSection
 from ui.format import one_line
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -30,7 +30,7 @@ def page_label(first: int | None, last: int | None) -> str:
 
 @dataclass(slots=True)
 class _Entry:
-    item: SectionView | SpanView
+    item: SectionView | SpanView | TableInSection
     parent: int  # index into the entry list; -1 for the root
     row: int
     children: list[int] = field(default_factory=list)
@@ -63,17 +63,19 @@ class SectionTreeModel(QAbstractItemModel):
             entry = self._add(section, parent)
             for span in section.spans:
                 self._add(span, entry)
+            for table in section.tables:
+                self._add(table, entry)
             stack.append((section.level, entry))
         self.endResetModel()
 
-    def _add(self, item: SectionView | SpanView, parent: int) -> int:
+    def _add(self, item: SectionView | SpanView | TableInSection, parent: int) -> int:
         siblings = self._top if parent < 0 else self._entries[parent].children
         self._entries.append(_Entry(item, parent, len(siblings)))
         siblings.append(len(self._entries) - 1)
         return len(self._entries) - 1
 
-    def item(self, index: _Index) -> SectionView | SpanView | None:
-        """The section or span at ``index``."""
+    def item(self, index: _Index) -> SectionView | SpanView | TableInSection | None:
+        """The section, span or table at ``index``."""
         entry = self._entry(index)
         return entry.item if entry is not None else None
 
@@ -82,9 +84,10 @@ class SectionTreeModel(QAbstractItemModel):
         return sum(1 for e in self._entries if isinstance(e.item, SectionView))
 
     def index_of_item(self, item_id: int) -> QModelIndex:
-        """The index of the section or span with ``item_id`` (invalid when not shown)."""
+        """The index of the section or span with ``item_id`` (invalid when not shown; a table's id is not an
+        object id, so tables are never looked up by it)."""
         for position, entry in enumerate(self._entries):
-            if entry.item.id == item_id:
+            if entry.item.id == item_id and not isinstance(entry.item, TableInSection):
                 return self.createIndex(entry.row, 0, position + 1)
         return QModelIndex()
 
@@ -136,11 +139,19 @@ class SectionTreeModel(QAbstractItemModel):
             return None
         item = entry.item
         if role == Qt.ItemDataRole.DisplayRole:
+            if isinstance(item, TableInSection):
+                return "" if index.column() == 1 else f"Table  {table_caption(item)}"
             if index.column() == 1:
                 return page_label(item.page_start, item.page_end)
             if isinstance(item, SectionView):
                 return item.title or f"Section {item.ordinal + 1}"
             return f"¶{item.ordinal + 1}  {one_line(item.text, 90)}"
-        if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, SpanView):
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(item, SpanView | TableInSection):
             return one_line(item.text, 600)
         return None
+
+
+def table_caption(table: TableInSection) -> str:
+    """A table's caption on one line, or its first row when it has none."""
+    header = table.text[: table.header_chars].strip()
+    return one_line(header or table.text.split("\n", 1)[0], 90)

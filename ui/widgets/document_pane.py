@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.documents.model import DocumentInfo, DocumentTree, SectionView, SpanView
+from engine.documents.model import DocumentInfo, DocumentTree, SectionView, SpanView, TableInSection
 from engine.errors import NotFound
 from ui.format import local_time, plural
 from ui.models.documents import reading_words
@@ -133,6 +133,15 @@ def span_html(span: SpanView, *, heading: str | None = None) -> str:
     return (
         f"{title}<p><b>¶{span.ordinal + 1}</b> <i>{html.escape(where)}</i><br>"
         f"{html.escape(reflow(span.text)).replace(chr(10), '<br>')}</p>"
+    )
+
+
+def table_html(table: TableInSection) -> str:
+    """A table kept whole, rows as they were read: what recall shows for a passage inside it."""
+    where = f"characters {table.start_char:,}–{table.end_char:,}"
+    return (
+        f"<h3>Table</h3><p><i>{html.escape(where)} · shown whole to a model when a passage inside it is recalled"
+        f"</i></p><pre>{html.escape(table.text)}</pre>"
     )
 
 
@@ -286,7 +295,7 @@ class DocumentPane(QWidget):
 
     def _chosen_id(self) -> int | None:
         item = self.sections.item(self.section_view.currentIndex())
-        return item.id if item is not None else None
+        return item.id if item is not None and not isinstance(item, TableInSection) else None
 
     @staticmethod
     def _meta(info: DocumentInfo) -> str:
@@ -309,3 +318,5 @@ class DocumentPane(QWidget):
             parent = self.sections.item(index.parent())
             heading = f"In “{parent.title}”" if isinstance(parent, SectionView) else None
             self.detail.setHtml(span_html(item, heading=heading))
+        elif isinstance(item, TableInSection):
+            self.detail.setHtml(table_html(item))
