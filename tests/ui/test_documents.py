@@ -14,6 +14,8 @@ from pytestqt.qtbot import QtBot
 
 from engine import Vault
 from engine.documents.ingest import IngestProgress
+from engine.documents.model import TableInSection
+from tests.plugins.parser_pdf import statement_pdf
 from tests.ui.documents_support import (
     drag_and_drop,
     file_mime,
@@ -25,6 +27,7 @@ from ui.main_window import MainWindow
 from ui.models.documents import ALL, COLLECTION, DOCUMENT, QUARANTINED
 from ui.ops import OpRunner
 from ui.views.documents import PANE_DOCUMENT, PANE_QUARANTINED, DocumentsView
+from ui.widgets.document_pane import DocumentPane
 
 pytestmark = pytest.mark.gui
 
@@ -208,18 +211,23 @@ def test_a_quarantined_file_shows_its_reason_and_can_be_retried(
     qtbot.waitUntil(lambda: view.model.children_of("quarantine") == [], timeout=60_000)
 
 
+def _document_pane(vault: Vault, window_for: WindowFor, qtbot: QtBot, document_id: int) -> DocumentPane:
+    """The Documents view's pane showing ``document_id``, loaded."""
+    window, _runner = window_for(vault)
+    window.show()
+    window.show_view("documents")
+    view = _documents(window)
+    view.select_document(document_id)
+    qtbot.waitUntil(view.document_pane.loaded, timeout=60_000)
+    return view.document_pane
+
+
 def test_the_document_pane_shows_status_summaries_sections_and_spans(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot, tmp_path: Path
 ) -> None:
     doc = plugin_vault.documents.upload(path=write_pdf(tmp_path / "p", "report.pdf"))
     assert plugin_vault.jobs.wait_idle(120)  # distillations made
-    window, _runner = window_for(plugin_vault)
-    window.show()
-    window.show_view("documents")
-    view = _documents(window)
-    view.select_document(int(doc.document_id or 0))
-    pane = view.document_pane
-    qtbot.waitUntil(pane.loaded, timeout=60_000)
+    pane = _document_pane(plugin_vault, window_for, qtbot, int(doc.document_id or 0))
     assert pane.status_label.text().startswith("Ready")
     assert "3 pages" in pane.meta_label.text() and "pdf parser" in pane.meta_label.text()
     assert pane.summary.toPlainText().strip() not in ("", "No summary.", "Being summarised…")
@@ -233,17 +241,8 @@ def test_the_document_pane_shows_status_summaries_sections_and_spans(
 def test_the_document_pane_lists_a_statement_as_one_table_and_shows_it_whole(
     plugin_vault: Vault, window_for: WindowFor, qtbot: QtBot
 ) -> None:
-    from engine.documents.model import TableInSection
-    from tests.plugins.parser_pdf import statement_pdf
-
     doc = plugin_vault.documents.upload(name="harbor.pdf", data=statement_pdf())
-    window, _runner = window_for(plugin_vault)
-    window.show()
-    window.show_view("documents")
-    view = _documents(window)
-    view.select_document(int(doc.document_id or 0))
-    pane = view.document_pane
-    qtbot.waitUntil(pane.loaded, timeout=60_000)
+    pane = _document_pane(plugin_vault, window_for, qtbot, int(doc.document_id or 0))
     model = pane.sections
     leaves = [
         model.index(r, 0, model.index(p, 0))
