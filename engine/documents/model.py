@@ -95,6 +95,15 @@ class TableInSection:
     text: str
 
 
+#: The ``document_tables`` columns :func:`table_from_row` reads, after the section id every reader selects first.
+TABLE_COLUMNS = "section_id, id, start_char, end_char, header_chars, text"
+
+
+def table_from_row(r: Any) -> tuple[int, TableInSection]:
+    """A row of :data:`TABLE_COLUMNS` as (its section's id, the table)."""
+    return int(r[0]), TableInSection(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
+
+
 @dataclass(frozen=True, slots=True)
 class SectionView:
     """A section with its distillation, spans and tables."""

@@ -43,6 +43,7 @@ from engine.documents.content import binary_content
 from engine.documents.model import (
     DOCUMENT_COLUMNS,
     READING_KEY,
+    TABLE_COLUMNS,
     DocumentInfo,
     DocumentTree,
     QuarantineEntry,
@@ -52,6 +53,7 @@ from engine.documents.model import (
     TableInSection,
     UploadResult,
     document_from_row,
+    table_from_row,
 )
 from engine.documents.sandbox import ParseFailure, ParserSandbox, SandboxLimits
 from engine.dto import SpanSource
@@ -869,12 +871,10 @@ class DocumentsApi:
             )
         tables: dict[int, list[TableInSection]] = {}
         for r in self._store.query(
-            "SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables "
-            "WHERE document_id = ? ORDER BY start_char",
-            (document_id,),
+            f"SELECT {TABLE_COLUMNS} FROM document_tables WHERE document_id = ? ORDER BY start_char", (document_id,)
         ):
-            table = TableInSection(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
-            tables.setdefault(int(r[0]), []).append(table)
+            section_id, table = table_from_row(r)
+            tables.setdefault(section_id, []).append(table)
         sections = tuple(
             SectionView(
                 int(r[0]),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from engine.documents.model import TABLE_COLUMNS, TableInSection, table_from_row
 from engine.facts.conflicts import open_between
 from engine.facts.model import FACT_COLUMNS, FACT_FROM, Fact, fact_from_row
 from engine.store import Reader, chunked
@@ -47,17 +48,6 @@ class EpisodeRow:
 
 
 @dataclass(frozen=True, slots=True)
-class TableRow:
-    """A document table (``document_tables``) as recall needs it."""
-
-    id: int
-    start_char: int
-    end_char: int
-    header_chars: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class SpanRow:
     """A document span as recall needs it, with the table it lies in (if any)."""
 
@@ -72,7 +62,7 @@ class SpanRow:
     start_char: int
     end_char: int
     document_at: datetime | None = None  # when the vault got this version of the document
-    table: TableRow | None = None
+    table: TableInSection | None = None
 
 
 def _marks(ids: list[int]) -> str:
@@ -165,15 +155,15 @@ def _with_tables(store: Reader, spans: dict[int, SpanRow]) -> dict[int, SpanRow]
     """``spans`` each with the table of its section it overlaps most (one query for all of them, reading only tables
     that overlap a span: a section merged under the section cap may hold thousands)."""
     ranges = sorted({(s.section_id, s.start_char, s.end_char) for s in spans.values() if s.section_id is not None})
-    tables: dict[int, dict[int, TableRow]] = {}
+    tables: dict[int, dict[int, TableInSection]] = {}
     for chunk in chunked(ranges, 300):
         terms = " OR ".join(["(section_id = ? AND start_char < ? AND end_char > ?)"] * len(chunk))
         for r in store.query(
-            f"SELECT section_id, id, start_char, end_char, header_chars, text FROM document_tables WHERE {terms}",
-            tuple(v for section_id, start, end in chunk for v in (section_id, end, start)),
+            f"SELECT {TABLE_COLUMNS} FROM document_tables WHERE {terms}",
+            tuple(v for section, start, end in chunk for v in (section, end, start)),
         ):
-            row = TableRow(int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
-            tables.setdefault(int(r[0]), {})[row.id] = row
+            section_id, table = table_from_row(r)
+            tables.setdefault(section_id, {})[table.id] = table
     if not tables:
         return spans
     out: dict[int, SpanRow] = {}

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.recall.hydrate import SpanRow, TableRow
+from engine.documents.model import TableInSection
+from engine.recall.hydrate import SpanRow
 
 #: The most characters a table adds to a passage (~600 tokens of the default 1,500).
 TABLE_CHARS = 2400
@@ -57,7 +58,7 @@ def table_view(span: SpanRow, limit: int = TABLE_CHARS) -> TableView | None:
     return TableView(table.id, before + _joined(header, rows) + after, False)
 
 
-def _window(table: TableRow, lo: int, hi: int, room: int) -> list[str]:
+def _window(table: TableInSection, lo: int, hi: int, room: int) -> list[str]:
     """The table's rows around the span's characters ``lo`` … ``hi`` (offsets into the table's text): its first
     row, the rows the span covers, and neighbours taken alternately below and above while they fit ``room``; a
     ``…`` line stands for each run left out."""

@@ -4,7 +4,8 @@ redaction broke the offsets."""
 
 from __future__ import annotations
 
-from engine.recall.hydrate import SpanRow, TableRow
+from engine.documents.model import TableInSection
+from engine.recall.hydrate import SpanRow
 from engine.recall.tables import table_view
 
 HEADER = "Statement of Cash Flows\nYears ended December 31\n"
@@ -13,10 +14,10 @@ BODY = "\n".join(ROWS)
 BEFORE = "A paragraph before the table.\n"
 DOC = BEFORE + HEADER + BODY + "\nA sentence after it."
 T0 = len(BEFORE)
-TABLE = TableRow(7, T0, T0 + len(HEADER) + len(BODY), len(HEADER), HEADER + BODY)
+TABLE = TableInSection(7, T0, T0 + len(HEADER) + len(BODY), len(HEADER), HEADER + BODY)
 
 
-def span(start: int, end: int, text: str | None = None, table: TableRow | None = TABLE) -> SpanRow:
+def span(start: int, end: int, text: str | None = None, table: TableInSection | None = TABLE) -> SpanRow:
     return SpanRow(1, 1, "d.pdf", 1, "s", DOC[start:end] if text is None else text, None, None, start, end, None, table)
 
 
