@@ -14,7 +14,7 @@ from engine.recall.channels import (
     vector_channel,
 )
 from engine.recall.hydrate import load_turns, neighbour_turns
-from engine.recall.ranker import neighbours
+from engine.recall.ranker import lift_replies, neighbours
 from tests.engine.recall.support import analysis, channel_input, ingest
 
 
@@ -201,16 +201,39 @@ def test_neighbours_are_the_turns_around_the_best_hits_in_hit_order(vault: Vault
     (t5,) = ingest(vault, "n", ("2024-05-01T10:04:00Z", "We should cook together when I visit."))
     ingest(vault, "other", ("2024-05-01T10:02:30Z", "An unrelated chat at the same time."))
 
-    assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}) == [
+    around = neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5})
+    assert around.turns == [
         ("event", t3),
         ("event", t5),  # the system turn in between is skipped
         ("event", t1),
     ]
+    assert around.replies == []  # one speaker: nothing here answers anyone
     # a fact stands for the turn it was drawn from
     (fact,) = [f for f in vault.facts() if f.event_id == t2]
-    assert neighbours(vault.store, {("fact", fact.id): 1.0}) == [("event", t1), ("event", t3)]
+    assert neighbours(vault.store, {("fact", fact.id): 1.0}).turns == [("event", t1), ("event", t3)]
     # only the best `hits` turns get neighbours
-    assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}, hits=1) == [("event", t3), ("event", t5)]
+    assert neighbours(vault.store, {("event", t4): 0.9, ("event", t2): 0.5}, hits=1).turns == [
+        ("event", t3),
+        ("event", t5),
+    ]
+
+
+def test_the_reply_to_a_question_by_someone_else_is_set_apart_with_the_questions_score(vault: Vault) -> None:
+    (asked,) = ingest(
+        vault, "r", ("2024-05-01T10:00:00Z", "What a lovely photo! How long have you been married?"), author="Caro"
+    )
+    (reply,) = ingest(vault, "r", ("2024-05-01T10:01:00Z", "Five years already, time flies!"), author="Mel")
+    (aside,) = ingest(vault, "r", ("2024-05-01T10:02:00Z", "Wow. Congratulations to you both."), author="Caro")
+    (again,) = ingest(vault, "r", ("2024-05-01T10:03:00Z", "Thanks! Any plans this weekend?"), author="Mel")
+    (same,) = ingest(vault, "r", ("2024-05-01T10:04:00Z", "Hiking, I hope."), author="Mel")
+
+    around = neighbours(vault.store, {("event", asked): 0.9})
+    assert around.replies == [(("event", reply), 0.9)]
+    assert ("event", reply) not in around.turns  # a reply is not also an ordinary neighbour
+    # a turn without a question has no reply; a question followed by its own speaker's next turn has none either
+    assert neighbours(vault.store, {("event", aside): 0.5}).replies == []
+    assert neighbours(vault.store, {("event", again): 0.5}).replies == []
+    assert neighbours(vault.store, {("event", again): 0.5}).turns == [("event", aside), ("event", same)]
 
 
 def test_neighbour_turns_of_several_turns_at_once(vault: Vault) -> None:
@@ -229,3 +252,11 @@ def test_neighbour_turns_of_several_turns_at_once(vault: Vault) -> None:
     assert [t.id for t in around[t1]] == [t2], "the first turn has nothing before it"
     assert around[other] == [], "alone in its conversation"
     assert around[t1][0] is known[t2]
+
+
+def test_a_reply_is_lifted_to_its_questions_score_never_lowered() -> None:
+    fused = {("event", 1): 0.9, ("event", 2): 0.1, ("event", 3): 0.95}
+    channels: dict[tuple[str, int], set[str]] = {("event", 2): {"neighbours"}}
+    lift_replies(fused, channels, [(("event", 2), 0.9), (("event", 3), 0.5), (("event", 4), 0.4)])
+    assert fused == {("event", 1): 0.9, ("event", 2): 0.9, ("event", 3): 0.95, ("event", 4): 0.4}
+    assert channels == {("event", 2): {"neighbours", "replies"}, ("event", 4): {"replies"}}

@@ -182,6 +182,56 @@ def test_a_question_about_what_two_people_share_is_asked_of_each(vault: Vault) -
     assert recall(vault, "When did Joanna and Nate meet?").routing.used_queries == ("When did Joanna and Nate meet?",)
 
 
+def test_the_answer_to_a_question_in_the_chat_ranks_with_the_question(vault: Vault) -> None:
+    """Asked "Do you take your kid to the park often?", John's reply shares no word with a later question about it:
+    it ranks at least as high as the question it answers."""
+    ingest(
+        vault,
+        "group",
+        ("2024-05-01T10:00:00Z", "Parenting can be tough but rewarding. Do you take your kid to the park often?"),
+        author="Maria",
+    )
+    ingest(
+        vault,
+        "group",
+        ("2024-05-01T10:01:00Z", "Yeah, we go a few times a week. It's great for family bonding and running around."),
+        ("2024-05-02T10:00:00Z", "The kids loved the aquarium, especially the sharks."),
+        ("2024-05-03T10:00:00Z", "I take the early train to work most days."),
+        ("2024-05-04T10:00:00Z", "We had a picnic at the park near the river last summer."),
+        ("2024-05-05T10:00:00Z", "My kids are learning to swim this spring."),
+        ("2024-05-06T10:00:00Z", "How often should I water a cactus?"),
+        author="John",
+    )
+    ingest(
+        vault,
+        "group",
+        ("2024-05-06T10:01:00Z", "Hardly ever, once a month is plenty for a cactus."),
+        ("2024-05-07T10:00:00Z", "The park ranger told us about the owls."),
+        ("2024-05-08T10:00:00Z", "Kids grow up so fast, take lots of photos!"),
+        author="Maria",
+    )
+    # a busy chat: many more of John's turns about his kids, none saying how often they go to the park
+    topics = ("guitar", "tomatoes", "chess", "a podcast", "the weather", "soup", "a novel", "taxes", "a bike", "jazz")
+    ingest(
+        vault,
+        "group",
+        *[
+            (f"2024-05-{10 + n:02d}T10:00:00Z", f"The kids and I talked about {topic} today.")
+            for n, topic in enumerate(topics)
+        ],
+        author="John",
+    )
+    r = recall(vault, "How often does John take his kids to the park?")
+    shown = [b.content for b in r.blocks]
+    reply = next(i for i, c in enumerate(shown) if "a few times a week" in c)
+    asked = next(i for i, c in enumerate(shown) if "park often" in c)
+    assert reply <= asked + 1, shown
+    assert "replies" in r.blocks[reply].channels  # lifted as the answer, not found as a neighbour only
+    # a reply is lifted only from a question someone else asked: Maria's answer about the cactus is John's question's
+    cactus = next(b for b in r.blocks if "cactus" in b.content and b.content.startswith("Maria"))
+    assert "replies" in cactus.channels
+
+
 def test_each_subject_splits_only_joint_questions() -> None:
     assert each_subject("Which city have both Jean and John visited?", ("Jean", "John")) == [
         "Which city have Jean visited?",
