@@ -471,9 +471,17 @@ def _speakers(q: Reader, event_ids: list[int]) -> dict[int, tuple[str, str, bool
     return {int(r[0]): (str(r[1]), str(r[2]).casefold(), bool(r[3])) for r in rows}
 
 
+#: Roles whose turns are a person's answer.  A model's or a tool's answer to a question is not what anyone said of
+#: themselves, and an assistant's reply is long: lifted beside every question a user asked it, it would crowd the
+#: budget with suggestions (it still comes in as an ordinary neighbour).
+ANSWERING_ROLES = frozenset({"user"})
+
+
 def _answers(asked: tuple[str, str, bool] | None, reply: tuple[str, str, bool] | None) -> bool:
-    """Whether ``reply`` answers ``asked``: ``asked`` holds a question and someone else said ``reply``."""
-    return asked is not None and reply is not None and asked[2] and asked[:2] != reply[:2]
+    """Whether ``reply`` answers ``asked``: ``asked`` holds a question and someone else, a person, said ``reply``."""
+    return (
+        asked is not None and reply is not None and asked[2] and asked[:2] != reply[:2] and reply[0] in ANSWERING_ROLES
+    )
 
 
 def lift_replies(fused: dict[Key, float], channels_of: dict[Key, set[str]], replies: list[tuple[Key, float]]) -> None:

@@ -236,6 +236,21 @@ def test_the_reply_to_a_question_by_someone_else_is_set_apart_with_the_questions
     assert neighbours(vault.store, {("event", again): 0.5}).turns == [("event", aside), ("event", same)]
 
 
+def test_an_assistants_answer_to_a_users_question_is_a_neighbour_not_a_lifted_reply(vault: Vault) -> None:
+    (asked,) = ingest(vault, "a", ("2024-05-01T10:00:00Z", "Can you suggest a gift for my sister? She loves pottery."))
+    (answer,) = ingest(
+        vault, "a", ("2024-05-01T10:00:30Z", "Here are ten ideas: a glaze set, a class voucher..."), role="assistant"
+    )
+    (back,) = ingest(vault, "a", ("2024-05-01T10:01:00Z", "Which of these would you pick?"), role="assistant")
+    (mine,) = ingest(vault, "a", ("2024-05-01T10:01:30Z", "The class voucher, she has every glaze already."))
+
+    around = neighbours(vault.store, {("event", asked): 0.9})
+    assert around.replies == []
+    assert ("event", answer) in around.turns
+    # the assistant asking and the user answering: the user's reply is lifted
+    assert neighbours(vault.store, {("event", back): 0.7}).replies == [(("event", mine), 0.7)]
+
+
 def test_neighbour_turns_of_several_turns_at_once(vault: Vault) -> None:
     t1, t2, t3 = ingest(
         vault,
