@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import logging
 import signal
 import socket
@@ -162,8 +163,10 @@ class EndpointServer:
     def run(self) -> None:
         """Serve in this thread until SIGINT/SIGTERM, then return after a graceful shutdown.
 
-        The signal handlers are installed only while serving, and only on the main thread.
+        The signal handlers are installed only while serving, and only on the main thread.  What start-up made is
+        set aside first (:func:`set_aside_startup_heap`): this is the process's server for the rest of its life.
         """
+        set_aside_startup_heap()
         self._server.run(sockets=self.sockets)
 
     def start(self, timeout: float = 10.0) -> None:
@@ -190,6 +193,31 @@ class EndpointServer:
                 sock.close()
             except OSError:
                 pass
+
+
+#: The collector's first threshold in a serving process: a young collection after this many new container objects
+#: (Python's default is 700).  Requests make and drop thousands of objects a second, nearly all freed by reference
+#: counting before any collection; at 700 the server ran ~2,900 young collections in one endpoint benchmark (1.3–1.4 s
+#: of the interpreter, plus 0.4 s of middle-generation ones), at 10,000 ~470 (0.2–0.4 s, and 0.1 s), with no longer a
+#: pause (BENCHMARKS.md "Endpoint").
+GEN0_THRESHOLD = 10_000
+
+
+def set_aside_startup_heap() -> None:
+    """Collect once, move every object alive to the collector's permanent generation (``gc.freeze``), and collect
+    the young generation less often (:data:`GEN0_THRESHOLD`).
+
+    A server process holds ~160,000 objects the collector tracks once its modules are imported and its vault is open
+    (FastAPI's, pydantic's and SQLAlchemy's functions, types and caches, which live as long as the process).  Each
+    full collection traversed all of them: 120–200 ms on a two-core machine, holding the interpreter lock while
+    every request waited, ten times in one run of the endpoint benchmark.  Frozen, they are never traversed again:
+    a full collection then took ~16 ms.  The desktop app freezes its start-up heap too, after its first paint
+    (``app.desktop``); recall's helper processes once their vectors are loaded (:mod:`engine.recall.processes`).
+    """
+    gc.collect()
+    gc.freeze()
+    _gen0, gen1, gen2 = gc.get_threshold()
+    gc.set_threshold(GEN0_THRESHOLD, gen1, gen2)
 
 
 def _protocol_class(headers_timeout_s: float) -> type[Any]:

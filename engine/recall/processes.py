@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import logging
 import os
 import socket
@@ -338,6 +339,9 @@ def serve(db_path: Path, model_id: str, dim: int, conn: Connection) -> None:
         count = vectors.load_mirror()
         ranker = Ranker(store, vectors, model_id)
         _return_free_memory()
+        # what loading made lives as long as the helper: no later collection needs to traverse it again
+        gc.collect()
+        gc.freeze()
     except Exception as exc:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
