@@ -831,16 +831,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     folder, info = cached_vault(args)
     workload = Workload(vault_names(folder), seed=7)
     load_average = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    # The generator sets its own start-up heap aside as the server does: a full collection of this process's modules
-    # took ~60 ms here, and a pause of the client in the middle of a phase bills whoever is being measured.
+    # The generator sets its own start-up heap aside while it measures, as the server does: a full collection of this
+    # process's modules took ~60 ms here, and a pause of the client in the middle of a phase bills whoever is being
+    # measured.  Handed back afterwards: main() also runs inside the test suite's process.
     gc.collect()
     gc.freeze()
-    with served_copy(folder, args.embedder, args.startup_cap, args.recall_processes) as (server, timings):
-        results = asyncio.run(measure(server, workload, args))
-    results["server"] = timings
-    # the yardsticks, once Cairn's server is gone: the bare stack under the same ingest load, and the numpy scan
-    results["floor"] = asyncio.run(measure_floor(Workload(vault_names(folder), seed=7), args))
-    results["numpy_scan_ms"] = numpy_scan_ms(folder, args.embedder, Workload(vault_names(folder), seed=7))
+    try:
+        with served_copy(folder, args.embedder, args.startup_cap, args.recall_processes) as (server, timings):
+            results = asyncio.run(measure(server, workload, args))
+        results["server"] = timings
+        # the yardsticks, once Cairn's server is gone: the bare stack under the same ingest load, and the numpy scan
+        results["floor"] = asyncio.run(measure_floor(Workload(vault_names(folder), seed=7), args))
+        results["numpy_scan_ms"] = numpy_scan_ms(folder, args.embedder, Workload(vault_names(folder), seed=7))
+    finally:
+        gc.unfreeze()
     results["ratios"] = ratios(results)
     payload: dict[str, Any] = {
         "machine": machine(),
