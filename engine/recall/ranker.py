@@ -420,8 +420,7 @@ def neighbours(q: Reader, fused: dict[Key, float], hits: int = NEIGHBOUR_HITS) -
     :func:`lift_replies`).  A fact stands for the turn it was drawn from.
     """
     ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: hits * 2]
-    best = [key for key, _score in ordered]
-    fact_ids = [i for k, i in best if k == "fact"]
+    fact_ids = [i for (k, i), _score in ordered if k == "fact"]
     fact_events = (
         dict(
             q.query(
