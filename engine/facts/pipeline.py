@@ -158,7 +158,7 @@ class Pipeline:
             return out
         propositions = self._stage_extract(out, text, segments, speaker, occurred_at, known, commands, earlier)
         mentions = self._temporal(text, occurred_at)
-        if any(p.clause is not None or _forward(p, text) for p in propositions):
+        if mentions and propositions:
             ahead = self._temporal(text, occurred_at, prefer="future")
             propositions = [_dated(p, mentions, ahead, occurred_at, text) for p in propositions]
         mapped = self._stage_map(out, propositions)
@@ -552,9 +552,11 @@ def _dated(
         return prop
     forward = _forward(prop, text)
     if prop.clause is None:
-        if not forward:
-            return prop
         ev = prop.evidence
+        if not forward:
+            # no clause read: the expression in the evidence, in the direction its tense points ("we're shifting
+            # to Nelson on the 1st of November", said in October: the coming one, the nearer of the two)
+            return replace(prop, temporal=pick((ev.start, ev.end), prop.tense or "present", past, ahead, occurred_at))
         inside = [m for m in ahead if m.start >= ev.start and m.end <= ev.end]
         return replace(prop, temporal=inside[0]) if inside else prop
     if not forward:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from engine.errors import ValidationError
 from engine.facts.catalog import Catalog
@@ -91,6 +92,7 @@ _UNCLAIMING = frozenset(
         "has_relative",
         "has_friend",
         "has_colleague",
+        "has_manager",
         "has_pet",
         "pet_breed",
         "has_age",
@@ -204,7 +206,7 @@ def _distinct(found: Iterator[Found]) -> list[Found]:
     the mention is the same person, and as a second value of a single-valued slot it would
     contradict the name.
     """
-    facts = [f for f in found if f.object.strip()]
+    facts = [f for f in (_unadorned(f) for f in found) if f.object.strip()]
     named = {(f.subject, f.predicate) for f in facts if f.rule != "relative.mention"}
     keep: list[Found] = []
     for f in facts:
@@ -222,6 +224,22 @@ def _distinct(found: Iterator[Found]) -> list[Found]:
             continue
         keep.append(f)
     return keep
+
+
+#: Emoji and pictographs: a value stops at the first ("GOT THE JOB 🎉🎉🎉 ok so …" → "JOB").
+_PICTOGRAPH_RE = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+
+
+def _unadorned(found: Found) -> Found:
+    """The value without what follows an emoji in it: chat punctuates with emoji, and a value read across one runs
+    into the next thought."""
+    m = _PICTOGRAPH_RE.search(found.object)
+    if m is None:
+        return found
+    rest = _PICTOGRAPH_RE.sub("", found.object[m.start() :]).strip()
+    if re.match(r"(?:and|or|&|,)\s", rest + " "):  # "hiking 🥾 and baking": a list goes on
+        return replace(found, object=re.sub(r"\s{2,}", " ", _PICTOGRAPH_RE.sub("", found.object)).strip())
+    return replace(found, object=found.object[: m.start()].strip(" ,;:-—–"))
 
 
 def _check_segments(text: str, segments: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:

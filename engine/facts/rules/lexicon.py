@@ -36,7 +36,11 @@ OCCUPATIONS = word_set(
     secretary senator singer soldier songwriter statistician streamer student supervisor surgeon
     surveyor tailor teacher technician therapist trainer translator tutor veterinarian vet waiter
     waitress welder writer youtuber zoologist lead founder cofounder co-founder owner paramedic
-    firefighter volunteer coder gamer dj
+    firefighter volunteer coder gamer dj arborist logistician superintendent attendant videographer
+    filmmaker jeweller seamstress esthetician beautician masseuse masseur doula radiographer sonographer
+    phlebotomist hygienist optometrist caregiver carer steward stewardess sommelier glazier plasterer
+    bricklayer roofer joiner tiler upholsterer dispatcher foreman inspector auditor solicitor notary
+    barrister ranger warden lineman lineworker wireman estimator draughtsman draftsman cartographer
     """
 )
 
@@ -66,7 +70,8 @@ RELATIONS: dict[str, str] = {
         ),
         "has_relative",
     ),
-    **dict.fromkeys(word_set("colleague coworker co-worker workmate boss manager mentor"), "has_colleague"),
+    **dict.fromkeys(word_set("colleague coworker co-worker workmate mentor"), "has_colleague"),
+    **dict.fromkeys(word_set("boss manager supervisor"), "has_manager"),
 }
 
 #: Relations a bare mention already tells something about ("my kids" → the speaker has children);

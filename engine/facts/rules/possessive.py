@@ -176,7 +176,7 @@ _VALUE_KIND: dict[str, str] = {
 #: Built-in predicates that "my <cue> is <value>" does not state ("my friend is great", "my mood is
 #: …"). Plugin predicates are not listed: their cues map, and the value is read as a noun phrase.
 _NOT_POSSESSIVE = word_set(
-    "has_spouse has_partner has_child has_parent has_sibling has_pet has_friend has_colleague "
+    "has_spouse has_partner has_child has_parent has_sibling has_pet has_friend has_colleague has_manager "
     "has_relative feels likes loves dislikes prefers values believes fears inspired_by "
     "experienced attended visited achieved started finished did_activity currently_doing "
     "reported_issue owns member_of met created has_trait identifies_as relationship_status "

@@ -52,7 +52,7 @@ def have_relation(text: str, head: Head, limit: int) -> Found | None:
     predicate = "has_pet" if noun in PETS else RELATIONS[noun]
     if m.group("name"):
         obj = m.group("name")
-    elif predicate in ("has_friend", "has_colleague", "has_relative"):
+    elif predicate in ("has_friend", "has_colleague", "has_manager", "has_relative"):
         return None  # "I have a friend" says nothing worth keeping without the friend's name
     else:
         count = m.group("count")

@@ -512,3 +512,72 @@ def test_predicates_missing_from_the_catalog_are_not_emitted() -> None:
     smaller = Catalog([spec for spec in CATALOG if spec.name != "lives_in"])
     props = extract("I live in Hanoi. I like jazz.", speaker="user", catalog=smaller)
     assert [p.predicate for p in props] == ["likes"]
+
+
+# -- managers, towns, durations, conditions, owners: phrasings from an independently written truth set ---------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my boss Dave said he'll be a referee which is sweet as", "Dave"),
+        ("new manager Clare is lovely, very different vibe to Dave haha", "Clare"),
+        ("My manager will be Gulnara Sadykova, head of translation department.", "Gulnara Sadykova"),
+        ("My lead Khaled will be happy", "Khaled"),
+        ("Clare is my new manager.", "Clare"),
+        ("I report to Priya now", "Priya"),
+    ],
+)
+def test_who_the_speaker_reports_to_is_their_manager(text: str, name: str) -> None:
+    check(text, "user", "has_manager", name)
+    assert not any(p.predicate == "has_colleague" for p in run(text))
+
+
+def test_a_manager_without_a_name_or_someone_elses_is_not_the_speakers() -> None:
+    assert not any(p.predicate == "has_manager" for p in run("my manager is on leave this week"))
+    assert not any(p.predicate == "has_manager" for p in run("Do you think my manager will agree?"))
+
+
+def test_a_role_held_for_years_with_present_perfect_is_current() -> None:
+    check(
+        "been a journeyman electrician at lakeshore electric 12 yrs lol", "user", "works_as", "journeyman electrician"
+    )
+    check("been a journeyman electrician at lakeshore electric 12 yrs lol", "user", "works_at", "lakeshore electric")
+    check("I've been a teacher for ten years.", "user", "works_as", "teacher")
+    check("I was a nurse for 6 years before I retrained.", "user", "previous_job", "nurse")
+
+
+def test_a_role_in_a_town_is_where_not_who_employs_when_something_says_so() -> None:
+    check("Hello. I am freelance translator in Almaty, Russian and Kazakh", "user", "located_in", "Almaty")
+    check("I am architect in Turin, I work at Studio Baroni Ruffino.", "user", "works_at", "Studio Baroni Ruffino")
+    assert ("user", "works_at", "turin") not in triples("I am architect in Turin, I work at Studio Baroni Ruffino.")
+    check("my sister Mereana is a midwife in Wellington", "Mereana", "located_in", "Wellington")
+    check("Hemi's an arborist so he'll find work easy", "Hemi", "works_as", "arborist")
+    # alone, "in <Name>" may be the employer in non-native English
+    check("I am structural engineer in Budimex", "user", "works_at", "Budimex")
+
+
+def test_conditions_said_with_with_after_a_diagnosis_or_of_several_words() -> None:
+    check("no water park, im 44 w gout in my big toe, not walkin around all day", "user", "has_condition", "gout")
+    check("I have a herniated disc L4-L5 since two years", "user", "has_condition", "herniated disc")
+    check("doctor said iron-deficiency anemia, now I take iron tablets", "user", "has_condition", "anemia")
+    assert not any(p.predicate == "has_condition" for p in run("my brother with asthma came over"))
+
+
+def test_an_allergy_given_to_its_owner_is_taken_from_the_speaker() -> None:
+    props = run("The walnuts allergy is Matteo's, my partner, not mine. My allergy is kiwi!")
+    assert any(p.subject == "Matteo" and p.predicate == "has_allergy" and p.object == "walnuts" for p in props)
+    assert any(p.subject == "user" and p.object == "walnuts" and p.negated for p in props)
+    assert any(p.subject == "user" and p.object == "kiwi" and not p.negated for p in props)
+
+
+def test_a_value_stops_at_an_emoji_unless_a_list_goes_on() -> None:
+    check("GOT THE JOB 🎉🎉🎉 ok so we're off", "user", "achieved", "JOB")
+    check("I love hiking 🥾 and baking", "user", "loves", "hiking and baking")
+
+
+def test_moves_said_the_new_zealand_way_and_a_stay_that_goes_on() -> None:
+    check("ok so we're shifting to Nelson on the 1st of November", "user", "plans_to", "move to Nelson")
+    check("we shifted to Hamilton last year", "user", "lives_in", "Hamilton")
+    check("update!! we've been in Nelson nearly 3 weeks now, got the Stoke place", "user", "lives_in", "Nelson")
+    assert not any(p.predicate == "lives_in" for p in run("I've been in Paris for 3 days now"))

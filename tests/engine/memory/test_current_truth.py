@@ -108,6 +108,26 @@ def test_a_job_change_supersedes_the_employer_and_ends_the_role_said_with_it(vau
     assert "Tidewater" in best_answer(vault, "Where do I work these days?", "2026-02-01T00:00:00Z")
 
 
+def test_a_new_manager_supersedes_the_last_and_answers_who_the_manager_is(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-08-12T07:10:00Z", "been a ranger with DOC for 5 yrs, my boss Dave said he'll be a referee"),
+        ("2025-11-20T05:45:00Z", "new manager Clare is lovely, very different vibe to Dave haha"),
+    )
+    assert values(live(vault, "has_manager")) == {"Clare"}
+    assert statuses(vault, "has_manager")["Dave"] == "superseded"
+    assert values(live(vault, "works_as")) == {"ranger"}  # present perfect with a duration: still a ranger
+    answer = best_answer(vault, "Who is my manager now?", "2026-01-01T00:00:00Z")
+    assert "Clare" in answer and "Dave" not in answer
+
+
+def test_a_date_without_a_year_in_the_present_tense_is_the_nearer_one(vault: Vault) -> None:
+    # said in October: the coming 1st of November, not last year's
+    say(vault, ("2025-10-09T06:30:00Z", "we're renovating the kitchen on the 1st of November"))
+    (doing,) = live(vault, "currently_doing")
+    assert doing.valid_from is not None and doing.valid_from.date() == date(2025, 11, 1)
+
+
 def test_preferences_are_slots_one_current_milk_and_one_favourite_coffee(vault: Vault) -> None:
     say(
         vault,
@@ -238,7 +258,7 @@ def test_life_facts_people_volunteer_are_extracted(vault: Vault) -> None:
     )
     assert values(live(vault, "works_as")) == {"data engineer"}
     assert values(live(vault, "works_at")) == {"Siemens"}
-    assert "Paul" in values(live(vault, "has_colleague"))
+    assert values(live(vault, "has_manager")) == {"Paul"}
     assert "Pixel" in values(live(vault, "has_pet"))
     assert values(live(vault, "has_child")) >= {"Omar", "Salma"}
     assert values(live(vault, "has_age", subject="Omar")) == {"10"}

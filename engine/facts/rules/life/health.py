@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make, read_phrase, words_of
+from engine.facts.rules.life.common import ctx_at, make, read_phrase, speaker_ctx, words_of
 from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.words import (
     ALCOHOL_WORDS,
+    CONDITION_PHRASES,
     CONDITION_WORDS,
     DIET_WORDS,
     FISH_WORDS,
@@ -33,13 +34,25 @@ from engine.facts.rules.life.words import (
 )
 from engine.facts.rules.model import Found, Sentence
 
-_COND_ALT = "|".join(sorted((re.escape(w) for w in CONDITION_WORDS), key=len, reverse=True))
+_COND_ALT = "|".join(
+    sorted((re.escape(w).replace(r"\ ", r"\s+") for w in (*CONDITION_WORDS, *CONDITION_PHRASES)), key=len, reverse=True)
+)
 _CONDITION_RE = re.compile(
     r"\b(?P<verb>have|has|had|having|got|get|gets|suffer\s+from|suffers\s+from|diagnosed\s+with|living\s+with|"
     r"struggle\s+with|struggling\s+with|developed)\s+(?:(?:a|an|the|some|mild|severe|chronic|bad|"
-    r"really\s+bad|bit\s+of)\s+)*(?P<cond>(?:high\s+|low\s+|type\s+[12]\s+)?(?:"
+    r"really\s+bad|bit\s+of|[a-z]+-[a-z]+)\s+)*(?P<cond>(?:high\s+|low\s+|type\s+[12]\s+)?(?:"
     + _COND_ALT
     + r")(?:\s+with\s+aura)?)\b",
+    re.IGNORECASE,
+)
+#: "im 44 w gout in my big toe", "I'm a 50-year-old with sleep apnea"; "the doctor said iron-deficiency anemia"
+_WITH_CONDITION_RE = re.compile(
+    r"\b(?:i['’]?m|im|i\s+am)\s+(?:an?\s+)?(?:\d+(?:[- ]?(?:year|yr)s?[- ]old)?\s+)?(?:w/?|with)\s+"
+    r"(?:(?:a|an|mild|severe|chronic|bad)\s+)*"
+    r"(?P<cond>(?:type\s+[12]\s+)?(?:" + _COND_ALT + r"))\b"
+    r"|\b(?:doctor|doc|gp|dr|specialist|neurologist|cardiologist)\s+(?:\w+\s+)?(?:said|says|thinks|confirmed|found)\s+"
+    r"(?:(?:it['’]?s|it\s+is|i\s+have|i['’]ve\s+got|that\s+i\s+have)\s+)?(?:an?\s+)?(?:[a-z]+-[a-z]+\s+)?"
+    r"(?P<said>(?:type\s+[12]\s+)?(?:" + _COND_ALT + r"))\b",
     re.IGNORECASE,
 )
 _ADJ_CONDITION_RE = re.compile(
@@ -123,7 +136,8 @@ _SACRED_RE = re.compile(
 
 _CONDITION_GATE = CONDITION_WORDS | frozenset(
     """diabetic asthmatic epileptic anaemic anemic hypertensive prediabetic pre-diabetic dyslexic autistic deaf blind
-    colourblind colorblind tore torn broke broken sprained twisted fractured dislocated injured hurt""".split()
+    colourblind colorblind tore torn broke broken sprained twisted fractured dislocated injured hurt disc stones
+    apnea apnoea blood fasciitis tunnel deficiency covid sclerosis fatigue fibrillation""".split()
 )
 _HEALTH_WORDS = (
     _CONDITION_GATE
@@ -131,8 +145,8 @@ _HEALTH_WORDS = (
     | MEDICATION_WORDS
     | frozenset(_CONSUMABLES)
     | frozenset(
-        """allergic smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker non-drinker teetotal
-        teetotaller sober eat eating quit quitting stopped stop gave give giving cut kicked""".split()
+        """allergic allergy smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker non-drinker
+        teetotal teetotaller sober eat eating quit quitting stopped stop gave give giving cut kicked""".split()
     )
 )
 
@@ -148,6 +162,8 @@ def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
     if "allergic" in low:
         for m in _ALLERGY_RE.finditer(text, s.start, s.end):
             yield from _allergy(s, m)
+    if "allergy" in low and ("'s" in low or "’s" in low):
+        yield from _whose_allergy(s)
     if any(w in low for w in (" on ", "take", "took", "gave me", "give me", "prescribed", "put me", "using")):
         for m in _MED_RE.finditer(text, s.start, s.end):
             yield from _medication(s, m)
@@ -208,6 +224,12 @@ def _conditions(s: Sentence) -> Iterator[Found]:
         yield make(ctx, s, "has_condition", cond, "condition", end=m.end())
         if ctx.negated:
             yield from _attributed(s, ctx, "has_condition", cond, m.end())
+    for m in _WITH_CONDITION_RE.finditer(text, s.start, s.end):
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        cond = re.sub(r"\s+", " ", m.group("cond") or m.group("said"))
+        yield make(ctx, s, "has_condition", cond, "condition.with", end=m.end())
     for m in _ADJ_CONDITION_RE.finditer(text, s.start, s.end):
         ctx = ctx_at(s, m.start("cond"))
         if ctx is None or (ctx.person is not None and ctx.person.is_pet):
@@ -269,6 +291,28 @@ _THAT_WAS_RE = re.compile(
     r"|(?P<other>(?-i:[A-Z])[\w'’-]+))",
     re.IGNORECASE,
 )
+
+
+#: "The walnuts allergy is Matteo's, my partner, not mine", "the nut allergy is my brother's"
+_WHOSE_ALLERGY_RE = re.compile(
+    r"\b(?:the|that|this)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+allergy\s+(?:is|was)\s+(?:actually\s+|really\s+)?"
+    r"(?:(?P<name>(?-i:[A-Z][\w-]+))|my\s+(?P<rel>[a-z]+)(?:\s+(?P<relname>(?-i:[A-Z][\w-]+)))?)['’]s\b",
+    re.IGNORECASE,
+)
+
+
+def _whose_allergy(s: Sentence) -> Iterator[Found]:
+    """An allergy given to its owner: "The walnuts allergy is Matteo's, my partner, not mine" — Matteo's, and (when
+    the sentence says "not mine") no longer the speaker's."""
+    for m in _WHOSE_ALLERGY_RE.finditer(s.text, s.start, s.end):
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None:
+            continue
+        what = m.group("what")
+        who = m.group("name") or m.group("relname") or f"user's {m.group('rel').casefold()}"
+        yield make(replace(ctx, subject=who, person=None), s, "has_allergy", what, "allergy.whose", end=m.end())
+        if re.search(r"\bnot\s+(?:mine|me|my\s+own)\b", s.text[m.end() : s.end], re.IGNORECASE):
+            yield make(ctx, s, "has_allergy", what, "allergy.not-mine", end=m.end(), negated=True, change=True)
 
 
 def _attributed(s: Sentence, ctx: Context, predicate: str, value: str, end: int) -> Iterator[Found]:

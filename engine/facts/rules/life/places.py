@@ -27,7 +27,7 @@ _LIVE_RE = re.compile(
     re.IGNORECASE,
 )
 _MOVE_RE = re.compile(
-    r"\b(?P<verb>move|moves|moved|moving|relocate|relocated|relocating|emigrated|immigrated)\s+"
+    r"\b(?P<verb>move|moves|moved|moving|relocate|relocated|relocating|emigrated|immigrated|shift|shifted|shifting)\s+"
     r"(?:back\s+|out\s+|over\s+|here\s+)?(?:from\s+(?P<from>[^,.;!?]{2,40}?)\s+)?(?:to|into)\s+"
     r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:cottage|flat|house|home|apartment|apt|place|condo|room|\dbr|"
     r"\d-bed(?:room)?|studio)\s+(?:[\w-]+\s+){0,2}?(?:in|near|at)\s+)?",
@@ -59,11 +59,20 @@ _NOT_PLACES = frozenset(
     """fear touch love debt peace hope denial shock pain sales marketing finance tech it hr
     charge time bed school class work office hospital""".split()
 )
-_PAST = frozenset("lived resided stayed moved relocated emigrated immigrated settled".split())
+_PAST = frozenset("lived resided stayed moved relocated emigrated immigrated settled shifted".split())
+#: "we've been in Nelson nearly 3 weeks now", "I've been living in Leeds since 2019": where the speaker lives
+_BEEN_IN_RE = re.compile(
+    r"\b(?:i|we)\s*(?:['’]ve|\s+have)?\s+been\s+(?:living\s+|based\s+)?(?:in|at)\s+", re.IGNORECASE
+)
+_SINCE_A_WHILE_RE = re.compile(
+    r"^[^.;!?]{0,30}?\b(?:(?:nearly|almost|about|over|around|like)\s+)?(?:\d+|a|an|two|three|four|five|six|a\s+few|"
+    r"a\s+couple(?:\s+of)?|several)\s+(?:weeks?|months?|years?|yrs?)\s+now\b|^[^.;!?]{0,30}?\bsince\s+(?:19|20)\d\d",
+    re.IGNORECASE,
+)
 _PLACE_WORDS = frozenset(
     """live lives lived living reside resides resided residing stay stays stayed based settled move moves moved
     moving relocate relocated relocating emigrated immigrated flat place house home apartment apt condo cottage farm
-    here commute commuting commutes from came come comes coming""".split()
+    here commute commuting commutes from came come comes coming shift shifted shifting been""".split()
 )
 
 
@@ -83,7 +92,15 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
                 continue  # "stayed in Rome for a week": a visit
             time: Time = "past" if verb in _PAST and not verb.startswith("stay") else "present"
             yield from _residence(s, m.start(), m.end(), time, lower_ok, "live", change=verb.startswith("stay"))
-    if "mov" in low or "relocat" in low or "migrat" in low:
+    if "been" in words:
+        for m in _BEEN_IN_RE.finditer(text, s.start, s.end):
+            place = _place(text, m.end(), s.end, lower_ok)
+            if place is None or _SINCE_A_WHILE_RE.match(text[place[1] : s.end]) is None:
+                continue  # "I've been in Paris" alone is a visit
+            ctx = speaker_ctx(s, m.start())
+            if ctx is not None and not ctx.negated:
+                yield make(ctx, s, "lives_in", place[0], "been-in", end=place[1], change=True)
+    if "mov" in low or "relocat" in low or "migrat" in low or "shift" in low:
         for m in _MOVE_RE.finditer(text, s.start, s.end):
             yield from _move(s, m, lower_ok)
     if any(w in low for w in ("flat", "place", "house", "home", "apartment", "apt", "condo", "cottage", "farm")):
@@ -193,7 +210,7 @@ def _move(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
     ctx = ctx_at(s, m.start(), time=time)
     if ctx is None or ctx.negated:
         return
-    if verb in ("moving", "move", "moves") or ctx.time == "future" or ctx.planned:
+    if verb in ("moving", "move", "moves", "shifting", "shift") or ctx.time == "future" or ctx.planned:
         # a move still ahead: a plan, dated by its clause ("moving into a 1br in midtown dec 1")
         yield make(ctx, s, "plans_to", f"move to {place[0]}", "move.plan", end=place[1], time="future")
         return

@@ -18,7 +18,7 @@ RELATION_PREDICATES: dict[str, str] = {
     **dict.fromkeys(word_set("hubby missus wifey"), "has_spouse"),
     **dict.fromkeys(word_set("boys girls sons daughters"), "has_child"),
     **dict.fromkeys(word_set("grandson granddaughter grandchild grandkid"), "has_relative"),
-    **dict.fromkeys(word_set("co-founder cofounder supervisor"), "has_colleague"),
+    **dict.fromkeys(word_set("co-founder cofounder"), "has_colleague"),
     **dict.fromkeys(word_set("kids children sons daughters twins"), "has_child"),
 }
 FEMALE = word_set(
@@ -115,7 +115,33 @@ CONDITION_WORDS = word_set(
     fibromyalgia dyslexia scoliosis tinnitus hypothyroidism hyperthyroidism hypothyroid thyroid cholesterol
     gout sciatica endometriosis pcos anemia anaemia glaucoma cataracts apnea apnoea copd emphysema psoriasis
     rosacea acne allergies hay-fever hayfever intolerance intolerant lactose gluten dermatitis vertigo
-    osteoporosis hernia tendinitis tendonitis"""
+    osteoporosis hernia tendinitis tendonitis gerd reflux diverticulitis colitis dementia concussion shingles angina
+    afib bursitis prediabetes pre-diabetes hashimoto's sinusitis fibroids adenomyosis neuropathy"""
+)
+#: Conditions of more than one word ("a herniated disc L4-L5", "kidney stones").
+CONDITION_PHRASES = (
+    "herniated disc",
+    "slipped disc",
+    "bulging disc",
+    "disc herniation",
+    "kidney stones",
+    "heart condition",
+    "heart disease",
+    "sleep apnea",
+    "sleep apnoea",
+    "high blood pressure",
+    "low blood pressure",
+    "acid reflux",
+    "multiple sclerosis",
+    "chronic fatigue",
+    "long covid",
+    "carpal tunnel",
+    "plantar fasciitis",
+    "atrial fibrillation",
+    "ulcerative colitis",
+    "iron deficiency",
+    "vitamin d deficiency",
+    "b12 deficiency",
 )
 MEDICATION_SUFFIXES = (
     "statin",

@@ -28,7 +28,8 @@ _WORK_WORDS = _ROLE_GATE | frozenset(
     """work works worked working quit quitting left leaving resigned resigning resign retired fired laid last start
     starts started starting join joined joining job hired accepted promoted appointed department dept ward unit team
     notice resignation new own owns co-own co-owns run runs opened open opening founded have has focus specialise
-    specialize specialised specialized taken took landed found made""".split()
+    specialize specialised specialized taken took landed found made boss manager supervisor lead report reports
+    reporting""".split()
 )
 #: "<lead> (a|an|the) <role> [at|in|for <org>]"
 #: A word that may stand before a job title's head ("UX", "senior backend", "self-employed"): not a function word.
@@ -134,6 +135,8 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a 
     if not words & _WORK_WORDS:
         return
     lower_ok = lowercase_writer(text)
+    if words & _MANAGER_WORDS:
+        yield from _managers(s, lower_ok)
     if "promot" in low or "hired" in low or "appointed" in low:
         yield from _promotions(s)
     if words & _ROLE_GATE:
@@ -248,6 +251,8 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
             if not _FRAGMENT_FOLLOW_RE.match(text, end, s.end) or role_text.split()[0].casefold().endswith("ing"):
                 continue
         time = "past" if any(w in lead.split() for w in _PAST) or lead.startswith(("i was", "i've been")) else "present"
+        if time == "past" and _still(lead, text, end, s.end):
+            time = "present"  # "been a journeyman electrician at lakeshore electric 12 yrs": and still is
         ctx = ctx_at(s, start_abs, time=time)  # type: ignore[arg-type]
         if ctx is None or (bare == "as" and not _AS_A_JOB_RE.search(text, ctx.start, m.start())):
             continue
@@ -275,6 +280,20 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
         if org is not None and predicate == "previous_job":
             found_role = replace(found_role, object=f"{role_text} in {org[0]}")
         yield found_role
+        if (
+            org is not None
+            and after is not None
+            and _a_town(after.group("prep"), org[0], text[end : org[1]])
+            and (
+                ctx.subject != s.speaker
+                or _FREELANCE_RE.search(role_text) is not None
+                or _EMPLOYER_ELSEWHERE_RE.search(text, org[1], s.end) is not None
+            )
+        ):
+            # "a midwife in Wellington", "freelance translator in Almaty": where, not who employs them
+            if predicate == "works_as" and not ctx.negated:
+                yield make(ctx, s, "located_in", org[0], "role.town", end=org[1])
+            org = None
         if org is not None and predicate == "works_as" and not ctx.negated and not _is_place_word(org[0]):
             group = re.search(r"\b(?:band|choir|orchestra|club|team|group)\b", text[end : org[1]], re.I)
             yield make(ctx, s, "member_of" if group else "works_at", org[0], "role.at", end=org[1], change=change)
@@ -286,6 +305,60 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
                     yield replace(
                         make(ctx, s, "located_in", place[0], "role.in", end=place[1]), span=(where.start(), place[1])
                     )
+
+
+_MANAGER_WORDS = frozenset("boss manager supervisor lead report reports reporting".split())
+_BOSS = (
+    r"(?:(?:line|team|direct|project|store|shift|section|ward|practice|department|dept)\s+)?"
+    r"(?:boss|manager|supervisor|lead)"
+)
+#: "my boss Dave", "our new team lead, Lina", "my manager will be Gulnara Sadykova", "new manager Clare is lovely"
+_MY_BOSS_RE = re.compile(
+    r"\b(?:(?P<my>my|our)\s+|(?=new\s))(?P<new>(?:new|current)\s+)?"
+    + _BOSS
+    + r"(?:\s*,\s*|\s+(?:will\s+be|is(?:\s+now)?|now\s+is)\s+|\s+)",
+    re.IGNORECASE,
+)
+#: "Clare is my new manager", "Priya's my boss now"
+_IS_MY_BOSS_RE = re.compile(
+    r"\s+(?:is|['’]s)\s+(?:now\s+)?(?:my|our)\s+(?P<new>(?:new|current)\s+)?" + _BOSS + r"\b", re.IGNORECASE
+)
+#: "I report to Priya", "now reporting directly to Tom"
+_REPORT_TO_RE = re.compile(r"\b(?:i\s+(?:now\s+)?|now\s+)?report(?:s|ing)?\s+(?:directly\s+)?to\s+", re.IGNORECASE)
+
+
+def _managers(s: Sentence, lower_ok: bool) -> Iterator[Found]:
+    """Who the speaker reports to (``has_manager``, one at a time): "my boss Dave", "new manager Clare is lovely",
+    "my manager will be Gulnara Sadykova", "Clare is my new manager", "I report to Priya".  "new" (and "will be",
+    "now") says the manager changed, so the last one is superseded rather than set against this one."""
+    text = s.text
+    for m in _MY_BOSS_RE.finditer(text, s.start, s.end):
+        name = read_name(text, m.end(), s.end, lowercase_ok=False, max_words=3)
+        if name is None or not name[0][:1].isupper():
+            continue
+        ctx = speaker_ctx(s, m.start()) if m.group("my") else ctx_at(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        change = bool(m.group("new")) or bool(re.search(r"\b(?:will\s+be|now)\b", m.group(0), re.IGNORECASE))
+        yield make(ctx, s, "has_manager", name[0], "manager", end=name[1], change=change)
+    for m in _IS_MY_BOSS_RE.finditer(text, s.start, s.end):
+        before = text[max(s.start, m.start() - 40) : m.start()]
+        who = re.search(r"(?:^|[\s,(])((?-i:[A-Z][\w'’-]+)(?:\s+(?-i:[A-Z][\w'’-]+))?)$", before)
+        if who is None:
+            continue
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        change = bool(m.group("new")) or "now" in m.group(0).casefold()
+        yield make(ctx, s, "has_manager", who.group(1), "manager.is", end=m.end(), change=change)
+    for m in _REPORT_TO_RE.finditer(text, s.start, s.end):
+        name = read_name(text, m.end(), s.end, lowercase_ok=lower_ok, max_words=3)
+        if name is None:
+            continue
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        yield make(ctx, s, "has_manager", name[0], "report.to", end=name[1], change="now" in m.group(0).casefold())
 
 
 def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool:
@@ -343,6 +416,24 @@ def _role_at(text: str, pos: int, end: int) -> tuple[str, int] | None:
     return text[pos + cleaned[1] : m.end()], m.end()
 
 
+#: How long something has lasted: "for 5 yrs", "12 years", "since 2019", "for a while now".
+_LASTING_RE = re.compile(
+    r"\b(?:for\s+(?:\d+|a\s+few|a\s+couple(?:\s+of)?|many|several|some|two|three|four|five|six|seven|eight|nine|ten|"
+    r"\w+teen|twenty|thirty)\s+(?:yrs?|years?|months?|decades?)|\d+\s*(?:\+\s*)?(?:yrs?|years?|months?)(?!\s+(?:ago|old|back))"
+    r"|since\s+(?:19|20)\d\d|since\s+(?:i\s+was|uni|college|school|graduat\w*))\b",
+    re.IGNORECASE,
+)
+#: A duration that closes an employer's name read from lower-case text ("lakeshore electric 12 yrs").
+_TRAILING_LASTING_RE = re.compile(r"\s+(?:for\s+)?\d+\s*(?:yrs?|years?|months?)$", re.IGNORECASE)
+
+
+def _still(lead: str, text: str, role_end: int, end: int) -> bool:
+    """Present perfect with a duration: "I've been a nurse for 6 years", "been a ranger with DOC here 5 yrs" — the
+    job goes on.  "I was a nurse for 6 years" and "I've been a nurse" without a duration stay in the past."""
+    perfect = "been" in lead.split() and not {"was", "were"} & set(lead.split())
+    return perfect and _LASTING_RE.search(text, role_end, min(end, role_end + 90)) is not None
+
+
 def _org(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | None:
     """An employer's name at ``pos``: "Zalando", "the Métropole de Lyon", "st james's", "a small product studio
     here in Lisbon called Tidewater" → "Tidewater", "a pharmacy in the Croix-Rousse" → "pharmacy in the
@@ -362,6 +453,9 @@ def _org(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | Non
                 return text[np.start("np") : place[1]], place[1]
         return None
     found = read_name(text, pos, end, lowercase_ok=lower_ok, max_words=5)
+    if found is not None and _TRAILING_LASTING_RE.search(found[0]):
+        name = _TRAILING_LASTING_RE.sub("", found[0])
+        found = (name, pos + text[pos:end].find(name) + len(name)) if name else None
     if found is None or found[0].casefold() in _NOT_ORG or _is_activity(found[0]):
         return None
     kind = _ORG_NOUN_RE.match(text, found[1], end)
@@ -373,6 +467,32 @@ def _org(text: str, pos: int, end: int, lower_ok: bool) -> tuple[str, int] | Non
 def _is_activity(value: str) -> bool:
     first = value.split()[0].casefold()
     return first.endswith("ing") or first in ("smoking", "drinking", "coffee", "alcohol", "sugar", "meat")
+
+
+_ORG_WORD_RE = re.compile(
+    r"\b(?:inc|ltd|llc|gmbh|plc|corp|co|company|group|bank|hospital|clinic|school|university|college|studio|agency|"
+    r"council|ministry|department|firm|partners|labs?|technologies|tech|systems|solutions|consulting|foundation)\b",
+    re.IGNORECASE,
+)
+
+
+_FREELANCE_RE = re.compile(r"\b(?:freelanc\w*|self[- ]employed|independent|retired|contract)\b", re.IGNORECASE)
+#: "…, I work at Studio Baroni Ruffino": the employer is named apart, so "architect in Turin" names a town.
+_EMPLOYER_ELSEWHERE_RE = re.compile(r"\b(?:i\s+work|working|employed)\s+(?:at|for|with)\s+(?-i:[A-Z])", re.IGNORECASE)
+
+
+def _a_town(prep: str, name: str, between: str) -> bool:
+    """Whether "<role> in <Name>" may name a place rather than an employer: "in" and a capitalised name with no
+    word of an organisation ("in Almaty", not "in St James's hospital").  Alone it cannot tell ("structural engineer
+    in Budimex" is an employer): the caller asks for a second sign — a freelancer, someone else's job (what the
+    user knows of it is where), or the employer named apart in the sentence."""
+    return (
+        prep.casefold() == "in"
+        and "the " not in between.casefold()
+        and name[:1].isupper()
+        and _ORG_WORD_RE.search(name) is None
+        and _ORG_NOUN_RE.search(" " + name) is None
+    )
 
 
 def _is_place_word(value: str) -> bool:
