@@ -83,6 +83,8 @@ CHANNEL_WEIGHTS = {
     "neighbours": 0.6,
 }
 NEIGHBOUR_HITS = 8
+#: The best turns whose follow-up question's answer is lifted (:func:`_follow_ups`).
+FOLLOW_UP_HITS = 3
 HYDRATE_MIN = 60
 KINDS = ("fact", "event", "episode")
 STANDING_WEIGHT = {"fact": 1.0, "working": 0.92, "challenged": 0.75, "candidate": 0.6}
@@ -177,6 +179,7 @@ class Ranker:
             reports["neighbours"] = ChannelReport(True, len(around.turns) + len(around.replies), _ms(t1))
             fused, channels_of = _fuse(ranked, weights)
             lift_replies(fused, channels_of, around.replies)
+            lift_replies(fused, channels_of, follow_ups(snap, fused))
             # weights (and an indirect question's rerank of the top RERANK_POOL) only reorder the fused list
             # moderately: the long tail of single-channel hits never reaches the top, so it is not loaded at all.
             # Three times the limit (six for an indirect question's wider pool): LoCoMo's recall@5/10/20 were the
@@ -419,27 +422,7 @@ def neighbours(q: Reader, fused: dict[Key, float], hits: int = NEIGHBOUR_HITS) -
     answer, which shares none.  So the turn right after a question, said by someone else, is returned apart (see
     :func:`lift_replies`).  A fact stands for the turn it was drawn from.
     """
-    ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: hits * 2]
-    fact_ids = [i for (k, i), _score in ordered if k == "fact"]
-    fact_events = (
-        dict(
-            q.query(
-                f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) "
-                "AND event_id IS NOT NULL",
-                tuple(fact_ids),
-            )
-        )
-        if fact_ids
-        else {}
-    )
-    top_events: list[int] = []
-    score_of: dict[int, float] = {}
-    for (kind, object_id), score in ordered:
-        event_id = object_id if kind == "event" else fact_events.get(object_id)
-        if event_id is not None and int(event_id) not in top_events:
-            top_events.append(int(event_id))
-            score_of[int(event_id)] = score
-    top_events = top_events[:hits]
+    top_events, score_of = _top_turns(q, fused, hits)
     adjacent = adjacent_ids(q, top_events)
     after = {event_id: int(pair[1]) for event_id, pair in adjacent.items() if pair[1] is not None}
     said = _speakers(q, [*top_events, *after.values()])
@@ -456,6 +439,63 @@ def neighbours(q: Reader, fused: dict[Key, float], hits: int = NEIGHBOUR_HITS) -
                 seen.add(int(neighbour))
                 turns.append(("event", int(neighbour)))
     return Around(turns, replies)
+
+
+def follow_ups(q: Reader, fused: dict[Key, float], hits: int = FOLLOW_UP_HITS) -> list[tuple[Key, float]]:
+    """The answers to follow-up questions on the very best turns, each with the score of the turn it continues.
+
+    Melanie says "I had a picnic with friends from church", Maria asks "What games?", and Melanie's next turn,
+    "charades and a scavenger hunt", is what a question about the picnic wants — yet it shares neither the
+    question's words nor the follow-up's.  So where someone else's question comes right after one of the best
+    turns (replies already lifted, :func:`lift_replies`), the first speaker's answer to it is returned with that
+    turn's score.  Only the best :data:`FOLLOW_UP_HITS` turns: deeper, the answers crowd out better hits.  LoCoMo
+    figures in BENCHMARKS.md.
+    """
+    tops, score_of = _top_turns(q, fused, hits)
+    after = {top: int(pair[1]) for top, pair in adjacent_ids(q, tops).items() if pair[1] is not None}
+    said = _speakers(q, [*tops, *after.values()])
+    asked = {
+        top: question
+        for top, question in after.items()
+        if top in said and question in said and said[question][2] and said[question][:2] != said[top][:2]
+    }
+    if not asked:
+        return []
+    next_of = {m: int(pair[1]) for m, pair in adjacent_ids(q, list(asked.values())).items() if pair[1] is not None}
+    said |= _speakers(q, list(next_of.values()))
+    found: list[tuple[Key, float]] = []
+    for top, question in asked.items():
+        answer = next_of.get(question)
+        reply = said.get(answer) if answer is not None else None
+        # answered by the person it was asked of
+        if answer is not None and reply is not None and reply[:2] == said[top][:2] and _answers(said[question], reply):
+            found.append((("event", answer), score_of[top]))
+    return found
+
+
+def _top_turns(q: Reader, fused: dict[Key, float], hits: int) -> tuple[list[int], dict[int, float]]:
+    """The best-ranked turns (a fact stands for the turn it was drawn from), best first, with their scores."""
+    ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: hits * 2]
+    fact_ids = [i for (k, i), _score in ordered if k == "fact"]
+    fact_events = (
+        dict(
+            q.query(
+                f"SELECT id, event_id FROM facts WHERE id IN ({','.join('?' * len(fact_ids))}) "
+                "AND event_id IS NOT NULL",
+                tuple(fact_ids),
+            )
+        )
+        if fact_ids
+        else {}
+    )
+    tops: list[int] = []
+    score_of: dict[int, float] = {}
+    for (kind, object_id), score in ordered:
+        event_id = object_id if kind == "event" else fact_events.get(object_id)
+        if event_id is not None and int(event_id) not in score_of:
+            tops.append(int(event_id))
+            score_of[int(event_id)] = score
+    return tops[:hits], score_of
 
 
 def _speakers(q: Reader, event_ids: list[int]) -> dict[int, tuple[str, str, bool]]:

@@ -14,7 +14,7 @@ from engine.recall.channels import (
     vector_channel,
 )
 from engine.recall.hydrate import load_turns, neighbour_turns
-from engine.recall.ranker import lift_replies, neighbours
+from engine.recall.ranker import FOLLOW_UP_HITS, follow_ups, lift_replies, neighbours
 from tests.engine.recall.support import analysis, channel_input, ingest
 
 
@@ -234,6 +234,28 @@ def test_the_reply_to_a_question_by_someone_else_is_set_apart_with_the_questions
     assert neighbours(vault.store, {("event", aside): 0.5}).replies == []
     assert neighbours(vault.store, {("event", again): 0.5}).replies == []
     assert neighbours(vault.store, {("event", again): 0.5}).turns == [("event", aside), ("event", same)]
+
+
+def test_the_answer_to_a_follow_up_question_on_a_best_turn_takes_that_turns_score(vault: Vault) -> None:
+    said = ingest(
+        vault, "f", ("2024-05-01T10:00:00Z", "Last weekend I had a picnic with friends from church."), author="Mel"
+    )
+    asked = ingest(vault, "f", ("2024-05-01T10:01:00Z", "Sounds fun! What games did you play?"), author="Jo")
+    answer = ingest(vault, "f", ("2024-05-01T10:02:00Z", "Charades and a scavenger hunt."), author="Mel")
+    other = ingest(vault, "f", ("2024-05-01T10:03:00Z", "Ha, I love charades. Anything else?"), author="Jo")
+    late = ingest(vault, "f", ("2024-05-01T10:04:00Z", "Not really, we mostly ate."), author="Mel")
+    by_jo = ingest(vault, "f", ("2024-05-01T10:05:00Z", "Nice."), author="Jo")
+
+    assert follow_ups(vault.store, {("event", said[0]): 0.8}) == [(("event", answer[0]), 0.8)]
+    # the follow-up is asked of the first speaker: the one who answers it must be them
+    assert follow_ups(vault.store, {("event", answer[0]): 0.8}) == [(("event", late[0]), 0.8)]
+    assert follow_ups(vault.store, {("event", other[0]): 0.8}) == []  # no question after it, only an answer
+    assert follow_ups(vault.store, {("event", late[0]): 0.8}) == []  # "Nice." asks nothing
+    assert by_jo
+    # only the very best turns: one ranked below FOLLOW_UP_HITS others gets nothing
+    crowd = {("event", e): 1.0 for e in ingest(vault, "g", *[(f"2024-05-02T10:0{i}:00Z", "x") for i in range(3)])}
+    assert FOLLOW_UP_HITS == 3
+    assert follow_ups(vault.store, {**crowd, ("event", said[0]): 0.5}) == []
 
 
 def test_an_assistants_answer_to_a_users_question_is_a_neighbour_not_a_lifted_reply(vault: Vault) -> None:

@@ -232,6 +232,28 @@ def test_the_answer_to_a_question_in_the_chat_ranks_with_the_question(vault: Vau
     assert "replies" in cactus.channels
 
 
+def test_the_answer_to_a_follow_up_question_ranks_with_the_turn_it_continues(vault: Vault) -> None:
+    """Maria's "a picnic with friends from church" answers the words of a question about the picnic; her answer to
+    John's follow-up, "charades and a scavenger hunt", holds what was asked and shares none of its words."""
+    ingest(
+        vault, "g", ("2024-06-01T10:00:00Z", "Last weekend I had a picnic with friends from church."), author="Maria"
+    )
+    ingest(vault, "g", ("2024-06-01T10:01:00Z", "Sounds lovely! What did you all get up to?"), author="John")
+    ingest(vault, "g", ("2024-06-01T10:02:00Z", "Charades and a scavenger hunt, we laughed a lot."), author="Maria")
+    fillers = ("pottery", "a new recipe", "my garden", "the shelter", "a yoga class", "my car", "a long walk")
+    ingest(
+        vault,
+        "g",
+        *[(f"2024-06-{3 + n:02d}T10:00:00Z", f"Church friends and I talked about {t}.") for n, t in enumerate(fillers)],
+        author="Maria",
+    )
+    r = recall(vault, "What did Maria do at the picnic with her church friends?")
+    shown = [b.content for b in r.blocks]
+    answer = next(i for i, c in enumerate(shown) if "scavenger hunt" in c)
+    assert answer <= 2, shown
+    assert "replies" in r.blocks[answer].channels
+
+
 def test_each_subject_splits_only_joint_questions() -> None:
     assert each_subject("Which city have both Jean and John visited?", ("Jean", "John")) == [
         "Which city have Jean visited?",
