@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 _REL = (
     r"(?:son|daughter|kids?|children|child|boy|girl|twins|wife|husband|spouse|partner|girlfriend|boyfriend|gf|bf|"
     r"fianc[ée]e?|mum|mom|mother|dad|father|parents|sister|brother|siblings?|grandson|granddaughter|grandchildren|"
-    r"grandkids|cousin|aunt|uncle|niece|nephew|friend|roommate|flatmate|colleague|boss|manager|family|"
+    r"grandkids|cousin|aunt|uncle|niece|nephew|friend|roommate|flatmate|colleague|coworker|workmate|boss|"
+    r"(?:line\s+)?manager|supervisor|(?:team\s+)?lead|family|"
     r"dog|cat|pet|puppy|kitten)"
 )
 #: relation noun → the asker's relationship predicates that name such a person
@@ -36,7 +37,10 @@ RELATION_OF = {
         ("has_relative", "has_child"),
     ),
     **dict.fromkeys(("friend", "roommate", "flatmate"), ("has_friend",)),
-    **dict.fromkeys(("colleague", "boss", "manager"), ("has_colleague",)),
+    **dict.fromkeys(("colleague", "coworker", "workmate"), ("has_colleague",)),
+    **dict.fromkeys(
+        ("boss", "manager", "supervisor", "lead", "team lead", "line manager"), ("has_manager", "has_colleague")
+    ),
     **dict.fromkeys(("dog", "cat", "pet", "puppy", "kitten"), ("has_pet",)),
 }
 
@@ -115,6 +119,7 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"\binstrument\b", ("plays_instrument",)),
         (r"\bsports?\b|\bexercise\b|\bwork\s*out\b", ("plays_sport", "exercises", "does_regularly")),
         (r"\bbirthday\b|\bwhen\s+was\b.{0,20}\bborn\b", ("has_birthday",)),
+        (r"\bhow\s+old\b|\bwhat\s+age\b|\bage\s+(?:is|of)\b|\bmy\s+age\b", ("has_age", "has_birthday")),
         (r"\bstill\b", ("stopped", "sold", "avoids")),
     )
 )

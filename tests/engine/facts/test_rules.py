@@ -581,3 +581,45 @@ def test_moves_said_the_new_zealand_way_and_a_stay_that_goes_on() -> None:
     check("we shifted to Hamilton last year", "user", "lives_in", "Hamilton")
     check("update!! we've been in Nelson nearly 3 weeks now, got the Stoke place", "user", "lives_in", "Nelson")
     assert not any(p.predicate == "lives_in" for p in run("I've been in Paris for 3 days now"))
+
+
+def test_ages_that_change_and_ages_of_the_children_a_message_is_about() -> None:
+    check("Kiara turned 14 this week", "Kiara", "has_age", "14")
+    check("I just turned 40!", "user", "has_age", "40")
+    assert not any(p.predicate == "has_age" for p in run("The stock turned 5% up and it turned 5 degrees colder"))
+    text = "got my kids this weekend. kiara is 13 n thinks everything is boring, dj is 9 n wants to do everything"
+    check(text, "user", "has_child", "kiara")
+    check(text, "kiara", "has_age", "13")
+    check(text, "dj", "has_age", "9")
+    # without the speaker's children in the message, "X is 13" is not an age of a child
+    assert not any(p.predicate == "has_child" for p in run("the score is 3 and Sam is 13 points ahead"))
+
+
+def test_a_called_off_engagement_ends_the_relationship() -> None:
+    check(
+        "Yazan and I called off the engagement two weeks ago",
+        "user",
+        "relationship_status",
+        "called off the engagement with Yazan",
+    )
+    props = run("Yazan and I called off the engagement two weeks ago")
+    assert any(p.predicate == "has_partner" and p.object == "Yazan" and p.negated for p in props)
+    check("we broke off our engagement", "user", "relationship_status", "broke off the engagement")
+
+
+def test_a_vehicle_traded_in_for_another() -> None:
+    props = run("also traded the f150 in for a 2021 silverado yesterday")
+    assert any(p.predicate == "drives" and p.object == "f150" and p.negated for p in props)
+    assert any(p.predicate == "drives" and p.object == "2021 silverado" and not p.negated for p in props)
+
+
+def test_where_a_relative_named_in_passing_is() -> None:
+    check("shes living w my sister danielle in akron now", "danielle", "located_in", "akron")
+    check("My best friend Dalia, who's doing her master's in Montreal, says hi", "Dalia", "located_in", "Montreal")
+    assert not any(p.predicate == "located_in" for p in run("my sister-in-law Anna in law school"))
+
+
+def test_shifts_scans_and_sessions_are_events() -> None:
+    check("ok first Heaphy shift is tomorrow at 6am!!", "user", "has_event", "first Heaphy shift")
+    check("I have an MRI next Tuesday", "user", "has_event", "MRI")
+    check("my first physio session is on Monday", "user", "has_event", "first physio session")

@@ -59,12 +59,14 @@ _EVENT_NOUNS = (
     "defen[cs]e|surgery|operation|replacement|procedure|scan|check-?up|tournament|match|race|marathon|half-marathon|"
     "gig|concert|recital|show|trip|holiday|vacation|honeymoon|flight|conference|presentation|deadline|graduation|"
     "funeral|assessment|pre-op|course|training|camp|retreat|launch|festival|fair|reunion|shower|christening|"
-    "baptism|bar\\s+mitzvah|bat\\s+mitzvah|quinceañera|festa|recital|audition|premiere|lease|move"
+    "baptism|bar\\s+mitzvah|bat\\s+mitzvah|quinceañera|festa|recital|audition|premiere|lease|move|shift|mri|"
+    "x-?ray|ultrasound|colonoscopy|endoscopy|biopsy|physio|lesson|session|induction|orientation|onboarding"
 )
 #: A word inside an event's noun phrase: not a pronoun, verb or conjunction.
 _NP_WORD = (
     r"(?!(?:i|we|you|he|she|they|it|have|has|had|is|are|was|were|am|be|do|does|did|and|but|or|so|to|sign|make|"
-    r"doing|going|want|need|plan|planning|help|write|for|with|at|on|in|of|me|us|him|them|this|that|a|an)\b)"
+    r"doing|going|want|need|plan|planning|help|write|for|with|at|on|in|of|me|us|him|them|this|that|a|an|ok|okay|"
+    r"so|well|also|btw|update|anyway|lol|haha|yeah|yes|oh|hey|hi|guess|omg)\b)"
     r"[\w'’-]+"
 )
 _EVENT_SUBJECT_RE = re.compile(

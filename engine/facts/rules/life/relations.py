@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make, words_of
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, words_of
 from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_pronoun
 from engine.facts.rules.life.words import NOT_NAMES_LIFE, PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
@@ -70,16 +70,81 @@ _NAMED_AFTER_RE = re.compile(
 _ACQUIRED_RE = re.compile(r"\b(?:have|has|got|adopted|bought|rescued|had|welcomed|brought\s+home)\s+$", re.IGNORECASE)
 _STATUS_RE = re.compile(
     r"\b(?P<what>divorced|separated|widowed|a\s+widow(?:er)?|single|engaged|married|broke\s+up|split\s+up|"
-    r"got\s+engaged|got\s+married|getting\s+married|proposed|passed\s+away|died)\b",
+    r"got\s+engaged|got\s+married|getting\s+married|proposed|passed\s+away|died|"
+    r"(?:called|broke|breaking|calling)\s+off\s+(?:the|our|my)\s+(?:engagement|wedding)|"
+    r"ended\s+(?:the|our|my)\s+engagement)\b",
     re.IGNORECASE,
 )
 
 
 _RELATION_WORDS = frozenset(
     """name have has got adopted my our divorced separated widowed widow widower single engaged married broke split
-    proposed passed died mom mum mother dad father parent mama papa keep keeping kept send sending sent enrol enroll
+    proposed passed died off ended mom mum mother dad father parent mama papa keep keeping kept send sending sent enrol
+    enroll
     enrolled enrolling class""".split()
 )
+
+
+#: "Kiara turned 14 this week", "I just turned 40": an age that changed
+_TURNED_RE = re.compile(
+    r"(?:^|(?<=[\s,(]))(?P<who>[A-Za-zà-öø-ÿ'’-]+)\s+(?:just\s+|finally\s+|officially\s+)?turned\s+(?P<n>\d{1,3})"
+    r"(?!\s*(?:%|percent|degrees|km|miles|pounds|kg|lbs|grand|k)\b)",
+)
+#: "got my kids this weekend … kiara is 13 n thinks everything is boring, dj is 9": ages of the children the message
+#: is about
+_KIDS_RE = re.compile(r"\b(?:my|our)\s+(?:kids|children|boys|girls|sons|daughters|twins|little\s+ones)\b", re.I)
+_NAME_IS_AGE_RE = re.compile(
+    r"(?:^|(?<=[\s,(]))(?P<who>[A-Za-zà-öø-ÿ'’-]{2,})\s+(?:is|['’]s)\s+(?P<n>\d{1,2})(?:\s*(?:yrs?|years?)(?:\s+old)?)?"
+    r"(?=\s*(?:$|[,.;!?)]|\s(?:n|and|&|but|now|so|who|going|turning)\b))",
+)
+_NOT_A_NAME = frozenset(
+    """i he she it they we you this that there here who what which everyone someone somebody everybody mine yours
+    hers his theirs ours one each both she's he's it's time age size score rate price temp temperature number
+    count total result answer weight height level grade year month day week tomorrow today""".split()
+)
+#: Where a relative named in passing is: "my sister danielle in akron", "Dalia, who's doing her master's in Montreal"
+_THEIR_TOWN_RE = re.compile(
+    r"(?:\s+(?:now\s+)?|,?\s+who(?:\s+is\s+|['’]s\s+|\s+)(?:now\s+|still\s+)?(?:works|working|studies|studying|"
+    r"doing\s+(?:a|an|her|his|their)\s+[\w'’-]+(?:\s+degree)?)\s+(?:[\w'’-]+\s+){0,3}?)(?:in|over\s+in|out\s+in)\s+"
+    r"(?=\w)",
+    re.IGNORECASE,
+)
+_NOT_TOWNS = frozenset("law laws the a an my our his her their town hospital school bed person charge".split())
+
+
+def _ages(s: Sentence) -> Iterator[Found]:
+    """Ages said in passing: "Kiara turned 14 this week" (the age changed), and in a message about the speaker's
+    children, "kiara is 13 … dj is 9" (each a child of the speaker, of that age)."""
+    text, lower_ok = s.text, lowercase_writer(s.text)
+
+    def person(word: str) -> str | None:
+        if word.casefold() in _NOT_A_NAME or word.casefold() in NOT_NAMES_LIFE:
+            return None
+        if word[:1].isupper() or (lower_ok and word.isalpha() and word.islower()):
+            return word
+        return None
+
+    for m in _TURNED_RE.finditer(text, s.start, s.end):
+        who = m.group("who")
+        n = int(m.group("n"))
+        ctx = ctx_at(s, m.start(), time="past")
+        if ctx is None or ctx.negated or not 0 < n < 120:
+            continue
+        subject = s.speaker if who.casefold() == "i" else person(who)
+        if subject is None:
+            continue
+        yield make(ctx, s, "has_age", str(n), "age.turned", end=m.end(), subject=subject, change=True, time="present")
+    if _KIDS_RE.search(text) is None:
+        return
+    for m in _NAME_IS_AGE_RE.finditer(text, s.start, s.end):
+        name = person(m.group("who"))
+        if name is None or not 0 < int(m.group("n")) < 25:
+            continue
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, "has_child", name, "kids.age", end=m.end(), subject=s.speaker)
+        yield make(ctx, s, "has_age", m.group("n"), "kids.age", end=m.end(), subject=name)
 
 
 def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a cascade of rules read top to bottom; not yet split
@@ -90,6 +155,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 �
             continue
         yield from _mention(s, person)
     low = s.low
+    if "turned" in low or ((" is " in low or "'s " in low or "’s " in low) and _KIDS_RE.search(text)):
+        yield from _ages(s)
     if not words_of(low) & _RELATION_WORDS:
         return
     if any(w in low for w in ("have", "has", "got", "adopted")):
@@ -166,6 +233,8 @@ def _mention(s: Sentence, person: Person) -> Iterator[Found]:
         return
     if person.name:
         yield _plain(s, s.speaker, predicate, person.name, "relative", person)
+        if rel not in _PLURAL:
+            yield from _their_town(s, person, person.name)
         age = _AGE_AFTER_RE.match(text, person.end, s.end)
         if age is not None:
             years = age.group("a1") or age.group("a2") or _word_number(age.group("a3") or "")
@@ -179,6 +248,17 @@ def _mention(s: Sentence, person: Person) -> Iterator[Found]:
                     break
                 yield _plain(s, s.speaker, predicate, more.group("name"), "relative.list", person, end=more.end())
                 pos = more.end()
+
+
+def _their_town(s: Sentence, person: Person, name: str) -> Iterator[Found]:
+    """Where a relative named in passing is: "my sister danielle in akron", "my best friend Dalia, who's doing her
+    master's in Montreal"."""
+    where = _THEIR_TOWN_RE.match(s.text, person.end, s.end)
+    if where is None:
+        return
+    town = read_name(s.text, where.end(), s.end, lowercase_ok=lowercase_writer(s.text), max_words=3)
+    if town is not None and town[0].casefold() not in _NOT_TOWNS:
+        yield _plain(s, name, "located_in", town[0], "relative.town", person, end=town[1])
 
 
 def _plain(
@@ -220,11 +300,19 @@ def _is_my(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     yield make(ctx, s, predicate, name, "relative.is-my", end=m.end(), subject=s.speaker)
 
 
+def _ended(what: str) -> tuple[str, str]:
+    """``(what, said)``: "called off the engagement" is a break-up, said as what was ended ("" for anything else)."""
+    if not what.endswith(("engagement", "wedding")):
+        return what, ""
+    said = re.sub(r"\b(?:our|my)\b", "the", what).replace("calling", "called").replace("breaking", "broke")
+    return "broke up", said
+
+
 def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     """The speaker's relationship status: "Divorced since 2015", "keisha and i broke up", "WE GOT MARRIED",
     "my husband Geoffrey passed away", "conner proposed"."""
     text = s.text
-    what = re.sub(r"\s+", " ", m.group("what").casefold())
+    what, said = _ended(re.sub(r"\s+", " ", m.group("what").casefold()))
     ctx = ctx_at(
         s,
         m.start(),
@@ -294,7 +382,7 @@ def _status(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
             name = other.group("name") or other.group("name2")
         elif with_whom is not None:
             name = with_whom.group("name")
-        value = f"broke up with {name}" if name else "broke up"
+        value = f"{said or 'broke up'} with {name}" if name else (said or "broke up")
         yield make(ctx, s, "relationship_status", value, "status.broke-up", end=m.end(), change=True, time="past")
         if name:
             yield make(

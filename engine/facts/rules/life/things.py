@@ -41,6 +41,13 @@ _CLASS_RE = re.compile(
     r"\bteach(?:er|ing)?\s*\((?P<cls2>(?:year|grade)\s+\d{1,2})",
     re.IGNORECASE,
 )
+#: "traded the f150 in for a 2021 silverado", "traded in my Civic for a RAV4"
+_TRADED_RE = re.compile(
+    r"\btraded\s+(?:in\s+)?(?:the|my|our|that|this)\s+(?:(?:old|trusty|beat-?up)\s+)?(?P<old>" + _VEHICLE_WORD + r")\s+"
+    r"(?:in\s+)?for\s+(?:an?\s+|the\s+)?(?:(?:new|used|brand\s+new)\s+)?(?P<year>(?:19|20)\d\d\s+)?"
+    r"(?P<new>" + _VEHICLE_WORD + r"(?:[\s-]+(?:(?-i:[A-Z0-9])[\w-]*|" + _VEHICLE_WORD + r")){0,2})",
+    re.IGNORECASE,
+)
 _SOLD_AFTER_RE = re.compile(r"\s+(?:was\s+|is\s+)?sold\b", re.IGNORECASE)
 _CORRECTION_RE = re.compile(r",?\s*not\s+(?:the\s+|my\s+|a\s+)?(?P<wrong>[\w-]+)", re.IGNORECASE)
 _NO_CAR_RE = re.compile(
@@ -282,6 +289,7 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
             yield make(
                 ctx, s, "drives", wrong.group("wrong"), "vehicle.not", end=wrong.end(), negated=True, change=True
             )
+    yield from _traded(s)
     for m in _SOLD_RE.finditer(text, s.start, s.end):
         car = m.group("car")
         if not _vehicle_like(car):
@@ -304,6 +312,19 @@ def _vehicles(s: Sentence) -> Iterator[Found]:
         if ctx is None or ctx.subject != s.speaker:
             continue
         yield make(replace(ctx, negated=False), s, "drives", "no car", "vehicle.none", end=m.end())
+
+
+def _traded(s: Sentence) -> Iterator[Found]:
+    """ "traded the f150 in for a 2021 silverado": the new vehicle replaces the old."""
+    text = s.text
+    for m in _TRADED_RE.finditer(text, s.start, s.end):
+        ctx = speaker_ctx(s, m.start(), "past")
+        if ctx is None or ctx.irrealis or ctx.negated:
+            continue
+        ctx = replace(ctx, subject=s.speaker, person=None)
+        new = f"{(m.group('year') or '').strip()} {m.group('new')}".strip()
+        yield make(ctx, s, "drives", m.group("old"), "vehicle.traded", end=m.end("old"), negated=True, change=True)
+        yield _dated_by_next(make(ctx, s, "drives", new, "vehicle.traded-for", end=m.end(), change=True), s)
 
 
 def _vehicle_like(car: str) -> bool:

@@ -189,7 +189,10 @@ VEHICLE_MODELS = word_set(
     civic accord corolla camry prius rav4 hilux yaris golf passat polo tiguan kodiaq octavia fabia superb
     transit e-transit focus fiesta ranger mustang f-150 model leaf qashqai juke patrol sportage tucson i30 clio
     megane 308 208 3008 astra corsa fit crv cr-v outback forester impreza cx-5 mazda3 a4 a3 x5 jetta e-golf
-    ioniq kona niro zoe"""
+    ioniq kona niro zoe f150 f-250 f250 silverado sierra tahoe suburban equinox malibu colorado impala camaro
+    corvette wrangler cherokee compass durango charger challenger explorer escape bronco expedition edge sienna
+    4runner odyssey ridgeline altima sentra rogue frontier elantra sonata optima forte crosstrek ascent miata
+    beetle"""
 )
 VEHICLE_NOUNS = word_set("car van truck pickup suv motorbike motorcycle scooter bike e-bike caravan camper minivan")
 #: Things that become a "habit" slot: a stopped or kept activity ("quit smoking", "stopped singing").
