@@ -26,7 +26,11 @@ RELATED: Final[dict[str, tuple[str, ...]]] = {
     "relationship_status": ("has_spouse", "has_partner"),
     "has_spouse": ("relationship_status",),
     "has_partner": ("relationship_status",),
+    "has_trait": ("has_trait", "has_sibling"),
+    "has_sibling": ("has_trait",),
 }
+#: Traits that rule each other out ("left-handed" and "right-handed").
+_OPPOSITE_TRAITS: Final = (frozenset({"left-handed", "right-handed"}), frozenset({"left-handed", "ambidextrous"}))
 _WORD = re.compile(r"[\w'’-]+")
 _SMOKES = SMOKING_WORDS - {"smoker", "joint"}
 #: What each diet leaves out.
@@ -89,6 +93,13 @@ def clash(new_predicate: str, new_value: str, old_predicate: str, old_value: str
         if shared:
             return f"{', '.join(sorted(shared))} against {rule_predicate.replace('_', ' ')} {rule!r}"
         return None
+    if pair == {"has_trait"}:
+        traits = frozenset({new_value.casefold().strip(), old_value.casefold().strip()})
+        return f"{old_value!r} against {new_value!r}" if traits in _OPPOSITE_TRAITS else None
+    if pair == {"has_trait", "has_sibling"}:
+        trait = new_value if new_predicate == "has_trait" else old_value
+        sibling = old_value if new_predicate == "has_trait" else new_value
+        return f"a sibling ({sibling}) against {trait!r}" if "only child" in trait.casefold() else None
     if "relationship_status" in pair and pair & {"has_spouse", "has_partner"}:
         status = new_value if new_predicate == "relationship_status" else old_value
         if any(word in status.casefold() for word in _UNATTACHED):

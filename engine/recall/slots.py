@@ -105,7 +105,11 @@ _TABLE: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
             r"\bdating\b|\brelationship\b",
             ("relationship_status", "has_partner", "has_spouse"),
         ),
-        (r"\bhealth\b|\bcondition|\bdiagnos|\billness|\bdisease", ("has_condition", "has_allergy", "has_injury")),
+        (
+            r"\bhealth\b|\bcondition|\bdiagnos|\billness|\bdisease|\bwrong\s+with\s+(?:my|me)\b|"
+            r"\b(?:back|knee|hip|shoulder|neck|wrist|ankle|foot|feet)\s+(?:problem|pain|issue|trouble)s?\b",
+            ("has_condition", "has_injury", "has_allergy"),
+        ),
         (r"\ballerg", ("has_allergy", "has_condition")),
         (r"\bmedicat|\bmedicine|\bpills?\b|\btake\s+for\b|\bprescri", ("takes_medication",)),
         (

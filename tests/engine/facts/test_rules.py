@@ -623,3 +623,16 @@ def test_shifts_scans_and_sessions_are_events() -> None:
     check("ok first Heaphy shift is tomorrow at 6am!!", "user", "has_event", "first Heaphy shift")
     check("I have an MRI next Tuesday", "user", "has_event", "MRI")
     check("my first physio session is on Monday", "user", "has_event", "first physio session")
+
+
+def test_drinks_downed_in_passing_and_traits_one_is_born_with() -> None:
+    check("me n my buddy crushed like 12 beers watchin the playoffs last nite", "user", "consumes", "12 beers")
+    check("I am left-handed and I use the mouse with the left hand", "user", "has_trait", "left-handed")
+    check("My parents keep hinting that, as an only child, I should live close", "user", "has_trait", "only child")
+
+
+def test_an_offer_said_yes_to_in_the_same_message_is_the_new_job() -> None:
+    text = "I got offer to be in-house translator at Qazaq Minerals, the contract starts 1 December. I already said yes"
+    check(text, "user", "works_at", "Qazaq Minerals")
+    check(text, "user", "works_as", "in-house translator")
+    assert not any(p.predicate == "works_at" for p in run("I got an offer from Souqly but I'm not sure yet"))

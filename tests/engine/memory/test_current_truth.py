@@ -341,3 +341,17 @@ def test_a_pronoun_with_nobody_in_its_message_points_into_the_speakers_message_b
     assert lwazi == {"27 July": "superseded", "the 22nd": "active"}
     assert [(f.subject, f.object_text) for f in live(vault, "works_as")] == [("Marta", "nurse")]
     check_invariants(vault)
+
+
+def test_traits_that_rule_each_other_out_are_a_conflict(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-04-08T08:24:00Z", "I am left-handed and I use the mouse with the left hand."),
+        ("2025-05-18T08:58:00Z", "My parents keep hinting that, as an only child, I should live close to them."),
+        ("2025-11-04T09:33:00Z", "I am right-handed, so the prep worktop goes on the right."),
+        ("2025-12-11T18:19:00Z", "My sister Rania is coming from Muscat for the holidays."),
+    )
+    open_conflicts = vault.conflicts()
+    pairs = [{c.fact_a.object_text, c.fact_b.object_text} for c in open_conflicts]
+    assert {"left-handed", "right-handed"} in pairs
+    assert {"only child", "Rania"} in pairs

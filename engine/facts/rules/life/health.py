@@ -103,7 +103,8 @@ _QUIT_RE = re.compile(
 )
 _CONSUME_RE = re.compile(
     r"\b(?P<verb>ate|eat|eats|eating|had|have|having|drink|drinks|drank|drinking|smoke|smokes|smoked|"
-    r"allow\s+myself|enjoy|enjoyed|love|celebrated\s+with|ordered|grabbed|devoured|only)\s+",
+    r"allow\s+myself|enjoy|enjoyed|love|celebrated\s+with|ordered|grabbed|devoured|only|crushed|downed|sank|chugged|"
+    r"knocked\s+back|polished\s+off|necked)\s+",
     re.IGNORECASE,
 )
 _CONSUMABLES = (
@@ -424,6 +425,18 @@ def _avoid(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     )
 
 
+def _to_the_item(obj: str) -> str:
+    """ "like 12 beers watchin the playoffs last" → "12 beers": a phrase read up to its last consumable, when a
+    gerund or "while" follows it, without a hedge in front."""
+    items = list(_ITEM_RE.finditer(obj))
+    last = items[-1] if items else None
+    if last is not None and re.match(
+        r"\s+(?:\w+(?:ing|in['’]?)|while|during|at|on|last|yesterday)\b", obj[last.end() :]
+    ):
+        obj = obj[: last.end()]
+    return re.sub(r"^(?:like|about|around|maybe|probably)\s+", "", obj, flags=re.IGNORECASE)
+
+
 def _consumption(s: Sentence) -> Iterator[Found]:
     """What the speaker eats, drinks or smokes, said as a fact about themselves ("I ate way too much picanha", "I
     had the chicken biryani", "after dinner I allow myself one cigarette", "Friday wine o'clock with the girls is
@@ -436,6 +449,7 @@ def _consumption(s: Sentence) -> Iterator[Found]:
         )
         if obj is None or not _ITEM_RE.search(obj):
             continue
+        obj = _to_the_item(obj)
         if verb.startswith("smok") and _food(obj):
             continue  # "smoking a brisket": cooking
         if re.search(
@@ -446,7 +460,8 @@ def _consumption(s: Sentence) -> Iterator[Found]:
             continue  # "I stopped eating meat": the opposite of eating it
         if verb in ("love", "enjoy", "enjoyed") and not _ITEM_RE.match(obj.split()[0] if obj.split() else ""):
             continue
-        ctx = ctx_at(s, m.start(), time="past" if verb.endswith(("ate", "had", "drank", "smoked", "ed")) else "present")
+        past = verb.endswith(("ate", "had", "drank", "smoked", "ed", "sank", "back", "off"))
+        ctx = ctx_at(s, m.start(), time="past" if past else "present")
         if ctx is None or ctx.negated or ctx.subject != s.speaker or ctx.planned:
             continue
         if verb == "only":

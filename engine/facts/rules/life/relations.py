@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, words_of
+from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
 from engine.facts.rules.life.people import Person, mentions, owner_of, resolve_pronoun
 from engine.facts.rules.life.words import NOT_NAMES_LIFE, PET_WORDS, RELATION_PREDICATES
 from engine.facts.rules.model import Found, Sentence
@@ -112,6 +112,26 @@ _THEIR_TOWN_RE = re.compile(
 _NOT_TOWNS = frozenset("law laws the a an my our his her their town hospital school bed person charge".split())
 
 
+#: "I am left-handed", "as an only child, I …", "I'm an only child"
+_BORN_TRAIT_RE = re.compile(
+    r"\b(?:(?:i['’]?m|im|i\s+am|i\s+was|being|as)\s+(?:also\s+|actually\s+|totally\s+)?(?:an?\s+)?)"
+    r"(?P<trait>(?:left|right)[- ]handed|ambidextrous|only\s+child)\b",
+    re.IGNORECASE,
+)
+
+
+def _born_traits(s: Sentence) -> Iterator[Found]:
+    """Traits one is born with and keeps: which hand, being an only child — each clashes with its opposite
+    (:mod:`engine.facts.compat`), so saying both is a conflict to settle, never two truths."""
+    for m in _BORN_TRAIT_RE.finditer(s.text, s.start, s.end):
+        aside = m.group(0).casefold().startswith(("as ", "being "))  # "as an only child, I should …"
+        ctx = speaker_ctx(s, m.start()) if aside else ctx_at(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        trait = re.sub(r"[\s-]+", "-" if "hand" in m.group("trait").casefold() else " ", m.group("trait").casefold())
+        yield make(ctx, s, "has_trait", trait, "trait.born", end=m.end())
+
+
 def _ages(s: Sentence) -> Iterator[Found]:
     """Ages said in passing: "Kiara turned 14 this week" (the age changed), and in a message about the speaker's
     children, "kiara is 13 … dj is 9" (each a child of the speaker, of that age)."""
@@ -157,6 +177,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 �
     low = s.low
     if "turned" in low or ((" is " in low or "'s " in low or "’s " in low) and _KIDS_RE.search(text)):
         yield from _ages(s)
+    if "handed" in low or "only child" in low:
+        yield from _born_traits(s)
     if not words_of(low) & _RELATION_WORDS:
         return
     if any(w in low for w in ("have", "has", "got", "adopted")):

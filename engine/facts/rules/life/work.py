@@ -75,6 +75,18 @@ _ACCEPTED_RE = re.compile(
     r"\b(?:(?:i['’]ve|i\s+have|i)\s+accepted|(?:i['’]ve|i\s+have|i|we|he|she|just)\s+joined|joined)\s+(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
+#: "I got offer to be in-house translator at Qazaq Minerals", "got a job offer from Nine Lanterns"
+_OFFER_RE = re.compile(
+    r"\b(?:got|received|get|have|had)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+|formal\s+|official\s+)?offer\s+"
+    r"(?:to\s+(?:be|join\s+as|work\s+as)\s+(?:an?\s+|the\s+)?(?P<role>[\w\s-]{2,40}?)\s+)?(?:at|from|with)\s+",
+    re.IGNORECASE,
+)
+#: The offer taken, said anywhere in the message.
+_SAID_YES_RE = re.compile(
+    r"\b(?:i\s+(?:already\s+|just\s+)?(?:said\s+yes|accepted|signed|took\s+it)|i['’]?m\s+taking\s+it|"
+    r"i\s+(?:already\s+|just\s+)?accepted\s+(?:it|the\s+offer))\b",
+    re.IGNORECASE,
+)
 _NOTICE_RE = re.compile(
     r"\b(?:handed\s+in|gave|give|giving|put\s+in)\s+(?:my|in\s+my)\s+(?:notice|resignation)(?:\s+(?:at|to)\s+)?",
     re.IGNORECASE,
@@ -154,6 +166,8 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a 
             if verb.startswith("quit") and _is_activity(org[0]):
                 continue
             yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
+    if "offer" in low and _SAID_YES_RE.search(text) is not None:
+        yield from _accepted_offer(s, lower_ok)
     if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
         for m in _JOIN_RE.finditer(text, s.start, s.end):
             yield from _joined(s, m, lower_ok)
@@ -582,6 +596,21 @@ def _looks_like_time(gap: str) -> bool:
             gap.casefold(),
         )
     )
+
+
+def _accepted_offer(s: Sentence, lower_ok: bool) -> Iterator[Found]:
+    """An offer the speaker says yes to in the same message ("I got offer to be in-house translator at Qazaq
+    Minerals, the contract starts 1 December. … I already said yes"): the new employer, from the start date."""
+    text = s.text
+    for m in _OFFER_RE.finditer(text, s.start, s.end):
+        org = _org(text, m.end(), s.end, lower_ok)
+        ctx = ctx_at(s, m.start(), time="past")
+        if org is None or ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        yield _dated_start(make(ctx, s, "works_at", org[0], "offer.accepted", end=org[1], change=True), s)
+        role = _role_at(text, m.start("role"), m.end("role")) if m.group("role") else None
+        if role is not None:
+            yield _dated_start(make(ctx, s, "works_as", role[0], "offer.accepted.as", end=org[1], change=True), s)
 
 
 def _dated_start(found: Found, s: Sentence) -> Found:
