@@ -88,7 +88,7 @@ PETS = word_set(
     parrot parrots bird birds budgie fish goldfish turtle turtles tortoise snake snakes lizard gecko
     guinea ferret horse horses pony chickens goat iguana hedgehog chinchilla retriever labrador
     poodle terrier beagle bulldog husky corgi shepherd dachshund chihuahua pug spaniel collie
-    rottweiler
+    rottweiler parakeet parakeets cockatiel canary lovebird axolotl
     """
 )
 

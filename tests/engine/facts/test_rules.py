@@ -636,3 +636,27 @@ def test_an_offer_said_yes_to_in_the_same_message_is_the_new_job() -> None:
     check(text, "user", "works_at", "Qazaq Minerals")
     check(text, "user", "works_as", "in-house translator")
     assert not any(p.predicate == "works_at" for p in run("I got an offer from Souqly but I'm not sure yet"))
+
+
+def test_origins_medicines_taken_for_a_condition_and_pets_named_apart() -> None:
+    check("funny thing i was born n raised in hilo so ive been in the ocean since", "user", "is_from", "hilo")
+    check("growing up in lahaina we always had kalua pig", "user", "is_from", "lahaina")
+    props = run("I take Eliquis for my atrial fibrillation and my husband Gary takes metformin for his sugar")
+    assert ("user", "takes_medication", "Eliquis") in {(p.subject, p.predicate, p.object) for p in props}
+    assert ("user", "has_condition", "atrial fibrillation") in {(p.subject, p.predicate, p.object) for p in props}
+    assert ("Gary", "takes_medication", "metformin") in {(p.subject, p.predicate, p.object) for p in props}
+    assert not any(p.predicate == "takes_medication" for p in run("I take Tuesdays off"))
+    check("we adopt a dog from shelter yesterday!!! jindo mix, 2 years old, name is Dubu.", "user", "has_pet", "Dubu")
+    check("Also Pickles our parakeet has been pulling at his chest feathers", "user", "has_pet", "Pickles")
+
+
+def test_work_said_as_years_of_doing_it_and_jobs_taken() -> None:
+    text = "I have been driving school bus in Duluth for going on 22 years now, for Northland Student Transit, and"
+    check(text, "user", "works_as", "school bus driver")
+    check(text, "user", "works_at", "Northland Student Transit")
+    assert not any(p.predicate == "works_as" for p in run("I've been driving all day"))
+    check("yeah nah. taking the kaimana job 🙌 start sept 2", "user", "works_at", "kaimana")
+    # an offer is not the job
+    assert not any(p.predicate == "works_as" for p in run("got offered ocean education coordinator at kaimana"))
+    check("I am retiring at the end of it, my last route is Friday June 5th.", "user", "plans_to", "retire")
+    check("sold the tacoma to a guy in waimea n got a 2016 prius off craigslist", "user", "drives", "2016 prius")

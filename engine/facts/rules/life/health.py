@@ -78,6 +78,11 @@ _MED_RE = re.compile(
     r"(?:(?:\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|g|iu)\s+(?:of\s+)?)|(?:a|an|my|the|some)\s+)?",
     re.IGNORECASE,
 )
+_FOR_CONDITION_RE = re.compile(
+    r"\s+(?:for|against)\s+(?:my|his|her|the|their)\s+(?:[\w-]+\s+)?(?:(?P<cond>" + _COND_ALT + r")|sugar|heart|"
+    r"blood\s+pressure|pain|thyroid|cholesterol|nerves|sleep)\b",
+    re.IGNORECASE,
+)
 _PAREN_MEDS_RE = re.compile(r"\((?P<inner>[^()]{3,80})\)")
 _DIET_RE = re.compile(
     r"\b(?P<lead>i['’]?m|im|i\s+am|we['’]re|we\s+are|i\s+was|we\s+were|(?:she|he)['’]?s|(?:she|he)\s+is|is|are|"
@@ -346,7 +351,11 @@ def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
     word = re.compile(r"\s*(?P<w>[\w-]+)(?P<dose>\s*,?\s*\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|ml|iu)\b)?", re.I).match(
         text, m.end(), s.end
     )
-    if word is None or not _is_medication(word.group("w")):
+    if word is None:
+        return
+    # "I take Eliquis for my atrial fibrillation": a name taken for a condition is a medicine
+    treated = _FOR_CONDITION_RE.match(text, word.end(), s.end)
+    if not _is_medication(word.group("w")) and not (treated and word.group("w")[:1].isupper()):
         return
     verb = m.group("verb").casefold()
     ctx = ctx_at(s, m.end(), time="past" if verb.startswith(("took", "gave")) else "present")
@@ -356,6 +365,9 @@ def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         return
     value = word.group("w") + (word.group("dose") or "")
     yield make(ctx, s, "takes_medication", value.strip(" ,"), "medication", end=word.end())
+    if treated is not None and treated.group("cond") and not ctx.negated:
+        cond = re.sub(r"\s+", " ", treated.group("cond"))
+        yield make(ctx, s, "has_condition", cond, "medication.for", end=treated.end())
 
 
 def _paren_meds(s: Sentence) -> Iterator[Found]:

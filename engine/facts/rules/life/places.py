@@ -47,6 +47,11 @@ _FROM_RE = re.compile(
     r"come|comes|came)\s+(?:originally\s+)?from\s+",
     re.IGNORECASE,
 )
+#: "born n raised in hilo", "growing up in lahaina we …", "born and bred in Leeds"
+_RAISED_RE = re.compile(
+    r"\b(?:born\s+(?:and|n|&|an['’]?)\s+(?:raised|bred)|born|raised|growing\s+up|grew\s+up)\s+(?:in|on)\s+",
+    re.IGNORECASE,
+)
 _CAME_TO_RE = re.compile(r"\b(?:came|come|immigrated|emigrated)\s+to\s+", re.IGNORECASE)
 _COMING_FROM_RE = re.compile(
     r"\b(?:coming|driving|flying|travelling|traveling|visiting|come|comes)\s+(?:up\s+|down\s+|over\s+|in\s+|back\s+)?from\s+",
@@ -72,7 +77,8 @@ _SINCE_A_WHILE_RE = re.compile(
 _PLACE_WORDS = frozenset(
     """live lives lived living reside resides resided residing stay stays stayed based settled move moves moved
     moving relocate relocated relocating emigrated immigrated flat place house home apartment apt condo cottage farm
-    here commute commuting commutes from came come comes coming shift shifted shifting been""".split()
+    here commute commuting commutes from came come comes coming shift shifted shifting been born raised growing grew
+    """.split()
 )
 
 
@@ -131,6 +137,15 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
             if re.match(r"\s*(?:work|home|school|the\s+(?:office|airport|station|gym))\b", text[m.end() :], re.I):
                 continue
             yield make(ctx, s, "is_from", place[0], "from", end=place[1])
+    if any(w in low for w in ("born", "raised", "growing up", "grew up")):
+        for m in _RAISED_RE.finditer(text, s.start, s.end):
+            place = _place(text, m.end(), s.end, lower_ok)
+            ctx = speaker_ctx(s, m.start(), "past")
+            if place is None or ctx is None or ctx.negated or ctx.subject != s.speaker:
+                continue
+            if place[0].casefold() in ("the", "a", "my", "our", "hospital", "poverty", "church"):
+                continue
+            yield make(ctx, s, "is_from", place[0], "raised", end=place[1])
     if "came to" in low or "migrated to" in low:
         for m in _CAME_TO_RE.finditer(text, s.start, s.end):
             place = _place(text, m.end(), s.end, lower_ok)

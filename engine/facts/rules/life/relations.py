@@ -120,6 +120,54 @@ _BORN_TRAIT_RE = re.compile(
 )
 
 
+_PET_ALT = "|".join(sorted((re.escape(w) for w in PET_WORDS), key=len, reverse=True))
+#: "we adopt a dog from shelter yesterday … name is Dubu": a pet got in this message, named later in it
+_GOT_PET_RE = re.compile(
+    r"\b(?:adopt|adopted|adopting|got|get|bought|rescued|brought\s+home)\s+(?:an?|our|my|this|the)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?P<kind>" + _PET_ALT + r")\b",
+    re.IGNORECASE,
+)
+_NAME_IS_RE = re.compile(
+    r"\b(?:(?:his|her|its|the|their)\s+)?name\s+is\s+(?P<name>(?-i:[A-Z])[\w'’-]+)|\b(?:named|called)\s+(?:him|her|it)\s+"
+    r"(?P<name2>(?-i:[A-Z])[\w'’-]+)",
+    re.IGNORECASE,
+)
+#: "Pickles our parakeet has been pulling at his feathers"
+_NAME_OUR_PET_RE = re.compile(
+    r"(?P<name>(?-i:[A-Z])[\w'’-]+),?\s+(?:our|my)\s+(?:(?:little|old|new|sweet|crazy)\s+)?(?P<kind>"
+    + _PET_ALT
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _pets_named(s: Sentence) -> Iterator[Found]:
+    """Pets named apart from the words that say they are the speaker's: "we adopt a dog … name is Dubu", "Pickles
+    our parakeet"."""
+    text = s.text
+    got = _GOT_PET_RE.search(text)  # anywhere in the message: the name often comes a sentence later
+    if got is not None:
+        for m in _NAME_IS_RE.finditer(text, s.start, s.end):
+            name = m.group("name") or m.group("name2")
+            ctx = speaker_ctx(s, m.start())
+            if m.start() < got.start() or name.casefold() in NOT_NAMES_LIFE or ctx is None or ctx.negated:
+                continue
+            yield make(ctx, s, "has_pet", name, "pet.named-later", end=m.end(), subject=s.speaker)
+            yield make(
+                ctx, s, "pet_breed", got.group("kind").casefold(), "pet.named-later.kind", end=m.end(), subject=name
+            )
+    for m in _NAME_OUR_PET_RE.finditer(text, s.start, s.end):
+        if m.group("name").casefold() in NOT_NAMES_LIFE:
+            continue
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, "has_pet", m.group("name"), "pet.apposition", end=m.end(), subject=s.speaker)
+        yield make(
+            ctx, s, "pet_breed", m.group("kind").casefold(), "pet.apposition.kind", end=m.end(), subject=m.group("name")
+        )
+
+
 def _born_traits(s: Sentence) -> Iterator[Found]:
     """Traits one is born with and keeps: which hand, being an only child — each clashes with its opposite
     (:mod:`engine.facts.compat`), so saying both is a conflict to settle, never two truths."""
@@ -179,6 +227,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 �
         yield from _ages(s)
     if "handed" in low or "only child" in low:
         yield from _born_traits(s)
+    if "name is" in low or "our " in low or "my " in low:
+        yield from _pets_named(s)
     if not words_of(low) & _RELATION_WORDS:
         return
     if any(w in low for w in ("have", "has", "got", "adopted")):

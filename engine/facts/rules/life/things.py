@@ -26,7 +26,11 @@ _VEHICLE_RE = re.compile(
     r"(?P<lead>\b(?:our|my)\s+(?:car|van|truck|suv)\s+is\s+|\b(?:now\s+)?(?:we|i)\s+(?:now\s+)?(?:have|has|drive|own)\s+"
     r"(?:an?\s+|the\s+)?|\b(?:bought|buying|got|getting|picked\s+up|drove|driving|drive)\s+(?:an?\s+|my\s+|our\s+|the\s+)?|"
     r"\b(?:sold|selling)\s+(?:the\s+|my\s+|our\s+)?|\bis\s+|\b(?:my|our|the)\s+)"
-    r"(?P<car>(?:" + _VEHICLE_WORD + r")(?:[\s-]+(?:(?-i:[A-Z0-9])[\w-]*(?:\.\d+)?|" + _VEHICLE_WORD + r")){0,4})",
+    r"(?P<car>(?:(?:19|20)\d\d\s+(?:used\s+)?)?(?:"
+    + _VEHICLE_WORD
+    + r")(?:[\s-]+(?:(?-i:[A-Z0-9])[\w-]*(?:\.\d+)?|"
+    + _VEHICLE_WORD
+    + r")){0,4})",
     re.IGNORECASE,
 )
 _SOLD_RE = re.compile(

@@ -29,7 +29,8 @@ _WORK_WORDS = _ROLE_GATE | frozenset(
     starts started starting join joined joining job hired accepted promoted appointed department dept ward unit team
     notice resignation new own owns co-own co-owns run runs opened open opening founded have has focus specialise
     specialize specialised specialized taken took landed found made boss manager supervisor lead report reports
-    reporting""".split()
+    reporting driving teaching coaching tutoring nursing designing translating cleaning bartending waitressing
+    farming plumbing programming lecturing retiring retire""".split()
 )
 #: "<lead> (a|an|the) <role> [at|in|for <org>]"
 #: A word that may stand before a job title's head ("UX", "senior backend", "self-employed"): not a function word.
@@ -80,6 +81,16 @@ _OFFER_RE = re.compile(
     r"\b(?:got|received|get|have|had)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+|formal\s+|official\s+)?offer\s+"
     r"(?:to\s+(?:be|join\s+as|work\s+as)\s+(?:an?\s+|the\s+)?(?P<role>[\w\s-]{2,40}?)\s+)?(?:at|from|with)\s+",
     re.IGNORECASE,
+)
+#: "taking the kaimana job", "I'll take the Deloitte offer", "accepted the Souqly position"
+_TAKING_JOB_RE = re.compile(
+    r"\b(?:taking|took|i['’]ll\s+take|i\s+will\s+take|accepting|accepted|going\s+with)\s+the\s+"
+    r"(?P<org>(?:(?!new\b|other\b|first\b|second\b|second\b|better\b|remote\b)[\w&'’.-]+\s+){1,3}?)"
+    r"(?:job|offer|position|role)\b",
+    re.IGNORECASE,
+)
+_OFFERED_RE = re.compile(
+    r"\b(?:offered|offer\s+(?:of|to\s+be|as)|interview\w*\s+for|applied\s+for|applying\s+for)\b", re.IGNORECASE
 )
 #: The offer taken, said anywhere in the message.
 _SAID_YES_RE = re.compile(
@@ -166,8 +177,28 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a 
             if verb.startswith("quit") and _is_activity(org[0]):
                 continue
             yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
+    if "been" in words:
+        yield from _doing_for_years(s, lower_ok)
+    if "retir" in low:
+        for m in _RETIRING_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start(), time="future")
+            if ctx is None or ctx.negated or ctx.subject != s.speaker:
+                continue
+            found = make(ctx, s, "plans_to", "retire", "retiring", end=m.end(), time="future")
+            last = _LAST_DAY_RE.search(text, m.end(), s.end)
+            if last is not None and found.span is not None:
+                # "I am retiring at the end of it, my last route is Friday June 5th": the last day dates it
+                found = replace(found, span=(found.span[0], s.end))
+            yield found
     if "offer" in low and _SAID_YES_RE.search(text) is not None:
         yield from _accepted_offer(s, lower_ok)
+    if " job" in low or " offer" in low or " position" in low:
+        for m in _TAKING_JOB_RE.finditer(text, s.start, s.end):
+            ctx = ctx_at(s, m.start(), time="past")
+            org = m.group("org").strip()
+            if ctx is None or ctx.negated or ctx.subject != s.speaker or org.casefold() in _NOT_ORG:
+                continue
+            yield _dated_start(make(ctx, s, "works_at", org, "taking.job", end=m.end("org"), change=True), s)
     if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
         for m in _JOIN_RE.finditer(text, s.start, s.end):
             yield from _joined(s, m, lower_ok)
@@ -272,6 +303,8 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
             continue
         if (ctx.person is not None and ctx.person.is_pet) or ctx.planned or ctx.time == "future":
             continue  # "I want to become a pilot" is a goal, left to the goal rules
+        if _OFFERED_RE.search(text, max(s.start, start_abs - 30), end):
+            continue  # "got offered ocean education coordinator at …": an offer, not the job
         head = role_text.split()[-1].casefold()
         if head in ("student",):
             continue
@@ -596,6 +629,57 @@ def _looks_like_time(gap: str) -> bool:
             gap.casefold(),
         )
     )
+
+
+#: The worker a kind of work makes: "I've been driving school bus for 22 years" → "school bus driver".
+_AGENT_OF = {
+    "driving": "driver",
+    "teaching": "teacher",
+    "coaching": "coach",
+    "tutoring": "tutor",
+    "nursing": "nurse",
+    "designing": "designer",
+    "translating": "translator",
+    "cleaning": "cleaner",
+    "bartending": "bartender",
+    "waitressing": "waitress",
+    "farming": "farmer",
+    "plumbing": "plumber",
+    "programming": "programmer",
+    "lecturing": "lecturer",
+}
+_DOING_FOR_YEARS_RE = re.compile(
+    r"\b(?:i['’]?ve|i\s+have|ive)\s+been\s+(?P<verb>" + "|".join(_AGENT_OF) + r")"
+    r"(?P<obj>(?:\s+(?!in\b|for\b|at\b|since\b|with\b|here\b|now\b|the\b|a\b|an\b|and\b)[a-z-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+_RETIRING_RE = re.compile(
+    r"\b(?:i['’]?m|im|i\s+am|we['’]re|we\s+are)\s+(?:finally\s+|officially\s+)?(?:retiring|going\s+to\s+retire|"
+    r"gonna\s+retire)\b",
+    re.IGNORECASE,
+)
+_LAST_DAY_RE = re.compile(r"\b(?:my|our)\s+last\s+(?:day|shift|route|class|week|run)\s+(?:is|will\s+be)\b", re.I)
+
+
+def _doing_for_years(s: Sentence, lower_ok: bool) -> Iterator[Found]:
+    """Work said as what one has long been doing: "I have been driving school bus in Duluth for going on 22 years
+    now, for Northland Student Transit" → works as a school bus driver, at Northland Student Transit."""
+    text = s.text
+    for m in _DOING_FOR_YEARS_RE.finditer(text, s.start, s.end):
+        if _LASTING_RE.search(text, m.end(), min(s.end, m.end() + 80)) is None:
+            continue  # "I've been driving all day": not a job
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        role = f"{m.group('obj').strip()} {_AGENT_OF[m.group('verb').casefold()]}".strip()
+        yield make(ctx, s, "works_as", role, "doing-for-years", end=m.end())
+        employer = re.compile(r"[^.;!?]{0,60}?,?\s+for\s+(?=(?-i:[A-Z]))").match(text, m.end(), s.end)
+        if employer is not None:
+            org = _org(text, employer.end(), s.end, lower_ok)
+            if org is not None:
+                yield make(ctx, s, "works_at", org[0], "doing-for-years.at", end=org[1])
 
 
 def _accepted_offer(s: Sentence, lower_ok: bool) -> Iterator[Found]:
