@@ -195,10 +195,10 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a 
     if " job" in low or " offer" in low or " position" in low:
         for m in _TAKING_JOB_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start(), time="past")
-            org = m.group("org").strip()
-            if ctx is None or ctx.negated or ctx.subject != s.speaker or org.casefold() in _NOT_ORG:
+            employer = m.group("org").strip()
+            if ctx is None or ctx.negated or ctx.subject != s.speaker or employer.casefold() in _NOT_ORG:
                 continue
-            yield _dated_start(make(ctx, s, "works_at", org, "taking.job", end=m.end("org"), change=True), s)
+            yield _dated_start(make(ctx, s, "works_at", employer, "taking.job", end=m.end("org"), change=True), s)
     if any(w in low for w in ("start", "join", "job", "hired", "accepted")):
         for m in _JOIN_RE.finditer(text, s.start, s.end):
             yield from _joined(s, m, lower_ok)
