@@ -173,7 +173,7 @@ _HOMELAND_RE = re.compile(
     r"(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})"
 )
 _GOOD_DAY_RE = re.compile(
-    r"\b(?:it\s+was|we\s+had|I\s+had|my|our)\s+(?:such\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:day|"
+    r"\b(?:it\s+was|we\s+had|I\s+had|my|our)\s+(?:such\s+)?(?:an?\s+)?(?!(?:last|first)\s+day\b)(?:[\w-]+\s+){0,2}?(?:day|"
     r"time|night|weekend|evening|"
     r"afternoon|morning)\s+(?:at|in)\s+(?=\w)",
     re.IGNORECASE,

@@ -660,3 +660,10 @@ def test_work_said_as_years_of_doing_it_and_jobs_taken() -> None:
     assert not any(p.predicate == "works_as" for p in run("got offered ocean education coordinator at kaimana"))
     check("I am retiring at the end of it, my last route is Friday June 5th.", "user", "plans_to", "retire")
     check("sold the tacoma to a guy in waimea n got a 2016 prius off craigslist", "user", "drives", "2016 prius")
+
+
+def test_my_last_day_at_an_employer_ends_the_job_and_is_not_a_day_out() -> None:
+    props = run("my last day at Fintrack is Tuesday")
+    assert any(p.predicate == "works_at" and p.object == "Fintrack" and p.negated for p in props)
+    assert not any(p.predicate == "visited" for p in props)
+    assert ("user", "visited", "beach") in triples("we had a great day at the beach")

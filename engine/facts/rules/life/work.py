@@ -61,7 +61,7 @@ _WORK_RE = re.compile(
 )
 _LEAVE_RE = re.compile(
     r"(?<!\bback\s)(?<!\bthe\s)(?<!\bmy\s)(?<!\bhis\s)(?<!\bher\s)(?<!\byour\s)(?<!\bon\s)\b(?P<verb>quit|quitting|left|leaving|resigned\s+from|resigning\s+from|resign\s+from|retired\s+from|"
-    r"fired\s+from|laid\s+off\s+from|last\s+day\s+(?:was\s+|is\s+|will\s+be\s+)?at|last\s+day\s+at)\s+"
+    r"fired\s+from|laid\s+off\s+from|(?:(?:my|our)\s+)?last\s+day\s+(?:was\s+|is\s+|will\s+be\s+)?at)\s+"
     r"(?:my\s+job\s+at\s+)?",
     re.IGNORECASE,
 )
