@@ -355,3 +355,17 @@ def test_traits_that_rule_each_other_out_are_a_conflict(vault: Vault) -> None:
     pairs = [{c.fact_a.object_text, c.fact_b.object_text} for c in open_conflicts]
     assert {"left-handed", "right-handed"} in pairs
     assert {"only child", "Rania"} in pairs
+
+
+def test_a_start_in_a_clause_of_its_own_is_dated_by_its_own_date(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-05-18T08:30:00Z", "I'm a QA engineer at Fintrack in Amman."),
+        (
+            "2025-09-28T15:20:00Z",
+            "Separately, I accepted Souqly: my last day at Fintrack is Tuesday and I start at Souqly on 5 October.",
+        ),
+    )
+    (job,) = live(vault, "works_at")
+    assert job.object_text == "Souqly"
+    assert job.valid_from is not None and job.valid_from.date() == date(2025, 10, 5)

@@ -613,11 +613,19 @@ def _joined(s: Sentence, m: re.Match[str], lower_ok: bool) -> Iterator[Found]:
         yield _dated_start(make(ctx, s, "studies_at", org[0], "join.school", end=org[1], change=True), s)
         return
     found = make(ctx, s, "works_at", org[0], "join", end=org[1], change=True)
+    own = _OWN_CLAUSE_RE.search(text, ctx.start, m.start())
+    if own is not None and found.span is not None:
+        # "my last day at Fintrack is Tuesday and I start at Souqly on 5 October": the start's own clause dates it
+        found = replace(found, span=(own.end(), found.span[1]))
     yield _dated_start(found, s)
     if role is not None:
         r = _role_at(text, role.end(), s.end)
         if r is not None:
             yield _dated_start(make(ctx, s, "works_as", r[0], "join.as", end=r[1], change=True), s)
+
+
+#: "… and I start at …": a clause of its own begins at the subject, though "and I" usually joins subjects
+_OWN_CLAUSE_RE = re.compile(r"\s(?:and|&|n)\s+(?=(?:i|we)\s+(?:(?:will|just|then|now|officially)\s+)?$)", re.I)
 
 
 def _looks_like_time(gap: str) -> bool:
