@@ -667,3 +667,9 @@ def test_my_last_day_at_an_employer_ends_the_job_and_is_not_a_day_out() -> None:
     assert any(p.predicate == "works_at" and p.object == "Fintrack" and p.negated for p in props)
     assert not any(p.predicate == "visited" for p in props)
     assert ("user", "visited", "beach") in triples("we had a great day at the beach")
+
+
+def test_an_event_dated_by_it_a_clause_later() -> None:
+    check("The doctor wants a new MRI, I have it next Tuesday, so I wait", "user", "has_event", "new MRI")
+    check("my interview got moved, it's now on Friday", "user", "has_event", "interview")
+    assert not any(p.predicate == "has_event" for p in run("I loved the concert, it's on my mind"))

@@ -80,6 +80,18 @@ _EVENT_SUBJECT_RE = re.compile(
     r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
     re.IGNORECASE,
 )
+#: An event named, then dated by "it": "a new MRI, I have it next Tuesday", "my interview got moved, it's now Friday"
+_IT_THEN_RE = re.compile(
+    r"(?P<np>\b(?:(?:a|an|the|my|our)\s+)(?:(?:new|second|follow-up|big|final)\s+)?(?:"
+    + _EVENT_NOUNS
+    + r"))\b[^.;!?]{0,40}?\b(?P<it>i\s+(?:have|got)\s+it|it['’]?s|it\s+is|it\s+will\s+be|it\s+got\s+moved\s+to)\s+"
+    r"(?:now\s+|booked\s+|scheduled\s+|set\s+)?(?:for\s+|on\s+)?(?=(?:next\s|this\s|tomorrow|the\s+\d|\d|"
+    + _DAYS
+    + r"|"
+    + _MONTHS
+    + r"))",
+    re.IGNORECASE,
+)
 _HAVE_EVENT_RE = re.compile(
     r"\b(?P<verb>have|has|having|got|had)\s+(?:an?\s+|the\s+|my\s+|our\s+|his\s+|her\s+)?(?P<np>(?:[\w'’-]+\s+){0,3}?"
     r"(?:" + _EVENT_NOUNS + r")s?)\b",
@@ -179,6 +191,20 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
         if event is not None:
             claimed.append(event.span or (m.start(), m.end()))
             yield event
+    if " it" in low:
+        for m in _IT_THEN_RE.finditer(text, s.start, s.end):
+            if any(a <= m.start("np") < b for a, b in claimed):
+                continue
+            # "The doctor wants a new MRI, I have it next Tuesday": "it" is the event just named
+            ctx = ctx_at(s, m.start("it"))
+            what = re.sub(r"^(?:a|an|the|my|our)\s+", "", m.group("np"), flags=re.IGNORECASE)
+            if ctx is None or ctx.negated or not what:
+                continue
+            date = TIME_CUE_RE.match(text, m.end(), s.end)
+            end = date.end() if date is not None else m.end()
+            event = replace(make(ctx, s, "has_event", what, "event.it", end=end), span=(m.start("np"), end))
+            claimed.append((m.start("np"), end))
+            yield replace(event, time="present")
     for m in _HAVE_EVENT_RE.finditer(text, s.start, s.end):
         if any(a <= m.start("np") < b for a, b in claimed):
             continue
