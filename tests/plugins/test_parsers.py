@@ -245,6 +245,11 @@ def test_markdown_without_headings_is_grouped_into_paragraph_sections() -> None:
         assert section.end_char - section.start_char <= 3 * 2000
 
 
+#: Linear work measures about 1 and quadratic about 2; on a loaded two-core machine a linear parser's best run has
+#: measured up to 1.36 (the "nested elements" pattern), so the bound sits halfway.
+LINEAR_BOUND = 1.5
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("pattern", MARKDOWN_PATTERNS, ids=str)
 def test_markdown_parse_time_grows_linearly_on_pathological_input(pattern: str) -> None:
@@ -252,14 +257,14 @@ def test_markdown_parse_time_grows_linearly_on_pathological_input(pattern: str) 
         return MarkdownParser().parse(data, name="x.md", limits=LIMITS)
 
     exponent = _least_exponent(parse, MARKDOWN_PATTERNS[pattern])
-    assert exponent < 1.3
+    assert exponent < LINEAR_BOUND
 
 
 def _least_exponent(parse: Callable[[bytes], object], pattern: Callable[[int], str]) -> float:
     # A busy machine can inflate one measurement; a quadratic parser stays near 2 every time.
     best = growth_exponent(parse, pattern)
-    for _ in range(2):
-        if best < 1.3:
+    for _ in range(4):
+        if best < LINEAR_BOUND:
             break
         best = min(best, growth_exponent(parse, pattern))
     return best
@@ -333,7 +338,7 @@ def test_html_parse_time_grows_linearly_on_hostile_markup(pattern: str) -> None:
     def parse(data: bytes) -> object:
         return HtmlParser().parse(data, name="x.html", limits=LIMITS)
 
-    assert _least_exponent(parse, HTML_PATTERNS[pattern]) < 1.3
+    assert _least_exponent(parse, HTML_PATTERNS[pattern]) < LINEAR_BOUND
 
 
 # -- plain text ------------------------------------------------------------------------------------

@@ -141,6 +141,7 @@ def test_bring_to_mind_brings_only_what_is_new_and_a_wrong_token_means_compacted
 )
 def test_the_session_is_required(http: httpx.Client, served: Served, verb: str, body: dict[str, Any] | None) -> None:
     ok(http, "remember", {"content": "Ana likes tea.", "subject_names": ["Ana"]})
+    assert served.vault.jobs.wait_idle(60)  # the note's own background work (its vectors) is not the request's
     before = table_counts(served.vault)
     error = assert_error(call(http, verb, body), 400, "validation_error")
     assert error["details"]["field"] == "session_id"  # type: ignore[index]
