@@ -673,3 +673,26 @@ def test_an_event_dated_by_it_a_clause_later() -> None:
     check("The doctor wants a new MRI, I have it next Tuesday, so I wait", "user", "has_event", "new MRI")
     check("my interview got moved, it's now on Friday", "user", "has_event", "interview")
     assert not any(p.predicate == "has_event" for p in run("I loved the concert, it's on my mind"))
+
+
+def test_casual_writing_managers_jobs_got_homes_allergies_and_medicines_switched() -> None:
+    check("my sup denise says my questions r fine", "user", "has_manager", "denise")
+    check("8 weeks in, its alright actually, me manager kev is sound.", "user", "has_manager", "kev")
+    check("GUESS WHAAAT I got the Qatar job!!! I join on the 3rd of November", "user", "works_at", "Qatar")
+    check("six weeks in! company flat in Al Sadd, the cat has claimed the balcony", "user", "lives_in", "Al Sadd")
+    props = run("lol wait, the peanut allergy is Njeri, not me. MY problem is shellfish, so take the prawns out")
+    assert any(p.subject == "Njeri" and p.predicate == "has_allergy" and p.object == "peanut" for p in props)
+    assert any(p.subject == "user" and p.object == "peanut" and p.negated for p in props)
+    check("lol wait, the peanut allergy is Njeri, not me. MY problem is shellfish", "user", "has_allergy", "shellfish")
+    assert not any(p.predicate == "has_allergy" for p in run("My problem is only iron, the doctor said"))
+    props = run("ok. also doc switched me from adderall to vyvanse last week, way smoother")
+    assert any(p.object == "adderall" and p.negated for p in props)
+    assert any(p.object == "vyvanse" and not p.negated for p in props)
+
+
+def test_relations_and_childrens_ages_in_brackets() -> None:
+    check("shanice (gf) wants the dog in the bed every night", "user", "has_partner", "shanice")
+    check("got a wife and 2 kids (maisie 6, reggie 3) and a mortgage", "user", "has_child", "maisie")
+    check("got a wife and 2 kids (maisie 6, reggie 3) and a mortgage", "reggie", "has_age", "3")
+    check("my boys (Tom, 8 and Sam, 5) love it", "Sam", "has_age", "5")
+    assert not any(p.predicate.startswith("has_") for p in run("I had pasta (my favourite)"))

@@ -151,8 +151,9 @@ _HEALTH_WORDS = (
     | MEDICATION_WORDS
     | frozenset(_CONSUMABLES)
     | frozenset(
-        """allergic allergy smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker non-drinker
-        teetotal teetotaller sober eat eating quit quitting stopped stop gave give giving cut kicked""".split()
+        """allergic allergy problem switched smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker
+        non-drinker teetotal teetotaller sober eat eating quit quitting stopped stop gave give giving cut
+        kicked""".split()
     )
 )
 
@@ -168,11 +169,30 @@ def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
     if "allergic" in low:
         for m in _ALLERGY_RE.finditer(text, s.start, s.end):
             yield from _allergy(s, m)
-    if "allergy" in low and ("'s" in low or "’s" in low):
+    if "allergy" in low:
         yield from _whose_allergy(s)
+    if " problem is " in low and "allerg" in text.casefold():
+        for m in _MY_PROBLEM_RE.finditer(text, s.start, s.end):
+            ctx = speaker_ctx(s, m.start())
+            if ctx is not None and not ctx.negated:
+                # "the peanut allergy is Njeri, not me … MY problem is shellfish"
+                yield make(ctx, s, "has_allergy", m.group("what"), "allergy.my-problem", end=m.end())
     if any(w in low for w in (" on ", "take", "took", "gave me", "give me", "prescribed", "put me", "using")):
         for m in _MED_RE.finditer(text, s.start, s.end):
             yield from _medication(s, m)
+    if "switch" in low or "changed" in low or "moved me" in low:
+        for m in _MED_SWITCH_RE.finditer(text, s.start, s.end):
+            old, new = m.group("old"), m.group("new")
+            if not (_is_medication(old) or _is_medication(new)):
+                continue
+            ctx = speaker_ctx(s, m.start(), "past")
+            if ctx is None or ctx.negated:
+                continue
+            # "doc switched me from adderall to vyvanse last week": the new one replaces the old
+            yield make(
+                ctx, s, "takes_medication", old, "medication.switched-from", end=m.end(), negated=True, change=True
+            )
+            yield make(ctx, s, "takes_medication", new, "medication.switched-to", end=m.end(), change=True)
     if "(" in low:
         yield from _paren_meds(s)
     if any(w in low for w in DIET_WORDS):
@@ -302,7 +322,19 @@ _THAT_WAS_RE = re.compile(
 #: "The walnuts allergy is Matteo's, my partner, not mine", "the nut allergy is my brother's"
 _WHOSE_ALLERGY_RE = re.compile(
     r"\b(?:the|that|this)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+allergy\s+(?:is|was)\s+(?:actually\s+|really\s+)?"
-    r"(?:(?P<name>(?-i:[A-Z][\w-]+))|my\s+(?P<rel>[a-z]+)(?:\s+(?P<relname>(?-i:[A-Z][\w-]+)))?)['’]s\b",
+    r"(?:(?P<name>(?-i:[A-Z][\w-]+))|my\s+(?P<rel>[a-z]+)(?:\s+(?P<relname>(?-i:[A-Z][\w-]+)))?)"
+    r"(?:['’]s\b|(?=\s*,?\s*not\s+(?:me|mine)\b))",
+    re.IGNORECASE,
+)
+
+
+_MED_SWITCH_RE = re.compile(
+    r"\b(?:switched|changed|moved)\s+me\s+(?:over\s+)?from\s+(?P<old>[\w-]+)\s+(?:to|onto)\s+(?P<new>[\w-]+)",
+    re.IGNORECASE,
+)
+_MY_PROBLEM_RE = re.compile(
+    r"\bmy\s+(?:(?:only|real|actual)\s+)?problem\s+is\s+(?:only\s+|just\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?=\s*(?:[,.;!?]|$|\s+(?:so|and|but)\b))",
     re.IGNORECASE,
 )
 

@@ -35,6 +35,7 @@ _MOVE_RE = re.compile(
 )
 _HOME_RE = re.compile(
     r"\b(?:(?:our|my)\s+(?:own\s+|little\s+|new\s+)?(?:flat|place|house|home|apartment|apt|condo|cottage|farm)|"
+    r"(?<![\w'’])(?:company|staff|rented|shared|new)\s+(?:flat|apartment|apt|house|place)|"
     r"(?:renting|rent|rented|bought|own)\s+(?:a|an|our|the)\s+(?:[\w-]+\s+){0,3}?"
     r"(?:flat|place|house|home|apartment|apt|condo|room)|near\s+home|at\s+home)\s+(?:is\s+)?(?:in|near|outside)\s+",
     re.IGNORECASE,

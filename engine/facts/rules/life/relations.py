@@ -168,6 +168,45 @@ def _pets_named(s: Sentence) -> Iterator[Found]:
         )
 
 
+_REL_IN_BRACKETS_RE = re.compile(
+    r"(?P<name>[A-Za-zà-öø-ÿ'’-]{2,})\s*\(\s*(?:my\s+)?(?P<rel>gf|bf|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|"
+    r"sister|brother|son|daughter|mum|mom|dad|cousin|roommate|flatmate|bestie|best\s+friend)\s*\)",
+    re.IGNORECASE,
+)
+#: "2 kids (maisie 6, reggie 3)", "my boys (Tom, 8 and Sam, 5)"
+_KIDS_IN_BRACKETS_RE = re.compile(
+    r"\b(?:kids|children|boys|girls|sons|daughters|twins)\s*\((?P<list>[^()]{3,80})\)", re.IGNORECASE
+)
+_NAME_AGE_RE = re.compile(r"(?P<name>[A-Za-zà-öø-ÿ'’-]{2,})\s*,?\s*(?:is\s+|aged\s+)?(?P<age>\d{1,2})\b")
+
+
+def _in_brackets(s: Sentence) -> Iterator[Found]:
+    """Relations said in brackets: "shanice (gf) wants …", "got a wife and 2 kids (maisie 6, reggie 3)"."""
+    text, lower_ok = s.text, lowercase_writer(s.text)
+    for m in _REL_IN_BRACKETS_RE.finditer(text, s.start, s.end):
+        name = m.group("name")
+        if name.casefold() in _NOT_A_NAME or (not name[:1].isupper() and not lower_ok):
+            continue
+        rel = m.group("rel").casefold()
+        predicate = RELATION_PREDICATES.get(rel) or RELATION_PREDICATES.get(rel.replace(" ", ""))
+        ctx = speaker_ctx(s, m.start())
+        if predicate is None or ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, predicate, name, "relative.bracket", end=m.end(), subject=s.speaker)
+    for m in _KIDS_IN_BRACKETS_RE.finditer(text, s.start, s.end):
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated or ctx.subject != s.speaker:
+            continue
+        for kid in _NAME_AGE_RE.finditer(m.group("list")):
+            name = kid.group("name")
+            if name.casefold() in _NOT_A_NAME or name.casefold() in ("and", "age", "yrs", "years"):
+                continue
+            if not name[:1].isupper() and not lower_ok:
+                continue
+            yield make(ctx, s, "has_child", name, "kids.bracket", end=m.end(), subject=s.speaker)
+            yield make(ctx, s, "has_age", kid.group("age"), "kids.bracket.age", end=m.end(), subject=name)
+
+
 def _born_traits(s: Sentence) -> Iterator[Found]:
     """Traits one is born with and keeps: which hand, being an only child — each clashes with its opposite
     (:mod:`engine.facts.compat`), so saying both is a conflict to settle, never two truths."""
@@ -227,6 +266,8 @@ def relations(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 �
         yield from _ages(s)
     if "handed" in low or "only child" in low:
         yield from _born_traits(s)
+    if "(" in text:
+        yield from _in_brackets(s)
     if "name is" in low or "our " in low or "my " in low:
         yield from _pets_named(s)
     if not words_of(low) & _RELATION_WORDS:

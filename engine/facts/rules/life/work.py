@@ -29,7 +29,7 @@ _WORK_WORDS = _ROLE_GATE | frozenset(
     starts started starting join joined joining job hired accepted promoted appointed department dept ward unit team
     notice resignation new own owns co-own co-owns run runs opened open opening founded have has focus specialise
     specialize specialised specialized taken took landed found made boss manager supervisor lead report reports
-    reporting driving teaching coaching tutoring nursing designing translating cleaning bartending waitressing
+    reporting sup supe driving teaching coaching tutoring nursing designing translating cleaning bartending waitressing
     farming plumbing programming lecturing retiring retire""".split()
 )
 #: "<lead> (a|an|the) <role> [at|in|for <org>]"
@@ -84,7 +84,7 @@ _OFFER_RE = re.compile(
 )
 #: "taking the kaimana job", "I'll take the Deloitte offer", "accepted the Souqly position"
 _TAKING_JOB_RE = re.compile(
-    r"\b(?:taking|took|i['’]ll\s+take|i\s+will\s+take|accepting|accepted|going\s+with)\s+the\s+"
+    r"\b(?:taking|took|i['’]ll\s+take|i\s+will\s+take|accepting|accepted|going\s+with|got|landed)\s+the\s+"
     r"(?P<org>(?:(?!new\b|other\b|first\b|second\b|second\b|better\b|remote\b)[\w&'’.-]+\s+){1,3}?)"
     r"(?:job|offer|position|role)\b",
     re.IGNORECASE,
@@ -129,7 +129,7 @@ _NAMED_RE = re.compile(
 _FOCUS_RE = re.compile(
     r"\b(?:we|i)\s+(?:focus|specialise|specialize|specialised|specialized)\s+(?:on|in)\s+", re.IGNORECASE
 )
-_START_DATE_RE = re.compile(r"\b(?:start|starts|started|starting|start\s+date\s+is|from)\b", re.IGNORECASE)
+_START_DATE_RE = re.compile(r"\b(?:start|starts|started|starting|start\s+date\s+is|from|join|joining)\b", re.IGNORECASE)
 _WORK_PLACE_RE = re.compile(r"(?:\s*,\s*[^,.;!?()]{1,30}?)?\s*,?\s+(?:in|here\s+in)\s+(?=(?-i:[A-Z]))", re.IGNORECASE)
 #: A new job said in the clause before a role ("I've taken a job with X as a site supervisor"): the role changes.
 _NEW_JOB_CUE_RE = re.compile(
@@ -354,14 +354,18 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
                     )
 
 
-_MANAGER_WORDS = frozenset("boss manager supervisor lead report reports reporting".split())
+_MANAGER_WORDS = frozenset("boss manager supervisor lead report reports reporting sup supe".split())
+_NOT_A_BOSS = frozenset(
+    """is was says said thinks wants will would and but so the a an at in on of for to who that this it he she they
+    lol haha just also really""".split()
+)
 _BOSS = (
     r"(?:(?:line|team|direct|project|store|shift|section|ward|practice|department|dept)\s+)?"
-    r"(?:boss|manager|supervisor|lead)"
+    r"(?:boss|manager|supervisor|lead|sup|supe)"
 )
 #: "my boss Dave", "our new team lead, Lina", "my manager will be Gulnara Sadykova", "new manager Clare is lovely"
 _MY_BOSS_RE = re.compile(
-    r"\b(?:(?P<my>my|our)\s+|(?=new\s))(?P<new>(?:new|current)\s+)?"
+    r"\b(?:(?P<my>my|our|me)\s+|(?=new\s))(?P<new>(?:new|current)\s+)?"
     + _BOSS
     + r"(?:\s*,\s*|\s+(?:will\s+be|is(?:\s+now)?|now\s+is)\s+|\s+)",
     re.IGNORECASE,
@@ -380,9 +384,11 @@ def _managers(s: Sentence, lower_ok: bool) -> Iterator[Found]:
     "now") says the manager changed, so the last one is superseded rather than set against this one."""
     text = s.text
     for m in _MY_BOSS_RE.finditer(text, s.start, s.end):
-        name = read_name(text, m.end(), s.end, lowercase_ok=False, max_words=3)
-        if name is None or not name[0][:1].isupper():
+        name = read_name(text, m.end(), s.end, lowercase_ok=lower_ok, max_words=1 if lower_ok else 3)
+        if name is None or not (name[0][:1].isupper() or lower_ok) or name[0].casefold() in _NOT_A_BOSS:
             continue
+        if m.group("my") and m.group("my").casefold() == "me" and not lower_ok:
+            continue  # "me manager kev": the possessive "me" of casual writing only
         ctx = speaker_ctx(s, m.start()) if m.group("my") else ctx_at(s, m.start())
         if ctx is None or ctx.negated or ctx.subject != s.speaker:
             continue
