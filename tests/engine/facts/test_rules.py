@@ -696,3 +696,16 @@ def test_relations_and_childrens_ages_in_brackets() -> None:
     check("got a wife and 2 kids (maisie 6, reggie 3) and a mortgage", "reggie", "has_age", "3")
     check("my boys (Tom, 8 and Sam, 5) love it", "Sam", "has_age", "5")
     assert not any(p.predicate.startswith("has_") for p in run("I had pasta (my favourite)"))
+
+
+def test_named_eating_plans_homes_had_or_left_and_jobs_held_since_a_date() -> None:
+    check("My huisarts thinks I have IBS and wants me to try low FODMAP for 6 weeks.", "user", "diet", "low-fodmap")
+    check("gemma's got me on slimming world since new year cos of the knee", "user", "diet", "slimming world")
+    check("Sanne is doing keto", "Sanne", "diet", "keto")
+    check("Also I moved out, I have a small flat in Vera now, so there is some distance.", "user", "lives_in", "Vera")
+    text = "We bought a house in Amersfoort (Vathorst) and move from our flat in Lombok on 28 February."
+    check(text, "user", "lived_in", "Lombok")
+    assert ("user", "lives_in", "lombok") not in triples(text)
+    check("She walks to school from our flat in Tiong Bahru", "user", "lives_in", "Tiong Bahru")
+    props = run("Update: I am Export Manager at Shavi Kvavi since 1 September, we agreed Tuesday to Thursday")
+    assert any(p.predicate == "works_at" and p.object == "Shavi Kvavi" and p.change_cue for p in props)

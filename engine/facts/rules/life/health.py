@@ -151,9 +151,9 @@ _HEALTH_WORDS = (
     | MEDICATION_WORDS
     | frozenset(_CONSUMABLES)
     | frozenset(
-        """allergic allergy problem switched smoke smoking smoker non-smoker nonsmoker smoke-free drink drinking drinker
-        non-drinker teetotal teetotaller sober eat eating quit quitting stopped stop gave give giving cut
-        kicked""".split()
+        """allergic allergy problem switched fodmap slimming weight diet atkins noom smoke smoking smoker non-smoker
+        nonsmoker smoke-free drink drinking drinker non-drinker teetotal teetotaller sober eat eating quit quitting
+        stopped stop gave give giving cut kicked""".split()
     )
 )
 
@@ -198,6 +198,25 @@ def health(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
     if any(w in low for w in DIET_WORDS):
         for m in _DIET_RE.finditer(text, s.start, s.end):
             yield from _diet(s, m)
+    if any(
+        w in low
+        for w in (
+            "fodmap",
+            "slimming",
+            "weight watchers",
+            "keto",
+            "paleo",
+            "whole30",
+            "fasting",
+            "carb",
+            "gluten-free",
+            "gluten free",
+            "atkins",
+            "noom",
+            "diet",
+        )
+    ):
+        yield from _diet_plans(s)
     if "n't" in low or "nt " in low or " not " in low or "never" in low or "no longer" in low:
         for m in _AVOID_RE.finditer(text, s.start, s.end):
             yield from _avoid(s, m)
@@ -417,6 +436,29 @@ def _paren_meds(s: Sentence) -> Iterator[Found]:
             continue
         for med in meds:
             yield make(ctx, s, "takes_medication", med, "medication.aside", end=m.end())
+
+
+#: A named eating plan someone is on: "my huisarts wants me to try low FODMAP", "gemma's got me on slimming world"
+_DIET_PLAN_RE = re.compile(
+    r"\b(?P<lead>(?:got|put|wants?|told|asked)\s+me\s+(?:on|to\s+try|to\s+do|to\s+start|to\s+go)|i['’]?m\s+on|im\s+on|"
+    r"i\s+am\s+on|(?:i|we)\s+(?:started|start|tried|try|am\s+trying|do|did)|doing|following|trying)\s+(?:the\s+|a\s+)?"
+    r"(?P<diet>low[- ]fodmap|slimming\s+world|weight\s+watchers|whole\s*30|intermittent\s+fasting|low[- ]carb|"
+    r"gluten[- ]free|atkins|noom|keto|paleo|mediterranean)(?:\s+diet)?\b",
+    re.IGNORECASE,
+)
+
+
+def _diet_plans(s: Sentence) -> Iterator[Found]:
+    """A named eating plan: "wants me to try low FODMAP for 6 weeks. I start on Monday", "got me on slimming world
+    since new year" (the speaker's, whoever put them on it)."""
+    for m in _DIET_PLAN_RE.finditer(s.text, s.start, s.end):
+        lead = m.group("lead").casefold()
+        ctx = speaker_ctx(s, m.start()) if " me " in f" {lead} " else ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        diet = re.sub(r"[\s-]+", " ", m.group("diet").casefold()).replace("low ", "low-")
+        change = any(w in lead for w in ("got", "put", "start", "tried", "try"))
+        yield make(ctx, s, "diet", diet, "diet.plan", end=m.end(), change=change)
 
 
 def _diet(s: Sentence, m: re.Match[str]) -> Iterator[Found]:

@@ -36,7 +36,7 @@ _MOVE_RE = re.compile(
 _HOME_RE = re.compile(
     r"\b(?:(?:our|my)\s+(?:own\s+|little\s+|new\s+)?(?:flat|place|house|home|apartment|apt|condo|cottage|farm)|"
     r"(?<![\w'’])(?:company|staff|rented|shared|new)\s+(?:flat|apartment|apt|house|place)|"
-    r"(?:renting|rent|rented|bought|own)\s+(?:a|an|our|the)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:renting|rent|rented|bought|own|have|got|found)\s+(?:a|an|our|the)\s+(?:[\w-]+\s+){0,3}?"
     r"(?:flat|place|house|home|apartment|apt|condo|room)|near\s+home|at\s+home)\s+(?:is\s+)?(?:in|near|outside)\s+",
     re.IGNORECASE,
 )
@@ -56,6 +56,10 @@ _RAISED_RE = re.compile(
 _CAME_TO_RE = re.compile(r"\b(?:came|come|immigrated|emigrated)\s+to\s+", re.IGNORECASE)
 _COMING_FROM_RE = re.compile(
     r"\b(?:coming|driving|flying|travelling|traveling|visiting|come|comes)\s+(?:up\s+|down\s+|over\s+|in\s+|back\s+)?from\s+",
+    re.IGNORECASE,
+)
+_LEAVING_HOME_RE = re.compile(
+    r"\b(?:(?:move|moves|moving|moved|relocating|relocated)\s+(?:out\s+)?(?:from|of)|leaving|left|moving\s+out\s+of)\s+$",
     re.IGNORECASE,
 )
 _MOVED_IN_RE = re.compile(r"[\s.!]*(?:we\s+|i\s+)?moved\s+in\s+(?:on\s+)?[^.!?\n]{0,30}", re.IGNORECASE)
@@ -113,7 +117,9 @@ def places(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
     if any(w in low for w in ("flat", "place", "house", "home", "apartment", "apt", "condo", "cottage", "farm")):
         for m in _HOME_RE.finditer(text, s.start, s.end):
             own = re.match(r"(?:our|my)\b", m.group(), re.IGNORECASE) is not None
-            yield from _residence(s, m.start(), m.end(), "present", lower_ok, "home", own=own)
+            # "move from our flat in Lombok", "leaving my apt in cordova": the home being left
+            left = _LEAVING_HOME_RE.search(text, max(s.start, m.start() - 30), m.start()) is not None
+            yield from _residence(s, m.start(), m.end(), "past" if left else "present", lower_ok, "home", own=own)
     if "here in" in low:
         for m in _HERE_RE.finditer(text, s.start, s.end):
             place = _place(text, m.end(), s.end, lower_ok)

@@ -313,6 +313,7 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
             or bool(re.search(r"\bnow\b", text[end : end + 12], re.I))
             or bare in ("promoted", "became", "become")
             or bool(_NEW_JOB_CUE_RE.search(text, ctx.start, m.start("role")))
+            or bool(_SINCE_DATE_RE.search(text, end, min(s.end, end + 60)))
         )
         predicate = "previous_job" if time == "past" and not ctx.negated else "works_as"
         org = None
@@ -412,6 +413,15 @@ def _managers(s: Sentence, lower_ok: bool) -> Iterator[Found]:
         if ctx is None or ctx.negated or ctx.subject != s.speaker:
             continue
         yield make(ctx, s, "has_manager", name[0], "report.to", end=name[1], change="now" in m.group(0).casefold())
+
+
+#: "I am Export Manager at Shavi Kvavi since 1 September": a job held since a date is a job that began then
+_SINCE_DATE_RE = re.compile(
+    r"\bsince\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*\.?(?:\s+\d{1,2})?|last\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|"
+    r"(?:monday|tuesday|wednesday|thursday|friday))\b",
+    re.IGNORECASE,
+)
 
 
 def _fragment_start(text: str, sentence_start: int, pos: int, lead: str) -> bool:
