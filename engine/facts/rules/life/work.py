@@ -417,7 +417,7 @@ def _managers(s: Sentence, lower_ok: bool) -> Iterator[Found]:
 
 #: "I am Export Manager at Shavi Kvavi since 1 September": a job held since a date is a job that began then
 _SINCE_DATE_RE = re.compile(
-    r"\bsince\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"\bsince\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
     r"dec)[a-z]*\.?(?:\s+\d{1,2})?|last\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|"
     r"(?:monday|tuesday|wednesday|thursday|friday))\b",
     re.IGNORECASE,
