@@ -45,6 +45,7 @@ from engine.facts.match import Candidate, Match, SlotFact, match, same_value
 from engine.facts.model import confidence, contains_detail, kind_of, normalise_object, standing_for, tier_for
 from engine.facts.outcomes import ANY_VALUE, AUTHORITATIVE, SWITCH_MARK, Action, Applied, FactContext
 from engine.facts.pipeline import Proposal
+from engine.facts.rules.lexicon import RELATIONS
 from engine.facts.statements import Restater
 from engine.facts.trace import CREATING, ms, planned_standing, planned_tiers, stored_tiers
 from engine.store import Tx
@@ -178,6 +179,9 @@ def _plan_other_value(
     others += [f for f in opposed if f.id not in {o.id for o in others}]
     if not others:
         return Action("CREATE", p, (), "new")
+    named = _named_relation([f for f in _rivals(slot, p) if f.id not in {o.id for o in opposed}], p)
+    if named is not None:
+        return named
     user_backed = [f for f in others if f.source_role in AUTHORITATIVE]
     if p.source_role not in AUTHORITATIVE:
         if user_backed:
@@ -199,6 +203,25 @@ def _plan_other_value(
     if not user_backed:
         return Action("UPDATE", p, tuple(f.id for f in others), "a user statement replaces an assistant's")
     return Action("CONFLICT", p, tuple(f.id for f in user_backed), "different value without a change cue")
+
+
+#: Relations a bare mention can fill a slot with ("my wife" → has_spouse "wife") until the person is named.
+_RELATION_SLOTS = frozenset({"has_spouse", "has_partner", "has_manager"})
+
+
+def _named_relation(others: Sequence[SlotFact], p: Proposal) -> Action | None:
+    """A bare mention and a name of the same relation are one person, never a conflict: "it's for Dolores my wife"
+    after "my wife Dolores" changes nothing, and "my wife Dolores" after "my wife" names her."""
+    if p.predicate not in _RELATION_SLOTS or p.cardinality != "single":
+        return None
+    if not others:
+        return None  # only facts of other slots oppose it ("Divorced" against "my wife"): a conflict, decided below
+    if p.object_norm in RELATIONS:
+        return Action("NOOP", p, (), "a bare mention of a relation the slot already names")
+    bare = [f for f in others if f.object_norm in RELATIONS]
+    if bare and len(bare) == len(others):
+        return Action("UPDATE", p, tuple(f.id for f in bare), "the relation named")
+    return None
 
 
 def _rivals(slot: Sequence[SlotFact], p: Proposal) -> list[SlotFact]:

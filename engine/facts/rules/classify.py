@@ -225,6 +225,14 @@ def off_to(obj: str) -> Choice:
     return plan(obj)
 
 
+#: A clause after "read"/"heard"/"saw" reports what it says ("sleep apnea makes diabetes", "that coffee is bad").
+_REPORTED_CLAUSE_RE = re.compile(
+    r"^(?:that\s+|somewhere\s+(?:that\s+)?|online\s+(?:that\s+)?)|\b(?:makes|causes|is|are|was|were|can|could|will|"
+    r"helps|increases|reduces|leads\s+to|gives)\b",
+    re.IGNORECASE,
+)
+
+
 def titled(predicate: str) -> Chooser:
     """A chooser keeping ``predicate`` unless the object is only a generic noun ("book")."""
 
@@ -232,6 +240,8 @@ def titled(predicate: str) -> Chooser:
         ws = words(obj)
         if not ws or ws[0] in _POSSESSIVE_START or (len(ws) == 1 and ws[0] in _GENERIC_WORKS):
             return None
+        if obj[:1].islower() and _REPORTED_CLAUSE_RE.search(obj):
+            return None  # "I read sleep apnea makes diabetes": what was read, not a title
         return predicate
 
     return choose

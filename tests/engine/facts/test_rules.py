@@ -709,3 +709,18 @@ def test_named_eating_plans_homes_had_or_left_and_jobs_held_since_a_date() -> No
     check("She walks to school from our flat in Tiong Bahru", "user", "lives_in", "Tiong Bahru")
     props = run("Update: I am Export Manager at Shavi Kvavi since 1 September, we agreed Tuesday to Thursday")
     assert any(p.predicate == "works_at" and p.object == "Shavi Kvavi" and p.change_cue for p in props)
+
+
+def test_diagnoses_in_plain_words_reports_of_reading_businesses_and_livings() -> None:
+    check("I use CPAP machine since 2 months, doctor find severe sleep apnea.", "user", "has_condition", "sleep apnea")
+    check("I'm on latanoprost drops at bedtime for my glaucoma", "user", "takes_medication", "latanoprost")
+    check("I'm on latanoprost drops at bedtime for my glaucoma", "user", "has_condition", "glaucoma")
+    assert not any(p.predicate == "takes_medication" for p in run("I take the bus for my commute"))
+    assert not any(p.predicate == "reads" for p in run("Also I read sleep apnea makes diabetes, is true?"))
+    check("I read Dune last summer", "user", "reads", "Dune")
+    check("12 is inspection day for Gülay's bakery, she cannot leave.", "Gülay", "runs_business", "bakery")
+    check("My fiancé Levan has his dental clinic in Vake", "Levan", "runs_business", "dental clinic")
+    check("I tune pianos for a living, 41 years now", "user", "works_as", "piano tuner")
+    assert not any(p.predicate == "works_as" for p in run("what do you do for a living"))
+    assert not any(p.predicate == "works_as" for p in run("she fixes bikes for a living"))
+    check("the glaucoma check is on the 24th", "user", "has_event", "glaucoma check")

@@ -369,3 +369,23 @@ def test_a_start_in_a_clause_of_its_own_is_dated_by_its_own_date(vault: Vault) -
     (job,) = live(vault, "works_at")
     assert job.object_text == "Souqly"
     assert job.valid_from is not None and job.valid_from.date() == date(2025, 10, 5)
+
+
+def test_a_bare_mention_and_a_name_of_one_relation_are_one_person(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-09-04T13:47:00Z", "my wife Dolores says it looks very professional"),
+        ("2025-10-11T18:18:00Z", "no no not for me. it's for Dolores my wife, she is 71"),
+        ("2025-11-01T10:00:00Z", "My wife says the van is ugly."),
+    )
+    assert values(live(vault, "has_spouse")) == {"Dolores"}
+    assert not vault.conflicts()
+
+
+def test_a_bare_mention_after_a_divorce_is_still_a_conflict(vault: Vault) -> None:
+    say(
+        vault,
+        ("2025-10-01T10:00:00Z", "Divorced since 2015, live alone, house is very quiet."),
+        ("2026-01-10T10:00:00Z", "My wife says the van is ugly."),
+    )
+    assert vault.conflicts()

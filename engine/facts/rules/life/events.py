@@ -60,7 +60,8 @@ _EVENT_NOUNS = (
     "gig|concert|recital|show|trip|holiday|vacation|honeymoon|flight|conference|presentation|deadline|graduation|"
     "funeral|assessment|pre-op|course|training|camp|retreat|launch|festival|fair|reunion|shower|christening|"
     "baptism|bar\\s+mitzvah|bat\\s+mitzvah|quinceañera|festa|recital|audition|premiere|lease|move|shift|mri|"
-    "x-?ray|ultrasound|colonoscopy|endoscopy|biopsy|physio|lesson|session|induction|orientation|onboarding"
+    "x-?ray|ultrasound|colonoscopy|endoscopy|biopsy|physio|lesson|session|induction|orientation|onboarding|"
+    "check|checkup|mock"
 )
 #: A word inside an event's noun phrase: not a pronoun, verb or conjunction.
 _NP_WORD = (

@@ -50,8 +50,9 @@ _WITH_CONDITION_RE = re.compile(
     r"\b(?:i['’]?m|im|i\s+am)\s+(?:an?\s+)?(?:\d+(?:[- ]?(?:year|yr)s?[- ]old)?\s+)?(?:w/?|with)\s+"
     r"(?:(?:a|an|mild|severe|chronic|bad)\s+)*"
     r"(?P<cond>(?:type\s+[12]\s+)?(?:" + _COND_ALT + r"))\b"
-    r"|\b(?:doctor|doc|gp|dr|specialist|neurologist|cardiologist)\s+(?:\w+\s+)?(?:said|says|thinks|confirmed|found)\s+"
-    r"(?:(?:it['’]?s|it\s+is|i\s+have|i['’]ve\s+got|that\s+i\s+have)\s+)?(?:an?\s+)?(?:[a-z]+-[a-z]+\s+)?"
+    r"|\b(?:doctor|doc|gp|dr|specialist|neurologist|cardiologist)\s+(?:\w+\s+)?(?:said|says|thinks|confirmed|found|find|finds|diagnosed)\s+"
+    r"(?:(?:it['’]?s|it\s+is|i\s+have|i['’]ve\s+got|that\s+i\s+have)\s+)?(?:(?:an?|mild|severe|chronic|bad|early|"
+    r"moderate)\s+)*(?:[a-z]+-[a-z]+\s+)?"
     r"(?P<said>(?:type\s+[12]\s+)?(?:" + _COND_ALT + r"))\b",
     re.IGNORECASE,
 )
@@ -79,7 +80,8 @@ _MED_RE = re.compile(
     re.IGNORECASE,
 )
 _FOR_CONDITION_RE = re.compile(
-    r"\s+(?:for|against)\s+(?:my|his|her|the|their)\s+(?:[\w-]+\s+)?(?:(?P<cond>" + _COND_ALT + r")|sugar|heart|"
+    r"(?:\s+(?!for\b|and\b|but\b)[\w-]+){0,4}?\s+(?:for|against)\s+(?:my|his|her|the|their)\s+(?:[\w-]+\s+)?"
+    r"(?:(?P<cond>" + _COND_ALT + r")|sugar|heart|"
     r"blood\s+pressure|pain|thyroid|cholesterol|nerves|sleep)\b",
     re.IGNORECASE,
 )
@@ -406,7 +408,8 @@ def _medication(s: Sentence, m: re.Match[str]) -> Iterator[Found]:
         return
     # "I take Eliquis for my atrial fibrillation": a name taken for a condition is a medicine
     treated = _FOR_CONDITION_RE.match(text, word.end(), s.end)
-    if not _is_medication(word.group("w")) and not (treated and word.group("w")[:1].isupper()):
+    named = treated is not None and (word.group("w")[:1].isupper() or treated.group("cond") is not None)
+    if not _is_medication(word.group("w")) and not named:
         return
     verb = m.group("verb").casefold()
     ctx = ctx_at(s, m.end(), time="past" if verb.startswith(("took", "gave")) else "present")

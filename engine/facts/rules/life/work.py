@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
+from engine.facts.rules.life.people import resolve_pronoun
 from engine.facts.rules.life.words import ROLE_HEADS, ROLE_MODIFIERS_STOP
 from engine.facts.rules.model import Found, Sentence
 
@@ -29,7 +30,8 @@ _WORK_WORDS = _ROLE_GATE | frozenset(
     starts started starting join joined joining job hired accepted promoted appointed department dept ward unit team
     notice resignation new own owns co-own co-owns run runs opened open opening founded have has focus specialise
     specialize specialised specialized taken took landed found made boss manager supervisor lead report reports
-    reporting sup supe driving teaching coaching tutoring nursing designing translating cleaning bartending waitressing
+    reporting sup supe living bakery salon clinic restaurant shop cafe café workshop garage
+    driving teaching coaching tutoring nursing designing translating cleaning bartending waitressing
     farming plumbing programming lecturing retiring retire""".split()
 )
 #: "<lead> (a|an|the) <role> [at|in|for <org>]"
@@ -179,6 +181,10 @@ def work(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — a 
             yield make(ctx, s, "works_at", org[0], "leave", end=org[1], negated=True, change=True)
     if "been" in words:
         yield from _doing_for_years(s, lower_ok)
+    if "for a living" in low:
+        yield from _for_a_living(s)
+    if "'s " in low or "’s " in low or " her " in low or " his " in low:
+        yield from _their_business(s)
     if "retir" in low:
         for m in _RETIRING_RE.finditer(text, s.start, s.end):
             ctx = ctx_at(s, m.start(), time="future")
@@ -685,6 +691,48 @@ _RETIRING_RE = re.compile(
     re.IGNORECASE,
 )
 _LAST_DAY_RE = re.compile(r"\b(?:my|our)\s+last\s+(?:day|shift|route|class|week|run)\s+(?:is|will\s+be)\b", re.I)
+
+
+#: "I tune pianos for a living", "she fixes bikes for a living"
+_FOR_A_LIVING_RE = re.compile(
+    r"\b(?:i|we)\s+(?P<verb>[a-z]{3,}?)(?:es|s)?\s+(?P<obj>(?:[a-z-]+\s+){0,2}?[a-z-]+?)s?\s+for\s+a\s+living\b",
+    re.IGNORECASE,
+)
+#: "Gülay's bakery", "her salon in Horsforth", "Levan has his dental clinic in Vake": a business someone runs
+_THEIR_BUSINESS_RE = re.compile(
+    r"(?:(?P<owner>(?-i:[A-Z])[\w'’-]+)['’]s|\b(?P<pron>her|his)\s+(?:own\s+)?)\s*(?P<kind>(?:[a-z]+\s+)?"
+    r"(?:bakery|salon|clinic|restaurant|shop|cafe|café|workshop|garage|practice|studio|bar|bistro|boutique|"
+    r"pharmacy|food\s+truck|stall))\b",
+    re.IGNORECASE,
+)
+
+
+def _for_a_living(s: Sentence) -> Iterator[Found]:
+    """ "I tune pianos for a living" → works as a piano tuner: what one does for a living names the job."""
+    for m in _FOR_A_LIVING_RE.finditer(s.text, s.start, s.end):
+        verb = m.group("verb").casefold()
+        if verb in ("do", "does", "did", "it", "work", "works"):
+            continue  # "what I do for a living": the question, not the answer
+        ctx = ctx_at(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        agent = _AGENT_OF.get(verb + "ing") or (verb + "r" if verb.endswith("e") else verb + "er")
+        yield make(ctx, s, "works_as", f"{m.group('obj').casefold()} {agent}", "for-a-living", end=m.end())
+
+
+def _their_business(s: Sentence) -> Iterator[Found]:
+    """A business named as someone's ("Gülay's bakery", "gemma's doing 4 days a week at her salon")."""
+    for m in _THEIR_BUSINESS_RE.finditer(s.text, s.start, s.end):
+        owner = m.group("owner")
+        if owner is None:
+            person = resolve_pronoun(s.text, m.start(), "f" if m.group("pron").casefold() == "her" else "m")
+            owner = person.subject if person is not None else None
+        if owner is None or owner.casefold() in ("i", "my", "your", "our"):
+            continue
+        ctx = speaker_ctx(s, m.start())
+        if ctx is None or ctx.negated:
+            continue
+        yield make(ctx, s, "runs_business", m.group("kind").casefold(), "their-business", end=m.end(), subject=owner)
 
 
 def _doing_for_years(s: Sentence, lower_ok: bool) -> Iterator[Found]:
