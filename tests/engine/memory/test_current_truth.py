@@ -389,3 +389,19 @@ def test_a_bare_mention_after_a_divorce_is_still_a_conflict(vault: Vault) -> Non
         ("2026-01-10T10:00:00Z", "My wife says the van is ugly."),
     )
     assert vault.conflicts()
+
+
+def test_a_start_said_a_sentence_or_two_later_dates_the_job_and_the_diet(vault: Vault) -> None:
+    say(
+        vault,
+        (
+            "2025-09-20T08:15:00Z",
+            "GUESS WHAAAT I got the Qatar job!!! did the assessment in Doha last week and the contract landed "
+            "yesterday. I join on the 3rd of November, they're putting me on the A320.",
+        ),
+        ("2025-11-15T18:00:00Z", "My GP wants me to try low FODMAP for 6 weeks. I start on Monday."),
+    )
+    (job,) = live(vault, "works_at")
+    assert job.object_text == "Qatar" and job.valid_from is not None and job.valid_from.date() == date(2025, 11, 3)
+    (diet,) = live(vault, "diet")
+    assert diet.valid_from is not None and diet.valid_from.date() == date(2025, 11, 17)

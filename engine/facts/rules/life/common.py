@@ -139,6 +139,17 @@ def read_phrase(
     return text[a:b].strip(" .'’\"") or None
 
 
+#: A start said apart from the news of the job or plan: "I join on the 3rd of November", "desk job, start 1st
+#: december", "I start on Monday" — the verb, then a date within a few words.
+LATER_START_RE = re.compile(
+    r"\b(?:(?:i|we)\s+)?(?:start|starts|starting|join|joining|begin|begins)\b(?:\s+(?:work|there|at|with|in)\b"
+    r"(?:\s+[\w&'’-]+){0,4}?)?\s+(?:on\s+|from\s+)?(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+[a-z]{3,9}\b|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|next\s+\w+|tomorrow|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)",
+    re.IGNORECASE,
+)
+
+
 def make(
     ctx: Context,
     s: Sentence,

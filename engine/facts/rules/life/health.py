@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make, read_phrase, speaker_ctx, words_of
+from engine.facts.rules.life.common import LATER_START_RE, ctx_at, make, read_phrase, speaker_ctx, words_of
 from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.words import (
     ALCOHOL_WORDS,
@@ -461,7 +461,10 @@ def _diet_plans(s: Sentence) -> Iterator[Found]:
             continue
         diet = re.sub(r"[\s-]+", " ", m.group("diet").casefold()).replace("low ", "low-")
         change = any(w in lead for w in ("got", "put", "start", "tried", "try"))
-        yield make(ctx, s, "diet", diet, "diet.plan", end=m.end(), change=change)
+        found = make(ctx, s, "diet", diet, "diet.plan", end=m.end(), change=change)
+        later = LATER_START_RE.search(s.text, s.end, min(len(s.text), s.end + 120)) if change or "try" in lead else None
+        # "wants me to try low FODMAP for 6 weeks. I start on Monday": the start dates the plan
+        yield found if later is None else replace(found, span=(later.start(), later.end()), time="future")
 
 
 def _diet(s: Sentence, m: re.Match[str]) -> Iterator[Found]:

@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, lowercase_writer, make, read_name, speaker_ctx, words_of
+from engine.facts.rules.life.common import (
+    LATER_START_RE,
+    ctx_at,
+    lowercase_writer,
+    make,
+    read_name,
+    speaker_ctx,
+    words_of,
+)
 from engine.facts.rules.life.people import resolve_pronoun
 from engine.facts.rules.life.words import ROLE_HEADS, ROLE_MODIFIERS_STOP
 from engine.facts.rules.model import Found, Sentence
@@ -333,7 +341,7 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
         found_role = make(ctx, s, predicate, role_text, "role", end=end, change=change and predicate == "works_as")
         if org is not None and predicate == "previous_job":
             found_role = replace(found_role, object=f"{role_text} in {org[0]}")
-        yield found_role
+        yield _dated_start(found_role, s) if change else found_role
         if (
             org is not None
             and after is not None
@@ -350,7 +358,8 @@ def _roles(s: Sentence, lower_ok: bool) -> Iterator[Found]:  # noqa: C901 — a 
             org = None
         if org is not None and predicate == "works_as" and not ctx.negated and not _is_place_word(org[0]):
             group = re.search(r"\b(?:band|choir|orchestra|club|team|group)\b", text[end : org[1]], re.I)
-            yield make(ctx, s, "member_of" if group else "works_at", org[0], "role.at", end=org[1], change=change)
+            employer = make(ctx, s, "member_of" if group else "works_at", org[0], "role.at", end=org[1], change=change)
+            yield _dated_start(employer, s) if change else employer
             where = _WORK_PLACE_RE.match(text, org[1], s.end)
             if where is not None and ctx.subject == s.speaker:
                 place = read_name(text, where.end(), s.end, lowercase_ok=False, max_words=3)
@@ -777,7 +786,9 @@ def _dated_start(found: Found, s: Sentence) -> Found:
     limit = min(len(s.text), s.end + 60)
     m = _START_DATE_RE.search(s.text, found.span[1], limit)
     if m is None:
-        return found
+        later = LATER_START_RE.search(s.text, s.end, min(len(s.text), s.end + 250))
+        # "I got the Qatar job!!! … I join on the 3rd of November": the start said a sentence or two later dates it
+        return found if later is None else replace(found, span=(later.start(), later.end()), time="future")
     stop = re.compile(r"[^.;!?\n]{0,40}").match(s.text, m.end(), limit)
     end = stop.end() if stop else m.end()
     return replace(found, span=(found.span[0], end), time=found.time or "present")
