@@ -317,6 +317,72 @@ def _vi_shift(m: re.Match[str], ctx: Context) -> Span | None:
 
 
 # -- the table -------------------------------------------------------------------------------------
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian algorithm)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = b // 4, b % 4
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = c // 4, c % 4
+    l_ = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 19 * l_) // 433
+    month = (h + l_ - 7 * m + 90) // 25
+    return date(year, month, (h + l_ - 7 * m + 33 * month + 19) % 32)
+
+
+def _thanksgiving(year: int) -> date:
+    """The fourth Thursday of November (the United States')."""
+    first = date(year, 11, 1)
+    return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+
+
+#: Holidays by a key of their name's first letters: the date in a given year.
+HOLIDAYS: dict[str, Callable[[int], date]] = {
+    "christmas eve": lambda y: date(y, 12, 24),
+    "christmas": lambda y: date(y, 12, 25),
+    "xmas": lambda y: date(y, 12, 25),
+    "boxing day": lambda y: date(y, 12, 26),
+    "new year's eve": lambda y: date(y, 12, 31),
+    "new year's day": lambda y: date(y, 1, 1),
+    "halloween": lambda y: date(y, 10, 31),
+    "valentine's day": lambda y: date(y, 2, 14),
+    "thanksgiving": _thanksgiving,
+    "easter": _easter,
+    "good friday": lambda y: _easter(y) - timedelta(days=2),
+    "easter monday": lambda y: _easter(y) + timedelta(days=1),
+}
+_HOLIDAY = (
+    r"(?P<hol>christmas\s+eve|christmas(?:\s+day)?|xmas|boxing\s+day|new\s+year['’]?s\s+(?:eve|day)|halloween|"
+    r"valentine['’]?s(?:\s+day)?|thanksgiving(?:\s+day)?|good\s+friday|easter(?:\s+(?:sunday|monday))?)"
+)
+
+
+def _holiday(m: re.Match[str], ctx: Context) -> Span | None:
+    """ "at Christmas", "the day before Thanksgiving", "on Easter Monday": the nearest such day on the preferred
+    side of today (today counts as both), moved by "the day before/after"."""
+    name = re.sub(r"\s+", " ", m.group("hol").casefold()).replace("’", "'")
+    name = {
+        "christmas day": "christmas",
+        "thanksgiving day": "thanksgiving",
+        "easter sunday": "easter",
+        "valentine's": "valentine's day",
+        "valentines day": "valentine's day",
+        "valentines": "valentine's day",
+        "new years eve": "new year's eve",
+        "new years day": "new year's day",
+    }.get(name, name)
+    when = HOLIDAYS.get(name)
+    if when is None:
+        return None
+    shift = {"before": -1, "after": 1}.get((m.group("rel") or "").casefold(), 0)
+    days = [when(y) + timedelta(days=shift) for y in (ctx.today.year - 1, ctx.today.year, ctx.today.year + 1)]
+    if ctx.prefer == "past":
+        day = max((d for d in days if d <= ctx.today), default=days[0])
+    else:
+        day = min((d for d in days if d >= ctx.today), default=days[-1])
+    return day_span(day, ctx.tz)
+
+
 def _rule(name: str, pattern: str, handler: Handler, heads: set[str], shape: str | None = None) -> Rule:
     compiled_shape = re.compile(shape, _FLAGS) if shape else None
     return Rule(name, re.compile(_B + pattern, _FLAGS), handler, frozenset(heads), compiled_shape)
@@ -424,6 +490,24 @@ RULES: tuple[Rule, ...] = (
         + _E,
         _fuzzy,
         {"recently", "lately", "long", "other", "earlier", "later"},
+    ),
+    _rule(
+        "holiday",
+        rf"(?:(?:on|at|over|for|by|before|after|until|till)\s+)?(?:the\s+day\s+(?P<rel>before|after)\s+)?{_HOLIDAY}{_E}",
+        _holiday,
+        {
+            "christmas",
+            "xmas",
+            "boxing",
+            "year's",
+            "years",
+            "halloween",
+            "valentine's",
+            "valentines",
+            "thanksgiving",
+            "easter",
+            "good",
+        },
     ),
     _rule("vi_phrase", rf"(?P<vp>{_VI_PHRASE}){_E}", _vi_phrase, _VI_HEADS),
     _rule(

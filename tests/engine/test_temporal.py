@@ -474,3 +474,28 @@ def test_epoch_round_trip() -> None:
     with pytest.raises(ValidationError):
         from_epoch(float("nan"))
     assert date(2023, 5, 8) == from_epoch(to_epoch(moment)).date()
+
+
+@pytest.mark.parametrize(
+    ("expression", "prefer", "day"),
+    [
+        ("the day before Thanksgiving", "past", date(2025, 11, 26)),  # Thanksgiving 2025: Thursday 27 November
+        ("the day before Thanksgiving", "future", date(2026, 11, 25)),
+        ("at Christmas", "past", date(2024, 12, 25)),
+        ("at Christmas", "future", date(2025, 12, 25)),
+        ("on Easter Monday", "past", date(2025, 4, 21)),  # Easter 2025: 20 April
+        ("on Easter Monday", "future", date(2026, 4, 6)),  # Easter 2026: 5 April
+        ("over New Year's Eve", "future", date(2025, 12, 31)),
+        ("Halloween", "past", date(2025, 10, 31)),
+    ],
+)
+def test_holidays_resolve_to_their_day_on_the_preferred_side(expression: str, prefer: str, day: date) -> None:
+    anchor = datetime(2025, 12, 2, 15, 0, tzinfo=UTC)
+    found = resolve(expression, anchor, prefer=prefer)  # type: ignore[arg-type]
+    assert found is not None and found.grain == "day" and found.start.date() == day
+
+
+def test_a_holiday_is_found_in_running_text() -> None:
+    anchor = datetime(2025, 12, 2, 15, 0, tzinfo=UTC)
+    (mention,) = find_mentions("moved into a condo in West Asheville the day before Thanksgiving what a circus", anchor)
+    assert mention.text == "the day before Thanksgiving" and mention.range.start.date() == date(2025, 11, 26)

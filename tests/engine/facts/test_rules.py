@@ -724,3 +724,9 @@ def test_diagnoses_in_plain_words_reports_of_reading_businesses_and_livings() ->
     assert not any(p.predicate == "works_as" for p in run("what do you do for a living"))
     assert not any(p.predicate == "works_as" for p in run("she fixes bikes for a living"))
     check("the glaucoma check is on the 24th", "user", "has_event", "glaucoma check")
+
+
+def test_the_day_before_a_holiday_stays_in_the_clause_it_dates() -> None:
+    text = "sold the house in Weaverville and moved into a condo in West Asheville the day before Thanksgiving"
+    (move,) = [p for p in run(text) if p.predicate == "lives_in"]
+    assert move.clause is not None and text[move.clause[0] : move.clause[1]].endswith("the day before Thanksgiving")

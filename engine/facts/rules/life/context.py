@@ -27,7 +27,7 @@ _CLAUSE_RE = re.compile(
     r"[;:!?()\[\]\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF]|\.(?=\s|$)|\s[-–—]+\s|,|"
     # "me and jess broke up", "keisha and i": a coordinated subject, not two clauses
     r"(?<!\bme)(?<!\bi)\sand\s(?!(?:i|me)\b)|"
-    r"\s(?:but|so|because|bc|cuz|coz|cause|while|although|though|"
+    r"(?<!\bday)(?<!\bweek)(?<!\bnight)\s(?:but|so|because|bc|cuz|coz|cause|while|although|though|"
     r"whereas|then|plus|which|who|when|since|after|before|until|till|if|unless)\s",
     re.IGNORECASE,
 )
