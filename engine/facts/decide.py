@@ -175,11 +175,11 @@ def _plan_other_value(
         together = [f for f in slot if f.event_id == event_id and f.source_role == p.source_role]
         if together and not any(f.status == "contested" for f in together):
             return Action("MERGE", p, (together[0].id,), "another value of the slot in the same message", combine=True)
-    others = _rivals(slot, p)
-    others += [f for f in opposed if f.id not in {o.id for o in others}]
+    rivals = _rivals(slot, p)
+    others = rivals + [f for f in opposed if f.id not in {o.id for o in rivals}]
     if not others:
         return Action("CREATE", p, (), "new")
-    named = _named_relation([f for f in _rivals(slot, p) if f.id not in {o.id for o in opposed}], p)
+    named = _named_relation([f for f in rivals if f.id not in {o.id for o in opposed}], p)
     if named is not None:
         return named
     user_backed = [f for f in others if f.source_role in AUTHORITATIVE]

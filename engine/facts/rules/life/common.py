@@ -139,13 +139,23 @@ def read_phrase(
     return text[a:b].strip(" .'’\"") or None
 
 
+#: A month's name or its abbreviation, and a weekday: the fragments the date-reading shapes share.
+MONTH_WORD = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+WEEKDAY_WORD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: A start said apart from the news of the job or plan: "I join on the 3rd of November", "desk job, start 1st
 #: december", "I start on Monday" — the verb, then a date within a few words.
 LATER_START_RE = re.compile(
     r"\b(?:(?:i|we)\s+)?(?:start|starts|starting|join|joining|begin|begins)\b(?:\s+(?:work|there|at|with|in)\b"
-    r"(?:\s+[\w&'’-]+){0,4}?)?\s+(?:on\s+|from\s+)?(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+[a-z]{3,9}\b|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|next\s+\w+|tomorrow|"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)",
+    r"(?:\s+[\w&'’-]+){0,4}?)?\s+(?:on\s+|from\s+)?(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+"
+    + MONTH_WORD
+    + r"\b|"
+    + WEEKDAY_WORD
+    + r"\b|next\s+\w+|tomorrow|"
+    + MONTH_WORD
+    + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)",
     re.IGNORECASE,
 )
 

@@ -16,41 +16,38 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from engine.facts.catalog import Catalog
-from engine.facts.rules.life.common import ctx_at, make, words_of
+from engine.facts.rules.life.common import MONTH_WORD, WEEKDAY_WORD, ctx_at, make, words_of
 from engine.facts.rules.life.context import Context
 from engine.facts.rules.life.people import resolve_pronoun
 from engine.facts.rules.model import Found, Sentence
 
-_MONTHS = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: A time expression that dates something (cheap test before any event reading).
 TIME_CUE_RE = re.compile(
-    r"\b(?:" + _DAYS + r"|tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend|" + _DAYS + r")|"
-    r"this\s+(?:week|weekend|month|year|" + _DAYS + r")|last\s+(?:week|month|year|" + _DAYS + r")|"
+    r"\b(?:" + WEEKDAY_WORD + r"|tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend|" + WEEKDAY_WORD + r")|"
+    r"this\s+(?:week|weekend|month|year|" + WEEKDAY_WORD + r")|last\s+(?:week|month|year|" + WEEKDAY_WORD + r")|"
     r"(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    + _MONTHS
+    + MONTH_WORD
     + r"\b|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|in\s+"
-    + _MONTHS
+    + MONTH_WORD
     + r"\b|(?:19|20)\d\d\b)",
     re.IGNORECASE,
 )
 _STRIP_TIME_RE = re.compile(
-    r"\s*,?\s*\b(?:(?:on|at|from|by|until|till|for|in)\s+)?(?:(?:the\s+)?(?:" + _DAYS + r"|tomorrow|tonight|today|"
+    r"\s*,?\s*\b(?:(?:on|at|from|by|until|till|for|in)\s+)?(?:(?:the\s+)?(?:"
+    + WEEKDAY_WORD
+    + r"|tomorrow|tonight|today|"
     r"yesterday|(?:next|this|last)\s+(?:week|month|year|weekend|"
-    + _DAYS
+    + WEEKDAY_WORD
     + r")|the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+"
-    + _MONTHS
+    + MONTH_WORD
     + r")?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    + _MONTHS
+    + MONTH_WORD
     + r"(?:\s+\d{4})?|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\.?\s+\d{1,2}"
-    r"(?:st|nd|rd|th)?(?:\s+to\s+\d{1,2})?|" + _MONTHS + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:19|20)\d\d)\b"
+    r"(?:st|nd|rd|th)?(?:\s+to\s+\d{1,2})?|" + MONTH_WORD + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:19|20)\d\d)\b"
     r"(?:\s*,\s*|\s+)?)+",
     re.IGNORECASE,
 )
@@ -78,7 +75,7 @@ _EVENT_SUBJECT_RE = re.compile(
     + r")s?"
     r"(?:\s+(?:for|at|with|in|of|to)\s+(?:the\s+)?[^,.;!?]{1,40}?)?)\s+(?:is|are|was|will\s+be|['’]s)\s+"
     r"(?:(?:now|still|actually|finally|also|going\s+to\s+be)\s+)*(?=(?:on\s+|at\s+|in\s+|the\s+|this\s+|next\s+|"
-    r"tomorrow|tonight|" + _DAYS + r"|" + _MONTHS + r"|\d))",
+    r"tomorrow|tonight|" + WEEKDAY_WORD + r"|" + MONTH_WORD + r"|\d))",
     re.IGNORECASE,
 )
 #: An event named, then dated by "it": "a new MRI, I have it next Tuesday", "my interview got moved, it's now Friday"
@@ -87,9 +84,9 @@ _IT_THEN_RE = re.compile(
     + _EVENT_NOUNS
     + r"))\b[^.;!?]{0,40}?\b(?P<it>i\s+(?:have|got)\s+it|it['’]?s|it\s+is|it\s+will\s+be|it\s+got\s+moved\s+to)\s+"
     r"(?:now\s+|booked\s+|scheduled\s+|set\s+)?(?:for\s+|on\s+)?(?=(?:next\s|this\s|tomorrow|the\s+\d|\d|"
-    + _DAYS
+    + WEEKDAY_WORD
     + r"|"
-    + _MONTHS
+    + MONTH_WORD
     + r"))",
     re.IGNORECASE,
 )
@@ -105,18 +102,18 @@ _NOUN_DATE_RE = re.compile(
     + _EVENT_NOUNS
     + r")s?(?:\s+(?:at|in|for|with)\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'’-]*\s*){1,5}){0,2})\s*(?::\s*|\s+)"
     r"(?=(?:on\s+|in\s+)?(?:the\s+\d|"
-    + _DAYS
+    + WEEKDAY_WORD
     + r"|tomorrow|next\s|this\s|\d{1,2}(?:st|nd|rd|th)?\s+"
-    + _MONTHS
+    + MONTH_WORD
     + r"|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\b))",
     re.IGNORECASE,
 )
 _GO_RE = re.compile(
     r"\b(?P<verb>fly|flying|flies|going|go|heading|head|travel(?:l?ing)?|off|driving|drive|visiting|visit|coming|"
     r"returned|got\s+back|came\s+back|back)\s+(?:up\s+|down\s+|over\s+|out\s+|in\s+(?=from))?(?P<dir>to|from|back\s+from|in|into)\s+(?P<place>(?-i:[A-Z])[\w'’-]+"
-    r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}|[a-z]{4,}(?=\s+(?:" + _MONTHS + r"|on|next|this|for|in|from)\b))",
+    r"(?:\s+(?-i:[A-Z])[\w'’-]+){0,2}|[a-z]{4,}(?=\s+(?:" + MONTH_WORD + r"|on|next|this|for|in|from)\b))",
     re.IGNORECASE,
 )
 _PLAY_RE = re.compile(
@@ -127,17 +124,17 @@ _PLAY_RE = re.compile(
 _BIRTHDAY_RE = re.compile(
     r"(?P<whose>\b(?:my|our|his|her)|(?-i:[A-Z])[\w'’-]+['’]s)\s+(?:(?P<rel>[\w-]+)['’]s\s+)?birthday\s+(?:is|was|'s)\s+"
     r"(?:(?:actually|on)\s+)*(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+(?:of\s+)?"
-    + _MONTHS
+    + MONTH_WORD
     + r")?|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\s+\d{1,2}(?:st|nd|rd|th)?)",
     re.IGNORECASE,
 )
 _DATE_IS_BIRTHDAY_RE = re.compile(
     r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+"
-    + _MONTHS
+    + MONTH_WORD
     + r"|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\s+\d{1,2})\s+is\s+(?P<whose>my\s+[\w-]+['’]s|"
     r"(?-i:[A-Z])[\w'’-]+['’]s)\s+birthday",
     re.IGNORECASE,
@@ -294,9 +291,9 @@ def events(s: Sentence, catalog: Catalog) -> Iterator[Found]:  # noqa: C901 — 
 
 _PLACE_AFTER_RE = re.compile(
     r"[^,.;!?]{0,30}?\b(?:at|in)\s+(?P<place>(?!"
-    + _MONTHS
+    + MONTH_WORD
     + r"\b|"
-    + _DAYS
+    + WEEKDAY_WORD
     + r"\b|\d)(?:(?!(?:on|this|next|the|a|an|my|our)\b)[\w'’&-]+\s*){1,4}?)"
     r"(?=\s*(?:[,.;!?\n]|$|[^\w\s]|\s(?:and|but|so|for|with|on|this|next)\b))",
     re.IGNORECASE,
@@ -335,7 +332,13 @@ _RESULT_VERBS = frozenset("scored got finished took won placed came passed ran c
 ANY_EVENT = "*"
 _IT_IS_DATE_RE = re.compile(
     r"\b(?:it['’]?s|it\s+is|it\s+was|that['’]s|i\s+mean|i\s+meant|sorry,?|actually,?)\s+(?:actually\s+|really\s+)?(?:on\s+)?(?P<date>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"
-    r"(?:\s+of\s+" + _MONTHS + r")?|" + _DAYS + r"|" + _MONTHS + r"\s+\d{1,2}(?:st|nd|rd|th)?)\s*,?\s+not\s+",
+    r"(?:\s+of\s+"
+    + MONTH_WORD
+    + r")?|"
+    + WEEKDAY_WORD
+    + r"|"
+    + MONTH_WORD
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?)\s*,?\s+not\s+",
     re.IGNORECASE,
 )
 
@@ -424,9 +427,9 @@ def _with_topic(s: Sentence, start: int, what: str) -> str:
 #: "12 september 2026, small wedding in kilkenny": a sentence that opens with a date and names an event.
 _DATE_FIRST_RE = re.compile(
     r"(?P<date>\d{1,2}(?:st|nd|rd|th)?\s+"
-    + _MONTHS
+    + MONTH_WORD
     + r"(?:\s+\d{4})?|"
-    + _MONTHS
+    + MONTH_WORD
     + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?)"
     r"\s*[,:—–-]\s*(?P<np>(?:[\w'’-]+\s+){0,3}?(?:" + _EVENT_NOUNS + r")(?:\s+(?:in|at)\s+[^,.;!?]{2,40})?)",
     re.IGNORECASE,

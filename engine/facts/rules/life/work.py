@@ -18,6 +18,8 @@ from dataclasses import replace
 from engine.facts.catalog import Catalog
 from engine.facts.rules.life.common import (
     LATER_START_RE,
+    MONTH_WORD,
+    WEEKDAY_WORD,
     ctx_at,
     lowercase_writer,
     make,
@@ -432,9 +434,15 @@ def _managers(s: Sentence, lower_ok: bool) -> Iterator[Found]:
 
 #: "I am Export Manager at Shavi Kvavi since 1 September": a job held since a date is a job that began then
 _SINCE_DATE_RE = re.compile(
-    r"\bsince\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-    r"dec)[a-z]*\.?(?:\s+\d{1,2})?|last\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|"
-    r"(?:monday|tuesday|wednesday|thursday|friday))\b",
+    r"\bsince\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + MONTH_WORD
+    + r"|"
+    + MONTH_WORD
+    + r"\.?(?:\s+\d{1,2})?|last\s+(?:week|month|"
+    + WEEKDAY_WORD
+    + r")|"
+    + WEEKDAY_WORD
+    + r")\b",
     re.IGNORECASE,
 )
 
@@ -702,7 +710,7 @@ _RETIRING_RE = re.compile(
 _LAST_DAY_RE = re.compile(r"\b(?:my|our)\s+last\s+(?:day|shift|route|class|week|run)\s+(?:is|will\s+be)\b", re.I)
 
 
-#: "I tune pianos for a living", "she fixes bikes for a living"
+#: "I tune pianos for a living" (the speaker's own: "she fixes bikes for a living" has no one to attach to here)
 _FOR_A_LIVING_RE = re.compile(
     r"\b(?:i|we)\s+(?P<verb>[a-z]{3,}?)(?:es|s)?\s+(?P<obj>(?:[a-z-]+\s+){0,2}?[a-z-]+?)s?\s+for\s+a\s+living\b",
     re.IGNORECASE,
